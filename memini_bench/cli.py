@@ -1,0 +1,80 @@
+"""The command line: ``python -m memini_bench -suite locomo -data locomo10.json -k 5,10``.
+
+Every flag works Go-style (``-suite locomo``, as memini's cmd/bench) and GNU-style (``--suite locomo``). Bad
+input ends as one line on stderr naming the input and the fix, with exit code 2 and no results file written.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+
+import click
+
+from memini_bench import __version__
+from memini_bench.errors import BenchError
+from memini_bench.flags import flag
+from memini_bench.loaders import LOADERS
+from memini_bench.modes import dispatch, modes
+from memini_bench.options import RunOptions, parse_ks
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
+@flag("suite", default="sample", type=click.Choice(list(LOADERS)), help="Data set format to load.")
+@flag("data", default="", help="Data set path (required for every suite except sample).")
+@flag("k", "k_list", default="5", help="Comma-separated K list; recall runs once at the largest K.")
+@flag("dims", default=256, type=int, help="Dimensions of the hash embedder.")
+@flag("limit", default=0, type=int, help="Even subsample of N questions (0 = all); results get a -limitN suffix.")
+@flag("out", default="results", help="Directory for the JSON results file <dataset>.json.")
+@flag("fusion", default=0.5, type=float, help="Hybrid alpha: >= 0 min-max score fusion with this vector weight; "
+      "< 0 RRF (rrfK 5).")
+@flag("pool-factor", default=0, type=int, help="Hybrid per-leg pool = max(k*factor, floor); 0 = memini's 5.")
+@flag("pool-floor", default=0, type=int, help="Hybrid per-leg pool floor; 0 = memini's 50.")
+@flag("holdout", default="all", type=click.Choice(["all", "tune", "held"]),
+      help="Question split: held = 0-based index i % 10 == 9, tune = the rest.")
+@flag("session-doc", default="full", type=click.Choice(["full", "user-only", "dated"]),
+      help="LongMemEval session text.")
+@flag("abstention", default="exclude", type=click.Choice(["exclude", "include"]),
+      help="LongMemEval _abs questions: exclude from scoring (LongMemEval's protocol) or include (memini's).")
+@flag("shared-haystack", is_flag=True, default=False,
+      help="LongMemEval: pool every record's sessions (deduplicated by id) into one group.")
+@flag("keyword-backend", default="numpy", type=click.Choice(["numpy", "fts5"]),
+      help="BM25 backend: in-process numpy (default) or SQLite FTS5 (the reference).")
+@flag("embedder", default="hash", help="Embedder: hash (deterministic, offline).")
+@flag("systems", default="", help="Comma-separated subset of systems (hybrid, vector, keyword); default all.")
+@flag("per-question", default="", help="Also write per-question JSONL (id, gold, ranked ids and scores, rank, "
+      "latency) to this file.")
+@flag("no-write", is_flag=True, default=False, help="Print tables only; write no results file.")
+@click.version_option(__version__, "-version", "--version")
+def command(k_list: str, systems: str, **kwargs: object) -> None:
+    """memini-bench: measure whether agent-memory systems recall the gold memories."""
+    core = {f.name for f in dataclasses.fields(RunOptions)}
+    opts = RunOptions(k=tuple(parse_ks(k_list)), systems=tuple(s.strip() for s in systems.split(",") if s.strip()),
+                      extra={key: value for key, value in kwargs.items() if key not in core},
+                      **{key: value for key, value in kwargs.items() if key in core})
+    sys.exit(dispatch(opts))
+
+
+for _mode in modes():
+    for _flag in reversed(_mode.FLAGS):
+        command = _flag(command)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: one-line errors with exit code 2 instead of tracebacks."""
+    try:
+        command.main(args=argv, prog_name="memini-bench", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        click.echo(f"memini-bench: error: {exc.format_message()} (see --help)", err=True)
+        sys.exit(2)
+    except click.Abort:
+        click.echo("memini-bench: interrupted", err=True)
+        sys.exit(130)
+    except BenchError as exc:
+        click.echo(f"memini-bench: error: {exc}", err=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        click.echo("memini-bench: interrupted", err=True)
+        sys.exit(130)

@@ -1,0 +1,69 @@
+"""The encoder between systems and an embedder: memini's query/document prefixes, truncation, de-duplication.
+
+Documents are embedded as ``doc_prefix + text`` and queries as ``query_prefix + text`` (no separator, as memini
+does). Each text is cut to ``embedder.max_chars`` characters before embedding. Identical texts are embedded once
+per run (an in-memory memo keyed by the final text), and an optional ``cache`` (the disk cache) is consulted first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+
+from memini_bench.embed.base import Embedder
+
+
+class VectorCache(Protocol):
+    """A persistent text -> vector store for one embedder identity (see embed.cache)."""
+
+    def get_many(self, texts: Sequence[str]) -> list[np.ndarray | None]: ...
+
+    def put_many(self, texts: Sequence[str], vectors: np.ndarray) -> None: ...
+
+
+class TextEncoder:
+    """Prefixes, truncates, de-duplicates and caches in front of an ``Embedder``."""
+
+    def __init__(self, embedder: Embedder, *, query_prefix: str = "", doc_prefix: str = "",
+                 cache: VectorCache | None = None) -> None:
+        self.embedder = embedder
+        self.query_prefix = query_prefix
+        self.doc_prefix = doc_prefix
+        self.cache = cache
+        self._memo: dict[str, np.ndarray] = {}
+        self.embedded = 0  # texts actually sent to the embedder this run
+
+    @property
+    def dims(self) -> int:
+        return self.embedder.dims
+
+    def _cut(self, text: str) -> str:
+        limit = self.embedder.max_chars
+        return text if limit is None else text[:limit]
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed already prefixed texts: memo, then cache, then the embedder for what is left (each once)."""
+        final = [self._cut(t) for t in texts]
+        missing = list(dict.fromkeys(t for t in final if t not in self._memo))
+        if missing and self.cache is not None:
+            for text, vec in zip(missing, self.cache.get_many(missing), strict=True):
+                if vec is not None:
+                    self._memo[text] = vec
+            missing = [t for t in missing if t not in self._memo]
+        if missing:
+            vectors = np.asarray(self.embedder.encode(missing), dtype=np.float32)
+            self.embedded += len(missing)
+            if self.cache is not None:
+                self.cache.put_many(missing, vectors)
+            self._memo.update(zip(missing, vectors, strict=True))
+        if not final:
+            return np.zeros((0, self.dims), dtype=np.float32)
+        return np.stack([self._memo[t] for t in final])
+
+    def documents(self, texts: Sequence[str]) -> np.ndarray:
+        return self.encode([self.doc_prefix + t for t in texts])
+
+    def query(self, text: str) -> np.ndarray:
+        return self.encode([self.query_prefix + text])[0]

@@ -1,0 +1,52 @@
+"""memini's deterministic local embedder (``embedtest.New(dims)``): a bag of hashed words.
+
+Lowercase the text, split on whitespace (punctuation stays attached), add 1 to bucket
+``FNV-1a-32(utf-8 bytes of the word) mod dims`` for each word, then L2-normalize (float32). An empty text is e0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+
+import numpy as np
+
+_FNV_OFFSET = 0x811C9DC5
+_FNV_PRIME = 0x01000193
+
+
+def fnv1a_32(data: bytes) -> int:
+    """FNV-1a, 32 bits: ``h = 2166136261; for byte: h = (h ^ byte) * 16777619 mod 2^32``."""
+    h = _FNV_OFFSET
+    for byte in data:
+        h = ((h ^ byte) * _FNV_PRIME) & 0xFFFFFFFF
+    return h
+
+
+@lru_cache(maxsize=1 << 18)
+def _word_hash(word: str) -> int:
+    return fnv1a_32(word.encode("utf-8"))
+
+
+class HashEmbedder:
+    """The ``hash`` embedder (default 256 dims)."""
+
+    max_chars = None
+
+    def __init__(self, dims: int = 256) -> None:
+        if dims <= 0:
+            raise ValueError("dims must be positive")
+        self.dims = dims
+        self.identity = f"hash-fnv1a32-{dims}"
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dims), dtype=np.float32)
+        for row, text in enumerate(texts):
+            words = text.lower().split()
+            if not words:
+                out[row, 0] = 1.0
+                continue
+            buckets = np.fromiter((_word_hash(w) % self.dims for w in words), dtype=np.int64, count=len(words))
+            np.add.at(out[row], buckets, 1.0)
+            out[row] /= np.float32(np.sqrt(np.dot(out[row], out[row])))
+        return out

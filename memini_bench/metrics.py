@@ -1,0 +1,127 @@
+"""Metrics: pure functions of a RunResult.
+
+For one question with gold set G (unique ids), ranked hits h_0, h_1, ... and ``rank`` = the 0-based position of
+the first hit whose ids meet G (-1 if none within the recalled depth):
+
+- recall_any@K = 1 if 0 <= rank < K                 (memini's Recall@K; any single gold counts)
+- recall_all@K = 1 if every gold id is in the top K  (beyond memini)
+- MRR          = 1 / (rank + 1), 0 on a miss, at the recalled depth (max K), the same for every K
+- nDCG@K       = DCG@K / IDCG@K with binary gains: DCG@K = sum_{r < K, h_r brings a new gold id} 1 / log2(r + 2),
+                 IDCG@K = sum_{r < min(K, |G|)} 1 / log2(r + 2)   (0 when G is empty)
+Each is averaged over all questions (a question with no gold is a miss and still counts).
+
+- latency p50/p95: memini's floor-index percentile ``sorted(xs)[floor(p * (n - 1) / 100)]``
+- tokens_injected_mean@K: mean over questions of the estimated tokens ((bytes + 3) // 4) of the top-min(K, n) hits
+- token_efficiency@K: tokens_injected_mean@K / estimated tokens of the whole corpus (0 for an empty corpus)
+- per_category: recall_any@K per non-empty category (and its question count)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from memini_bench.runner import QuestionRun, RunResult
+
+
+def first_gold_rank(run: QuestionRun) -> int:
+    gold = set(run.question.gold)
+    for r, ids in enumerate(run.ranked_ids):
+        if gold.intersection(ids):
+            return r
+    return -1
+
+
+def recall_any(run: QuestionRun, k: int) -> float:
+    rank = first_gold_rank(run)
+    return 1.0 if 0 <= rank < k else 0.0
+
+
+def recall_all(run: QuestionRun, k: int) -> float:
+    gold = set(run.question.gold)
+    if not gold:
+        return 0.0
+    found = {i for ids in run.ranked_ids[:k] for i in ids}
+    return 1.0 if gold <= found else 0.0
+
+
+def reciprocal_rank(run: QuestionRun) -> float:
+    rank = first_gold_rank(run)
+    return 1.0 / (rank + 1) if rank >= 0 else 0.0
+
+
+def ndcg(run: QuestionRun, k: int) -> float:
+    gold = set(run.question.gold)
+    if not gold:
+        return 0.0
+    credited: set[str] = set()
+    dcg = 0.0
+    for r, ids in enumerate(run.ranked_ids[:k]):
+        new = (gold - credited).intersection(ids)
+        if new:
+            credited |= new
+            dcg += 1.0 / math.log2(r + 2)
+    idcg = sum(1.0 / math.log2(r + 2) for r in range(min(k, len(gold))))
+    return dcg / idcg
+
+
+def percentile(xs: Sequence[float], p: float) -> float:
+    """memini's percentile: sort, take index ``floor(p * (n - 1) / 100)``; 0 for no values."""
+    if not xs:
+        return 0.0
+    s = sorted(xs)
+    return s[int(p * (len(s) - 1) // 100)]
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    """One (system, K) row: every metric, as fractions in 0..1 (latencies in ms)."""
+
+    system: str
+    dataset: str
+    k: int
+    questions: int
+    recall_at_k: float
+    recall_all_at_k: float
+    mrr: float
+    ndcg_at_k: float
+    p50_ms: float
+    p95_ms: float
+    ingest_ms: float
+    tokens_injected_mean: float
+    token_efficiency: float
+    per_category: dict[str, float] = field(default_factory=dict)
+    per_category_questions: dict[str, int] = field(default_factory=dict)
+
+
+def score(result: RunResult, k: int) -> Score:
+    """All metrics of ``result`` at cut-off ``k`` (MRR at the run's depth)."""
+    runs = result.questions
+    latencies = [r.latency_ms for r in runs]
+    injected = _mean([sum(r.tokens[:k]) for r in runs])
+    by_cat: dict[str, list[float]] = {}
+    for r in runs:
+        if r.question.category:
+            by_cat.setdefault(r.question.category, []).append(recall_any(r, k))
+    return Score(
+        system=result.system, dataset=result.dataset, k=k, questions=len(runs),
+        recall_at_k=_mean([recall_any(r, k) for r in runs]),
+        recall_all_at_k=_mean([recall_all(r, k) for r in runs]),
+        mrr=_mean([reciprocal_rank(r) for r in runs]),
+        ndcg_at_k=_mean([ndcg(r, k) for r in runs]),
+        p50_ms=percentile(latencies, 50), p95_ms=percentile(latencies, 95), ingest_ms=result.ingest_ms,
+        tokens_injected_mean=injected,
+        token_efficiency=injected / result.corpus_tokens if result.corpus_tokens else 0.0,
+        per_category={c: _mean(v) for c, v in sorted(by_cat.items())},
+        per_category_questions={c: len(v) for c, v in sorted(by_cat.items())},
+    )
+
+
+def score_all(results: Sequence[RunResult], ks: Sequence[int]) -> list[Score]:
+    """memini's order: per system (in run order), K ascending."""
+    return [score(r, k) for r in results for k in sorted(ks)]

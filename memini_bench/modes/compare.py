@@ -1,0 +1,105 @@
+"""The normal run: load and prepare the data set, run memini's three systems, print tables, write results."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from memini_bench.dataset import Dataset, prepare
+from memini_bench.embed.encoder import TextEncoder
+from memini_bench.embed.factory import build_embedder
+from memini_bench.errors import BenchError
+from memini_bench.loaders import load
+from memini_bench.loaders.file import SAMPLE_PATH
+from memini_bench.metrics import score_all
+from memini_bench.options import RunOptions
+from memini_bench.provenance import file_sha256, harness
+from memini_bench.report import markdown, per_question_rows, results_document, write_json, write_jsonl
+from memini_bench.runner import run_all
+from memini_bench.systems import System, memini_systems
+
+FLAGS: list = []
+
+
+def selected(opts: RunOptions) -> bool:
+    """The default mode: always selected when no other mode is."""
+    return True
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def load_prepared(opts: RunOptions) -> Dataset:
+    """Load the suite, report what the loader dropped, apply holdout and limit, and say what will be scored."""
+    ds = load(opts.suite, opts.data, session_doc_mode=opts.session_doc, abstention=opts.abstention,
+              shared_haystack=opts.shared_haystack)
+    log(f'dataset "{ds.name}": {len(ds.items)} items, {len(ds.questions)} questions')
+    for note in ds.notes:
+        log(f"  note: {note}")
+    prepared = prepare(ds, holdout=opts.holdout, limit=opts.limit)
+    if prepared is not ds:
+        log(f'prepared "{prepared.name}": {len(prepared.items)} items, scoring {len(prepared.questions)} of '
+            f"{len(ds.questions)} questions (holdout {opts.holdout}, limit {opts.limit or 'none'})")
+    return prepared
+
+
+def build_config(opts: RunOptions, ds: Dataset, encoder: TextEncoder | None, **extra: object) -> dict:
+    data_path = opts.data or ("data/sample.json" if opts.suite == "sample" else "")
+    config: dict[str, object] = {
+        "suite": opts.suite, "dataset": ds.name, "data": data_path,
+        "data_sha256": file_sha256(opts.data or SAMPLE_PATH),
+        "ks": list(opts.k), "holdout": opts.holdout, "limit": opts.limit,
+        "session_doc": opts.session_doc if opts.suite == "longmemeval" else "",
+        "abstention": opts.abstention if opts.suite == "longmemeval" else "",
+        "shared_haystack": opts.shared_haystack, "items": len(ds.items), "questions": len(ds.questions),
+        "fusion_alpha": opts.fusion, "pool_factor": opts.pool_factor, "pool_floor": opts.pool_floor,
+        "keyword_backend": opts.keyword_backend, "embedder": opts.embedder,
+    }
+    if encoder is not None:
+        config.update(embed_model=encoder.embedder.identity, embed_dims=encoder.dims,
+                      query_prefix=encoder.query_prefix, doc_prefix=encoder.doc_prefix)
+    if ds.category_labels:
+        config["category_labels"] = ds.category_labels
+    config["notes"] = list(ds.notes)
+    config.update(extra)
+    config.update(harness())
+    return config
+
+
+def select_systems(systems: list[System], wanted: tuple[str, ...]) -> list[System]:
+    if not wanted:
+        return systems
+    by_name = {s.name: s for s in systems}
+    short = {s.name.removeprefix("memini-"): s for s in systems}
+    chosen = []
+    for name in wanted:
+        system = by_name.get(name) or short.get(name)
+        if system is None:
+            raise BenchError(f"-systems {name!r}: unknown system; use {', '.join(by_name)}")
+        chosen.append(system)
+    return chosen
+
+
+def run(opts: RunOptions) -> int:
+    ds = load_prepared(opts)
+    keyword_only = bool(opts.systems) and all(n.removeprefix("memini-") == "keyword" for n in opts.systems)
+    encoder = None if keyword_only else TextEncoder(build_embedder(opts.embedder, dims=opts.dims))
+    systems = select_systems(memini_systems(encoder, keyword_backend=opts.keyword_backend, alpha=opts.fusion,
+                                            pool_factor=opts.pool_factor, pool_floor=opts.pool_floor),
+                             opts.systems)
+    results = run_all(systems, ds, opts.depth)
+    scores = score_all(results, opts.k)
+    sys.stdout.write(markdown(scores, ds.name, ds.category_labels))
+    sys.stdout.flush()
+    if opts.no_write:
+        return 0
+    backend_timings = getattr(getattr(systems[0], "backend", None), "timings_ms", {})
+    config = build_config(opts, ds, encoder, timings_ms=backend_timings)
+    out = Path(opts.out) / f"{ds.name}.json"
+    write_json(out, results_document(config, scores))
+    log(f"wrote {out}")
+    if opts.per_question:
+        write_jsonl(Path(opts.per_question), per_question_rows(results))
+        log(f"wrote {opts.per_question}")
+    return 0

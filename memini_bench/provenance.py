@@ -1,0 +1,38 @@
+"""What a results file records about where its numbers came from: data hash, harness version, git commit."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+from functools import lru_cache
+from pathlib import Path
+
+from memini_bench import __version__
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def file_sha256(path: str | Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+@lru_cache(maxsize=1)
+def git_commit() -> str:
+    """``git rev-parse --short HEAD`` of the harness checkout, with ``-dirty`` when it has local changes; ""
+    outside a checkout."""
+    try:
+        head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, timeout=5, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=5, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return f"{head}-dirty" if dirty else head
+
+
+def harness() -> dict[str, str]:
+    return {"harness_version": __version__, "git_commit": git_commit()}

@@ -1,0 +1,104 @@
+"""Output: memini's markdown tables, the JSON results file and the per-question JSONL, all written atomically.
+
+Markdown: one table per K (ascending), rows sorted by recall_any@K descending (stable), then the per-category
+table of ``memini-hybrid`` at the largest K. JSON: ``{"config": {...}, "results": [...]}`` (fractions in 0..1).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tempfile
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+import orjson
+
+from memini_bench.errors import BenchError
+from memini_bench.metrics import Score, first_gold_rank
+from memini_bench.runner import RunResult
+
+HYBRID = "memini-hybrid"
+
+
+def _pct(x: float) -> str:
+    return f"{x * 100:.1f}%"
+
+
+def markdown(scores: Sequence[Score], dataset: str, category_labels: dict[str, str] | None = None) -> str:
+    """memini's tables (plus recall_all and nDCG columns) and the hybrid per-category table."""
+    if not scores:
+        return ""
+    out: list[str] = []
+    ks = sorted({s.k for s in scores})
+    for k in ks:
+        rows = sorted((s for s in scores if s.k == k), key=lambda s: -s.recall_at_k)
+        out.append(f"## {dataset} — {rows[0].questions} questions, recall_any@{k}\n")
+        out.append(f"| System | Recall@{k} | RecallAll@{k} | MRR | nDCG@{k} | inj tok | tok-eff | p50 (ms) "
+                   "| p95 (ms) | ingest (ms) |")
+        out.append("|--------|---------:|---------:|----:|--------:|--------:|--------:|---------:|---------:"
+                   "|------------:|")
+        for s in rows:
+            out.append(f"| {s.system} | {_pct(s.recall_at_k)} | {_pct(s.recall_all_at_k)} | {_pct(s.mrr)} | "
+                       f"{_pct(s.ndcg_at_k)} | {s.tokens_injected_mean:.0f} | {s.token_efficiency * 100:.3f}% | "
+                       f"{s.p50_ms:.2f} | {s.p95_ms:.2f} | {s.ingest_ms:.1f} |")
+        out.append("")
+    top = [s for s in scores if s.system == HYBRID and s.k == ks[-1]]
+    if top and top[0].per_category:
+        labels = category_labels or {}
+        out.append(f"### {HYBRID} by category (recall_any@{ks[-1]})\n")
+        out.append("| Category | n | Recall |")
+        out.append("|---|--:|--:|")
+        for cat, value in top[0].per_category.items():
+            name = f"{cat} ({labels[cat]})" if cat in labels else cat
+            out.append(f"| {name} | {top[0].per_category_questions[cat]} | {_pct(value)} |")
+        out.append("")
+    return "\n".join(out) + "\n"
+
+
+def atomic_write(path: Path, write: Callable[[Callable[[bytes], object]], None]) -> None:
+    """Write through a temp file in the same folder, fsync, then rename over ``path``: a crash or an error
+    leaves the previous file (or none) in place, never a half-written one."""
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise BenchError(f"{path}: cannot write ({exc.strerror}); choose another -out") from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            write(fh.write)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_json(path: Path, doc: object) -> None:
+    atomic_write(path, lambda w: w(orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY)
+                                   + b"\n"))
+
+
+def results_document(config: dict, scores: Sequence[Score]) -> dict:
+    return {"config": config, "results": [dataclasses.asdict(s) for s in scores]}
+
+
+def per_question_rows(results: Iterable[RunResult]) -> Iterable[dict]:
+    for result in results:
+        for run in result.questions:
+            yield {
+                "system": result.system, "id": run.question.id, "group": run.question.group,
+                "category": run.question.category, "gold": list(run.question.gold),
+                "ranked": [list(ids) for ids in run.ranked_ids], "scores": list(run.scores),
+                "first_gold_rank": first_gold_rank(run), "latency_ms": run.latency_ms,
+            }
+
+
+def write_jsonl(path: Path, rows: Iterable[dict]) -> None:
+    def emit(w: Callable[[bytes], object]) -> None:
+        for row in rows:
+            w(orjson.dumps(row) + b"\n")
+
+    atomic_write(path, emit)

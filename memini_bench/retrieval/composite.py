@@ -1,0 +1,109 @@
+"""memini's composite re-rank (``search.Rerank``) and memory quality (``memory.Quality``), and content dedup.
+
+    rel_i       = score_i / max(score)                    (0 when max <= 0)
+    qhat_i      = Quality_i / max(Quality)                 (1 when every quality is 0)
+    composite_i = rel_i * (relevance + quality_w * qhat_i)  [memini: relevance 0.80, quality 0.20]
+                  + recency_w * recency_i + importance_w * clamp01(importance_i)
+
+    Quality     = Salience * EffectiveConfidence * (1 + ln(1 + access))        (semantic, procedural)
+                  ... * exp(-age / (7 d * (1 + stability_k * ln(1 + access))))  (episodic, working)
+    Salience    = clamp01(tier_weight * (0.5 + 0.5 * clamp01(importance)))
+                  tier_weight: procedural 0.95, semantic 0.90, episodic 0.55, working 0.30, other 0.5
+    EffectiveConfidence = 1 when confidence is unset or the tier is short-term (episodic, working), else the
+                  confidence decayed by 0.05 per week after one week's grace, floored at 0.05.
+
+With every item semantic, importance 0, no confidence and equal access counts (memini's bench without its
+reinforcement side effect) qhat == 1, the composite equals rel, and the fused order is kept exactly.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+import numpy as np
+
+TIER_WEIGHT = {"procedural": 0.95, "semantic": 0.90, "episodic": 0.55, "working": 0.30}
+DURABLE_TIERS = ("semantic", "procedural")
+SHORT_TERM_TIERS = ("episodic", "working")
+WEEK_S = 7 * 86400.0
+
+
+@dataclass(frozen=True, slots=True)
+class RerankWeights:
+    relevance: float = 0.80
+    quality: float = 0.20
+    recency: float = 0.0
+    importance: float = 0.0
+
+
+DEFAULT_WEIGHTS = RerankWeights()
+
+
+def qualities(tiers: Sequence[str], importance: np.ndarray, confidence: np.ndarray, access: np.ndarray,
+              age_s: np.ndarray, stability_k: float = 0.0) -> np.ndarray:
+    """``quality`` for many memories at once; ``confidence`` holds NaN where it is unset."""
+    tier_w = np.array([TIER_WEIGHT.get(t, 0.5) for t in tiers])
+    short = np.array([t in SHORT_TERM_TIERS for t in tiers], dtype=bool)
+    sal = np.clip(tier_w * (0.5 + 0.5 * np.clip(importance, 0.0, 1.0)), 0.0, 1.0)
+    decayed = np.maximum(confidence - 0.05 * np.maximum(age_s / WEEK_S - 1.0, 0.0), 0.05)
+    conf = np.where(np.isnan(confidence) | short, 1.0, decayed)
+    reinforce = np.log1p(access)
+    q = sal * conf * (1.0 + reinforce)
+    decay = np.exp(-np.maximum(age_s, 0.0) / (WEEK_S * (1.0 + stability_k * reinforce)))
+    return np.where(short, q * decay, q)
+
+
+def composite(scores: np.ndarray, quality: np.ndarray, weights: RerankWeights = DEFAULT_WEIGHTS,
+              recency: np.ndarray | None = None, importance: np.ndarray | None = None) -> np.ndarray:
+    """The composite score of each candidate (formula in the module docstring)."""
+    top = scores.max() if len(scores) else 0.0
+    rel = scores / top if top > 0 else np.zeros_like(scores)
+    qmax = quality.max() if len(quality) else 0.0
+    qhat = quality / qmax if qmax > 0 else np.ones_like(quality)
+    out = rel * (weights.relevance + weights.quality * qhat)
+    if recency is not None and weights.recency:
+        out = out + weights.recency * recency
+    if importance is not None and weights.importance:
+        out = out + weights.importance * np.clip(importance, 0.0, 1.0)
+    return out
+
+
+def rerank(ids: np.ndarray, scores: np.ndarray, quality: np.ndarray,
+           weights: RerankWeights = DEFAULT_WEIGHTS, **terms: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Sort candidates by composite, descending, ties by input position; returns (ids, composite scores)."""
+    comp = composite(scores, quality, weights, **terms)
+    order = np.argsort(-comp, kind="stable")
+    return ids[order], comp[order]
+
+
+_SPACES = re.compile(r"\s+")
+
+
+def normalize_content(text: str) -> str:
+    """memini's dedup key: lowercased, whitespace runs collapsed to one space, trimmed."""
+    return _SPACES.sub(" ", text.lower()).strip()
+
+
+def dedup(ids: Sequence[int], contents: Sequence[str], k: int) -> list[int]:
+    """Positions of the first ``k`` candidates whose normalized content was not seen earlier in the list."""
+    seen: set[str] = set()
+    keep: list[int] = []
+    for pos, (_, content) in enumerate(zip(ids, contents, strict=True)):
+        key = normalize_content(content)
+        if key in seen:
+            continue
+        seen.add(key)
+        keep.append(pos)
+        if len(keep) == k:
+            break
+    return keep
+
+
+def age_seconds(created: datetime | None, now: datetime | None) -> float:
+    """Seconds from ``created`` to ``now`` (0 when either is unknown)."""
+    if created is None or now is None:
+        return 0.0
+    return (now - created).total_seconds()

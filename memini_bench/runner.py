@@ -1,0 +1,71 @@
+"""Running systems over a data set: ingest once (timed), then one recall per question in data set order (timed).
+
+The result holds everything the metrics need (ranked ids, scores, token counts, latencies), so a metric never
+re-runs a system.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from memini_bench.dataset import Dataset, Question
+from memini_bench.systems import System
+
+
+def estimate_tokens(text: str) -> int:
+    """memini's token estimate: ``(utf-8 bytes + 3) // 4``."""
+    return (len(text.encode("utf-8")) + 3) // 4
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionRun:
+    """One question's recall: the ranked hits' ids, scores and estimated tokens, and its latency."""
+
+    question: Question
+    ranked_ids: tuple[tuple[str, ...], ...]
+    scores: tuple[float, ...]
+    tokens: tuple[int, ...]
+    latency_ms: float
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    system: str
+    dataset: str
+    depth: int
+    ingest_ms: float
+    corpus_tokens: int
+    questions: tuple[QuestionRun, ...]
+
+
+def progress(iterable: Iterable, total: int, desc: str) -> Iterable:
+    """A tqdm bar on stderr when stderr is a terminal and not in CI; the plain iterable otherwise."""
+    if not sys.stderr.isatty() or os.environ.get("CI"):
+        return iterable
+    from tqdm import tqdm
+
+    return tqdm(iterable, total=total, desc=desc, file=sys.stderr, leave=False)
+
+
+def run_system(system: System, ds: Dataset, depth: int) -> RunResult:
+    """Ingest ``ds.items`` into ``system`` (timed), then recall each question at ``depth`` (= max K)."""
+    t0 = time.perf_counter()
+    system.ingest(ds.items)
+    ingest_ms = (time.perf_counter() - t0) * 1e3
+    runs = []
+    for q in progress(ds.questions, len(ds.questions), system.name):
+        t = time.perf_counter()
+        hits = system.recall(q.group, q.query, depth, now=q.now)
+        latency = (time.perf_counter() - t) * 1e3
+        runs.append(QuestionRun(q, tuple(h.ids for h in hits), tuple(h.score for h in hits),
+                                tuple(estimate_tokens(h.content) for h in hits), latency))
+    corpus_tokens = sum(estimate_tokens(item.content) for item in ds.items)
+    return RunResult(system.name, ds.name, depth, ingest_ms, corpus_tokens, tuple(runs))
+
+
+def run_all(systems: Sequence[System], ds: Dataset, depth: int) -> list[RunResult]:
+    return [run_system(s, ds, depth) for s in systems]
