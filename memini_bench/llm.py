@@ -1,0 +1,49 @@
+"""An OpenAI-compatible chat client driven by memini's variables: ``MEMINI_LLM_BASE_URL``, ``MEMINI_LLM_API_KEY``,
+``MEMINI_LLM_MODEL`` (default gpt-4o-mini). ``POST {base}/chat/completions``, 120 s timeout, max_tokens 4096."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from memini_bench.errors import BenchError
+from memini_bench.http import bearer, join_url, post_json
+
+DEFAULT_MODEL = "gpt-4o-mini"
+
+
+@dataclass(frozen=True)
+class ChatClient:
+    base_url: str
+    model: str = DEFAULT_MODEL
+    api_key: str = ""
+    timeout: float = 120.0
+    max_tokens: int = 4096
+    retries: int = 3
+
+    @classmethod
+    def from_env(cls, **overrides: object) -> ChatClient:
+        base = os.environ.get("MEMINI_LLM_BASE_URL", "")
+        if not base:
+            raise BenchError("MEMINI_LLM_BASE_URL is not set; point it at an OpenAI-compatible /v1 endpoint")
+        return cls(base_url=base, model=os.environ.get("MEMINI_LLM_MODEL") or DEFAULT_MODEL,
+                   api_key=os.environ.get("MEMINI_LLM_API_KEY", ""), **overrides)
+
+    @property
+    def url(self) -> str:
+        return join_url(self.base_url, "chat/completions")
+
+    def complete(self, system: str, user: str, *, temperature: float = 0.0) -> str:
+        """One chat completion; returns the assistant message text. A reply without one is a BenchError."""
+        messages = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": user}]
+        reply = post_json(self.url, {"model": self.model, "messages": messages, "temperature": temperature,
+                                     "max_tokens": self.max_tokens},
+                          headers=bearer(self.api_key), timeout=self.timeout, retries=self.retries, what="LLM")
+        try:
+            content = reply["choices"][0]["message"]["content"]
+        except (KeyError, IndexError, TypeError):
+            raise BenchError(f"LLM at {self.url} sent no choices[0].message.content; "
+                             "is it OpenAI-compatible?") from None
+        if not isinstance(content, str):
+            raise BenchError(f"LLM at {self.url} sent a non-text message content")
+        return content
