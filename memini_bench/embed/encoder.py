@@ -62,6 +62,26 @@ class TextEncoder:
             return np.zeros((0, self.dims), dtype=np.float32)
         return np.stack([self._memo[t] for t in final])
 
+    def describe(self) -> dict[str, object]:
+        """What the results config records about the embedding side of a run."""
+        embedder = self.embedder
+        out: dict[str, object] = {"embed_model": embedder.identity, "embed_dims": self.dims,
+                                  "query_prefix": self.query_prefix, "doc_prefix": self.doc_prefix,
+                                  "embed_max_chars": embedder.max_chars}
+        max_tokens = getattr(embedder, "max_tokens", None)
+        if max_tokens is not None:
+            out["max_tokens"] = max_tokens
+        if self.cache is not None:
+            out["embed_cache"] = {"path": str(getattr(self.cache, "path", "")),
+                                  "hits": getattr(self.cache, "hits", None),
+                                  "misses": getattr(self.cache, "misses", None)}
+        out["texts_embedded"] = self.embedded
+        return out
+
+    def queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed many queries at once (batched), so later ``query`` calls are memo look-ups."""
+        return self.encode([self.query_prefix + t for t in texts])
+
     def documents(self, texts: Sequence[str]) -> np.ndarray:
         return self.encode([self.doc_prefix + t for t in texts])
 

@@ -1,0 +1,79 @@
+"""The command line: Go- and GNU-style flags, results naming, and one-line errors with exit code 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from memini_bench.cli import main
+
+
+def _run(args, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+    out, err = capsys.readouterr()
+    return exc.value.code, out, err
+
+
+def test_sample_run_writes_results(tmp_path, capsys):
+    code, out, err = _run(["-suite", "sample", "-embedder", "hash", "-out", str(tmp_path)], capsys)
+    assert code == 0
+    assert "## memini-sample — 8 questions, recall_any@5" in out
+    for name in ("memini-hybrid", "memini-vector", "memini-keyword"):
+        assert f"| {name} |" in out
+    doc = json.loads((tmp_path / "memini-sample.json").read_text())
+    assert doc["config"]["suite"] == "sample" and doc["config"]["embed_model"] == "hash-fnv1a32-256"
+    assert len(doc["config"]["data_sha256"]) == 64
+    assert [(r["system"], r["k"]) for r in doc["results"]] == [
+        ("memini-hybrid", 5), ("memini-vector", 5), ("memini-keyword", 5)]
+    assert 'dataset "memini-sample": 10 items, 8 questions' in err
+
+
+def test_gnu_style_flags_limit_suffix_and_per_question(tmp_path, capsys):
+    pq = tmp_path / "pq.jsonl"
+    code, out, _ = _run(["--suite=sample", "--embedder", "hash", "--k", "1,3", "--limit", "4", "--out",
+                         str(tmp_path), "--per-question", str(pq), "--systems", "keyword"], capsys)
+    assert code == 0 and "recall_any@1" in out and "recall_any@3" in out
+    doc = json.loads((tmp_path / "memini-sample-limit4.json").read_text())
+    assert doc["config"]["limit"] == 4 and doc["results"][0]["questions"] == 4
+    rows = [json.loads(line) for line in pq.read_text().splitlines()]
+    assert len(rows) == 4 and set(rows[0]) >= {"id", "group", "gold", "ranked", "scores", "first_gold_rank",
+                                                "latency_ms"}
+    assert not (tmp_path / "memini-sample.json").exists()
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["-suite", "nope"], "'nope' is not one of"),
+    (["-suite", "locomo"], "needs -data"),
+    (["-suite", "file", "-data", "/no/such/file.json"], "no such file"),
+    (["-k"], "requires an argument"),
+    (["-holdout", "half"], "'half' is not one of"),
+    (["-bogus"], "No such option"),
+    (["-embedder", "nonsense"], "unknown"),
+])
+def test_bad_input_is_one_line_exit_2(tmp_path, capsys, args, fragment):
+    code, out, err = _run(["-out", str(tmp_path), *args], capsys)
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("memini-bench: error:") and fragment in lines[0]
+    assert "Traceback" not in err and not list(tmp_path.iterdir())
+
+
+def test_malformed_file_leaves_previous_results_untouched(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"name": "x", "items": [{"id": 1}]')
+    results = tmp_path / "out"
+    results.mkdir()
+    (results / "x.json").write_text("previous")
+    code, _, err = _run(["-suite", "file", "-data", str(bad), "-out", str(results)], capsys)
+    assert code == 2 and "not valid JSON" in err and (results / "x.json").read_text() == "previous"
+
+
+def test_help_lists_flags_with_defaults():
+    out = subprocess.run([sys.executable, "-m", "memini_bench", "-h"], capture_output=True, text=True, check=True)
+    for name in ("-suite", "--pool-floor", "-holdout", "-keyword-backend", "-per-question"):
+        assert name in out.stdout
+    assert "[default: sample]" in out.stdout

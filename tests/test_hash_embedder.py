@@ -1,0 +1,48 @@
+"""memini's deterministic hash embedder and the encoder in front of embedders."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from memini_bench.embed import HashEmbedder, TextEncoder
+from memini_bench.embed.hashing import fnv1a_32
+
+
+def test_fnv1a_reference_values():
+    # Published FNV-1a 32-bit test vectors.
+    assert fnv1a_32(b"") == 0x811C9DC5
+    assert fnv1a_32(b"a") == 0xE40C292C
+    assert fnv1a_32(b"foobar") == 0xBF9CF968
+
+
+def test_bag_of_hashed_words():
+    e = HashEmbedder(16)
+    v = e.encode(["Go go, GO!", ""])
+    expected = np.zeros(16, dtype=np.float32)
+    for word in ["go", "go,", "go!"]:  # lowercased, whitespace split, punctuation kept
+        expected[fnv1a_32(word.encode()) % 16] += 1
+    np.testing.assert_allclose(v[0], expected / np.linalg.norm(expected), rtol=1e-6)
+    np.testing.assert_array_equal(v[1], np.eye(16, dtype=np.float32)[0])
+    assert v.dtype == np.float32 and e.identity == "hash-fnv1a32-16"
+
+
+class _Counting:
+    identity, dims, max_chars = "count", 2, 5
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def encode(self, texts):
+        self.seen.extend(texts)
+        return np.array([[len(t), 1.0] for t in texts], dtype=np.float32)
+
+
+def test_encoder_prefixes_truncates_and_embeds_each_text_once():
+    inner = _Counting()
+    enc = TextEncoder(inner, query_prefix="Q:", doc_prefix="D:")
+    docs = enc.documents(["abcdefgh", "abcdefgh", "x"])
+    assert inner.seen == ["D:abc", "D:x"]  # cut to 5 characters after the prefix, duplicates once
+    assert docs[:, 0].tolist() == [5, 5, 3]
+    enc.query("x")
+    enc.query("x")
+    assert inner.seen[-1] == "Q:x" and inner.seen.count("Q:x") == 1 and enc.embedded == 3
