@@ -6,10 +6,12 @@ STAMP := $(VENV)/.installed
 # A CPU build of PyTorch (an unpinned torch pulls a multi-GB CUDA build). Override for a GPU machine.
 TORCH_SPEC ?= torch==2.13.0
 LOCOMO ?= ../shared/data/locomo/locomo10.json
+# Embedders for `make quality`; add a sentence-transformers model with e.g. QUALITY_EMBEDDERS=hash,minilm,st:PATH
+QUALITY_EMBEDDERS ?= hash,minilm
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install bench test test-all lint speed clean
+.PHONY: install bench test test-all lint speed quality clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +36,9 @@ lint: $(STAMP)
 
 speed: $(STAMP)
 	$(PY) cmd/speed.py --locomo $(LOCOMO)
+
+quality: $(STAMP)
+	$(PY) -m quality.scoreboard -embedders $(QUALITY_EMBEDDERS) -out results/quality.json
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache *.egg-info

@@ -30,6 +30,9 @@ from memini_bench.options import RunOptions, parse_ks
       "< 0 RRF (rrfK 5).")
 @flag("pool-factor", default=0, type=int, help="Hybrid per-leg pool = max(k*factor, floor); 0 = memini's 5.")
 @flag("pool-floor", default=0, type=int, help="Hybrid per-leg pool floor; 0 = memini's 50.")
+@flag("semantic-reserve", default=0, type=click.IntRange(min=0), help="Hybrid durable-tier reserve: keep up to R "
+      "semantic/procedural memories in the top k when they clear the gate max(0.5 x evictee, 0.4 x top-1); "
+      "0 = off (memini's bench; its server uses 2).")
 @flag("holdout", default="all", type=click.Choice(["all", "tune", "held"]),
       help="Question split: held = 0-based index i % 10 == 9, tune = the rest.")
 @flag("session-doc", default="full", type=click.Choice(["full", "user-only", "dated"]),

@@ -29,6 +29,7 @@ class RunOptions:
     fusion: float = 0.5
     pool_factor: int = 0
     pool_floor: int = 0
+    semantic_reserve: int = 0
     holdout: str = "all"
     session_doc: str = "full"
     abstention: str = "exclude"

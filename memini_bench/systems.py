@@ -6,7 +6,8 @@ A System ingests items once and then answers ``recall(group, query, k)`` with ra
 - ``memini-vector``: the vector leg's top k (``1/(1+L2)``, see ``retrieval.vector``).
 - ``memini-hybrid``: memini's ``service.Recall``: k clamped to [1, 100] (0 -> 10); each leg's top
   ``pool = max(k * pool_factor, pool_floor)`` (5 and 50); fused (min-max convex with ``alpha`` on the vector leg,
-  or RRF with rrfK 5 when alpha < 0); composite re-rank ``rel * (0.8 + 0.2 * qhat)``; content dedup; cut to k.
+  or RRF with rrfK 5 when alpha < 0); composite re-rank ``rel * (0.8 + 0.2 * qhat)``; the durable-tier reserve
+  (``semantic_reserve``, 0 = off as in memini's bench, see ``retrieval.reserve``); content dedup; cut to k.
   With ``reinforce`` (memini's synchronous access-count side effect, off by default because memini's published
   numbers match the clean protocol) every returned memory's access count goes up by one after each recall,
   which raises its quality in later recalls of the same group.
@@ -28,6 +29,7 @@ from memini_bench.retrieval import composite as comp
 from memini_bench.retrieval.fusion import DEFAULT_ALPHA, fuse_legs
 from memini_bench.retrieval.keyword import KeywordIndex, NumpyBM25
 from memini_bench.retrieval.keyword_fts5 import FTS5BM25
+from memini_bench.retrieval.reserve import reserve_order
 from memini_bench.retrieval.vector import VectorIndex
 
 MAX_RECALL_LIMIT = 100
@@ -156,12 +158,16 @@ class VectorSystem(_BackendSystem):
 
 class HybridSystem(_BackendSystem):
     def __init__(self, backend: MeminiBackend, name: str = "memini-hybrid", *, alpha: float = DEFAULT_ALPHA,
-                 pool_factor: int = 0, pool_floor: int = 0, reinforce: bool = False) -> None:
+                 pool_factor: int = 0, pool_floor: int = 0, reinforce: bool = False,
+                 semantic_reserve: int = 0) -> None:
         super().__init__(backend, name)
+        if semantic_reserve < 0:
+            raise BenchError(f"-semantic-reserve {semantic_reserve}: must be 0 (off) or a positive count")
         self.alpha = alpha
         self.pool_factor = pool_factor
         self.pool_floor = pool_floor
         self.reinforce = reinforce
+        self.semantic_reserve = semantic_reserve
 
     def ranked(self, group: str, query: str, k: int, now: datetime | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The composite-ranked candidate list before dedup and the cut (item indices, composite scores)."""
@@ -173,6 +179,10 @@ class HybridSystem(_BackendSystem):
     def recall(self, group: str, query: str, k: int, *, now: datetime | None = None) -> list[Hit]:
         k = clamp_limit(k)
         ids, scores = self.ranked(group, query, k, now)
+        if self.semantic_reserve > 0:
+            durable = [self.backend.items[i].tier in comp.DURABLE_TIERS for i in ids.tolist()]
+            order = reserve_order(scores, durable, k, self.semantic_reserve)
+            ids, scores = ids[order], scores[order]
         keep = comp.dedup(ids.tolist(), [self.backend.items[i].content for i in ids.tolist()], k)
         ids, scores = ids[keep], scores[keep]
         if self.reinforce:
@@ -181,11 +191,13 @@ class HybridSystem(_BackendSystem):
 
 
 def memini_systems(encoder: TextEncoder, *, keyword_backend: str = "numpy", alpha: float = DEFAULT_ALPHA,
-                   pool_factor: int = 0, pool_floor: int = 0, reinforce: bool = False) -> list[System]:
+                   pool_factor: int = 0, pool_floor: int = 0, reinforce: bool = False,
+                   semantic_reserve: int = 0) -> list[System]:
     """memini's three systems over one shared backend, in memini's order: hybrid, vector, keyword."""
     backend = MeminiBackend(encoder, keyword_backend)
     return [
-        HybridSystem(backend, alpha=alpha, pool_factor=pool_factor, pool_floor=pool_floor, reinforce=reinforce),
+        HybridSystem(backend, alpha=alpha, pool_factor=pool_factor, pool_floor=pool_floor, reinforce=reinforce,
+                     semantic_reserve=semantic_reserve),
         VectorSystem(backend),
         KeywordSystem(backend),
     ]

@@ -54,6 +54,7 @@ def build_config(opts: RunOptions, ds: Dataset, encoder: TextEncoder | None, **e
         "abstention": opts.abstention if opts.suite == "longmemeval" else "",
         "shared_haystack": opts.shared_haystack, "items": len(ds.items), "questions": len(ds.questions),
         "fusion_alpha": opts.fusion, "pool_factor": opts.pool_factor, "pool_floor": opts.pool_floor,
+        "semantic_reserve": opts.semantic_reserve,
         "keyword_backend": opts.keyword_backend, "embedder": opts.embedder,
     }
     if encoder is not None:
@@ -86,7 +87,8 @@ def run(opts: RunOptions) -> int:
     keyword_only = bool(opts.systems) and all(n.removeprefix("memini-") == "keyword" for n in opts.systems)
     encoder = None if keyword_only else TextEncoder(build_embedder(opts.embedder, dims=opts.dims))
     systems = select_systems(memini_systems(encoder, keyword_backend=opts.keyword_backend, alpha=opts.fusion,
-                                            pool_factor=opts.pool_factor, pool_floor=opts.pool_floor),
+                                            pool_factor=opts.pool_factor, pool_floor=opts.pool_floor,
+                                            semantic_reserve=opts.semantic_reserve),
                              opts.systems)
     results = run_all(systems, ds, opts.depth)
     scores = score_all(results, opts.k)

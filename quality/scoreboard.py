@@ -1,0 +1,214 @@
+"""The recall-quality scoreboard: memini's hybrid recall on the tier-mixed corpus (``quality.corpus``), judged on
+recall and on precision (behaviour doc section 13). ``python -m quality.scoreboard -embedders hash,minilm``.
+
+For each embedder and each config (``reserve=0``: k 5, no reserve; ``production``: k 5, reserve 2; ``prod k=3``:
+k 3, reserve 2) a fresh store ingests the corpus, then the 40 questions are asked in order through
+``HybridSystem`` (fusion alpha 0.5, pool 50, composite with memini's tier quality, synchronous reinforcement, so
+access counts accumulate across the 40 queries). Per returned list of length n (n <= k):
+
+- on-topic: the memory id starts with ``<query key>-``; injected: off-topic and durable (semantic/procedural).
+- dur R / MRR: over the 10 fact queries, the share whose fact is returned, and the mean of 1/rank (0 if absent).
+- epi R / MRR: the same over the 20 detail questions and their detail line.
+- P@5 = mean over all 40 queries of on-topic / n; P@3 = mean of on-topic in the first 3 / min(3, n) (an empty
+  list adds 0 and still counts).
+- spray q / n: over the 10 episodic and confusable queries, queries with >= 1 injection / injections in total;
+  inj q / n: the same over all 40 queries; inj fact / detail: injections on fact and on detail queries.
+
+The structural check memini asserts: with the same k, durable recall with the reserve on is never below
+``reserve=0`` (the reserve only ever adds durables to the window). A violation exits 1.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import click
+
+from memini_bench.dataset import Dataset
+from memini_bench.embed.encoder import TextEncoder
+from memini_bench.embed.factory import build_embedder
+from memini_bench.errors import BenchError
+from memini_bench.flags import flag
+from memini_bench.metrics import first_gold_rank
+from memini_bench.provenance import harness
+from memini_bench.report import write_json
+from memini_bench.retrieval.composite import DURABLE_TIERS
+from memini_bench.runner import RunResult, run_system
+from memini_bench.systems import HybridSystem, MeminiBackend, pool_size
+from quality import corpus
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    label: str
+    reserve: int
+    limit: int
+
+
+CONFIGS = (Config("reserve=0", 0, 5), Config("production", 2, 5), Config("prod k=3", 2, 3))
+
+
+@dataclass(frozen=True, slots=True)
+class Board:
+    """One config's scoreboard row (fractions in 0..1)."""
+
+    dur_recall: float
+    dur_mrr: float
+    epi_recall: float
+    epi_mrr: float
+    p3: float
+    p5: float
+    spray_q: int
+    spray_n: int
+    inj_q: int
+    inj_n: int
+    inj_fact_n: int
+    inj_detail_n: int
+
+
+def injected_count(ids: Sequence[str], key: str, tiers: dict[str, str]) -> int:
+    """Off-topic durable memories among ``ids``."""
+    return sum(1 for i in ids if not corpus.on_topic(i, key) and tiers[i] in DURABLE_TIERS)
+
+
+def score_board(result: RunResult, tiers: dict[str, str]) -> Board:
+    """The scoreboard metrics of one run (definitions in the module docstring)."""
+    gold_hits = {"fact": [], "detail": []}
+    inj = {cls: [] for cls in corpus.CLASSES}
+    p3 = p5 = 0.0
+    for run in result.questions:
+        q = run.question
+        key = corpus.topic_key(q)
+        ids = [hit_ids[0] for hit_ids in run.ranked_ids]
+        on = [corpus.on_topic(i, key) for i in ids]
+        if ids:
+            p5 += sum(on) / len(ids)
+            p3 += sum(on[:3]) / min(3, len(ids))
+        inj[q.category].append(injected_count(ids, key, tiers))
+        if q.category in gold_hits:
+            rank = first_gold_rank(run)
+            gold_hits[q.category].append(0.0 if rank < 0 else 1.0 / (rank + 1))
+    n = len(result.questions)
+    spray = inj["episodic"] + inj["confusable"]
+    every = [x for counts in inj.values() for x in counts]
+
+    def recall(rr: list[float]) -> float:
+        return sum(1 for x in rr if x > 0) / len(rr) if rr else 0.0
+
+    def mrr(rr: list[float]) -> float:
+        return sum(rr) / len(rr) if rr else 0.0
+
+    return Board(recall(gold_hits["fact"]), mrr(gold_hits["fact"]), recall(gold_hits["detail"]),
+                 mrr(gold_hits["detail"]), p3 / n if n else 0.0, p5 / n if n else 0.0,
+                 sum(1 for x in spray if x), sum(spray), sum(1 for x in every if x), sum(every),
+                 sum(inj["fact"]), sum(inj["detail"]))
+
+
+def hybrid(encoder: TextEncoder, config: Config, keyword_backend: str = "numpy") -> HybridSystem:
+    """A fresh store and memini's hybrid recall for one config, reinforcing as memini's scoreboard does."""
+    return HybridSystem(MeminiBackend(encoder, keyword_backend), name=f"memini-hybrid {config.label}",
+                        reinforce=True, semantic_reserve=config.reserve)
+
+
+def run_config(encoder: TextEncoder, ds: Dataset, config: Config, keyword_backend: str = "numpy") -> RunResult:
+    return run_system(hybrid(encoder, config, keyword_backend), ds, config.limit)
+
+
+def sanity_violations(rows: Sequence[tuple[Config, Board]]) -> list[str]:
+    """memini's structural check: with the reserve on, durable recall is never below reserve=0 at the same k."""
+    base = {c.limit: b.dur_recall for c, b in rows if c.reserve == 0}
+    return [f"{c.label}: durable R@{c.limit} {b.dur_recall:.1%} below reserve=0 ({base[c.limit]:.1%})"
+            for c, b in rows if c.reserve > 0 and c.limit in base and b.dur_recall < base[c.limit]]
+
+
+def _pct(x: float) -> str:
+    return f"{x * 100:.1f}%"
+
+
+def table(embedder: str, ds: Dataset, rows: Sequence[tuple[Config, Board]]) -> str:
+    classes = [q.category for q in ds.questions]
+    out = [f"## quality — {embedder}: {len(ds.items)} memories, {classes.count('fact')} fact / "
+           f"{classes.count('episodic') + classes.count('confusable')} no-durable / {classes.count('detail')} "
+           "detail queries\n",
+           "| config | k | reserve | dur R@k / MRR | epi R@k / MRR | P@3 | P@5 | spray q/n | inj q/n | inj fact/det |",
+           "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
+    for c, b in rows:
+        out.append(f"| {c.label} | {c.limit} | {c.reserve} | {_pct(b.dur_recall)} / {b.dur_mrr:.3f} | "
+                   f"{_pct(b.epi_recall)} / {b.epi_mrr:.3f} | {b.p3:.3f} | {b.p5:.3f} | {b.spray_q}/{b.spray_n} | "
+                   f"{b.inj_q}/{b.inj_n} | {b.inj_fact_n}/{b.inj_detail_n} |")
+    return "\n".join(out) + "\n\n"
+
+
+def query_rows(result: RunResult) -> list[dict]:
+    return [{"id": r.question.id, "class": r.question.category, "gold": list(r.question.gold),
+             "returned": [ids[0] for ids in r.ranked_ids], "scores": list(r.scores),
+             "gold_rank": first_gold_rank(r) + 1} for r in result.questions]
+
+
+def run(embedders: Sequence[str], *, dims: int = 256, keyword_backend: str = "numpy",
+        configs: Sequence[Config] = CONFIGS, emit=print) -> tuple[dict, list[str]]:
+    """Run every config for every embedder; returns the results document and any sanity violations."""
+    ds = corpus.build()
+    tiers = {it.id: it.tier for it in ds.items}
+    results: list[dict] = []
+    identities: dict[str, str] = {}
+    problems: list[str] = []
+    for name in embedders:
+        encoder = TextEncoder(build_embedder(name, dims=dims))
+        identities[name] = encoder.embedder.identity
+        rows = []
+        for config in configs:
+            result = run_config(encoder, ds, config, keyword_backend)
+            board = score_board(result, tiers)
+            rows.append((config, board))
+            results.append({"embedder": name, "embed_model": encoder.embedder.identity, **asdict(config),
+                            **asdict(board), "queries": query_rows(result)})
+        emit(table(encoder.embedder.identity, ds, rows))
+        problems += [f"{name} {p}" for p in sanity_violations(rows)]
+    doc = {"config": {"dataset": ds.name, "memories": len(ds.items), "questions": len(ds.questions),
+                      "group": corpus.GROUP, "clock": corpus.CLOCK.isoformat(), "fusion_alpha": 0.5,
+                      "pool": {c.label: pool_size(c.limit) for c in configs}, "reinforce": True,
+                      "keyword_backend": keyword_backend, "embedders": identities, "dims": dims, **harness()},
+           "results": results}
+    return doc, problems
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
+@flag("embedders", default="hash,minilm", help="Comma-separated embedders: hash, minilm, st:PATH_OR_NAME, ...")
+@flag("dims", default=256, type=int, help="Dimensions of the hash embedder.")
+@flag("keyword-backend", default="numpy", type=click.Choice(["numpy", "fts5"]), help="BM25 backend.")
+@flag("out", default="results/quality.json", help="The JSON results file.")
+@flag("no-write", is_flag=True, default=False, help="Print the tables only.")
+def command(embedders: str, dims: int, keyword_backend: str, out: str, no_write: bool) -> None:
+    """memini's recall-quality scoreboard: durable and episodic recall, precision and injections."""
+    names = [n.strip() for n in embedders.split(",") if n.strip()]
+    if not names:
+        raise BenchError("-embedders: name at least one embedder (hash, minilm, st:PATH_OR_NAME)")
+    doc, problems = run(names, dims=dims, keyword_backend=keyword_backend,
+                        emit=lambda text: (sys.stdout.write(text), sys.stdout.flush()))
+    if not no_write:
+        write_json(Path(out), doc)
+        print(f"wrote {out}", file=sys.stderr)
+    for p in problems:
+        print(f"quality: sanity check failed: {p}", file=sys.stderr)
+    sys.exit(1 if problems else 0)
+
+
+def main(argv: list[str] | None = None) -> None:
+    try:
+        command.main(args=argv, prog_name="quality.scoreboard", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        print(f"quality: error: {exc.format_message()} (see --help)", file=sys.stderr)
+        sys.exit(2)
+    except BenchError as exc:
+        print(f"quality: error: {exc}", file=sys.stderr)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()
