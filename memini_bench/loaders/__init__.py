@@ -9,6 +9,7 @@ from memini_bench.errors import BenchError
 from memini_bench.loaders.file import load_file, load_sample
 from memini_bench.loaders.locomo import load_locomo, load_locomo_sessions
 from memini_bench.loaders.longmemeval import load_longmemeval
+from memini_bench.loaders.vetobench import load_vetobench
 
 LOADERS: dict[str, Callable[..., Dataset]] = {
     "sample": load_sample,
@@ -16,6 +17,7 @@ LOADERS: dict[str, Callable[..., Dataset]] = {
     "longmemeval": load_longmemeval,
     "locomo": load_locomo,
     "locomo-sessions": load_locomo_sessions,
+    "vetobench": load_vetobench,
 }
 
 

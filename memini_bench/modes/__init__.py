@@ -12,6 +12,7 @@ import importlib
 from types import ModuleType
 
 MODE_MODULES = [
+    "memini_bench.modes.vetobench",
     "memini_bench.modes.compare",
 ]
 

@@ -1,0 +1,15 @@
+"""``-suite vetobench``: VetoBench's fixtures folder (every corpus/scenarios pair, one group per suite) or one
+corpus file. Items are the active decisions (content = decision + rationale; the full decision, rejected options
+included, rides in ``item.meta["decision"]``); questions are the scenarios (query = task, gold = the veto
+decision, category = trap kind, ``now`` = ``as_of``, ``files_in_scope`` in ``question.meta``). The reading and
+checking live in ``memini_bench.vetobench.fixtures`` (imported here on use: it imports ``loaders._json``)."""
+
+from __future__ import annotations
+
+from memini_bench.dataset import Dataset, check_not_empty
+
+
+def load_vetobench(path: str, **_: object) -> Dataset:
+    from memini_bench.vetobench.fixtures import read_suites, to_dataset
+
+    return check_not_empty(to_dataset(read_suites(path)), path)

@@ -1,0 +1,170 @@
+"""VetoBench's five-signal composite scorer (RoBrain's retrieval), as a System: ``veto-composite``.
+
+For a task (the query) with files in scope F at time ``now`` (the suite's ``as_of``), each decision d scores
+
+    0.32 * cos(embed(task), embed(d.decision + " " + d.rationale))       semantic
+  + 0.27 * min(1, |{f in F : f in d.files_affected}| / |F|)   (0 if F empty)   file overlap
+  + 0.18 * 0.5 ** (clamp(age_days(d.created_at -> now), 0, 3650) / 30)   recency, 30-day half-life
+  + 0.13 * d.historical_relevance
+  + 0.10 * (1 if d.reviewed_at is set else 0)                           approval
+
+and decisions are ranked by score, descending, ties in corpus order (a stable sort). The default embedder is the
+doc's 64-dim hashed bag of tokens (``VetoHashEmbedder``); any ``Embedder`` can replace it (cosine is computed
+explicitly, 0 for a zero vector).
+
+The System protocol's ``recall`` sees only the task text, so the files in scope come from a mapping
+``(group, task) -> files`` given at construction: ``veto-composite`` knows each scenario's files (the agent is
+editing them), ``veto-composite-nofiles`` has none (semantic + recency + relevance + approval only).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import numpy as np
+
+from memini_bench.dataset import Item, Question
+from memini_bench.embed.encoder import TextEncoder
+from memini_bench.embed.hashing import fnv1a_32
+from memini_bench.errors import BenchError
+from memini_bench.systems import Hit
+from memini_bench.vetobench.fixtures import Decision, decision_of
+
+VETO_HASH_DIMS = 64
+HALF_LIFE_DAYS = 30.0
+MAX_AGE_DAYS = 3650.0
+FILES_KNOWN = "veto-composite"
+NO_FILES = "veto-composite-nofiles"
+_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+def veto_tokens(text: str) -> list[str]:
+    """Lowercase ASCII-alphanumeric runs of 3 or more characters."""
+    return [t for t in _TOKEN.findall(text.lower()) if len(t) >= 3]
+
+
+class VetoHashEmbedder:
+    """VetoBench's hashed bag of tokens: each token's FNV-1a-32 hash h adds 1.0 to bucket ``h mod 64`` and 0.5 to
+    bucket ``(h >> 8) mod 64``; the vector is then L2-normalised (all zeros when the text has no token)."""
+
+    dims = VETO_HASH_DIMS
+    max_chars = None
+    identity = "vetobench-fnv1a32-64"
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dims), dtype=np.float64)
+        for row, text in enumerate(texts):
+            for token in veto_tokens(text):
+                h = fnv1a_32(token.encode("utf-8"))
+                out[row, h % self.dims] += 1.0
+                out[row, (h >> 8) % self.dims] += 0.5
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return (out / np.where(norms > 0, norms, 1.0)).astype(np.float32)
+
+
+@dataclass(frozen=True)
+class VetoWeights:
+    """The published weights of the five signals (they sum to 1)."""
+
+    semantic: float = 0.32
+    files: float = 0.27
+    recency: float = 0.18
+    relevance: float = 0.13
+    approval: float = 0.10
+
+
+def file_overlap(scope: Sequence[str], affected: Iterable[str]) -> float:
+    """Share of the files in scope that the decision touched, capped at 1; 0 with no files in scope."""
+    if not scope:
+        return 0.0
+    touched = set(affected)
+    return min(1.0, sum(1 for f in scope if f in touched) / len(scope))
+
+
+def recency(age_days: np.ndarray) -> np.ndarray:
+    """``0.5 ** (clamp(age_days, 0, 3650) / 30)``."""
+    return 0.5 ** (np.clip(age_days, 0.0, MAX_AGE_DAYS) / HALF_LIFE_DAYS)
+
+
+def _unit_rows(vectors: np.ndarray) -> np.ndarray:
+    v = np.asarray(vectors, dtype=np.float64)
+    norms = np.linalg.norm(v, axis=-1, keepdims=True)
+    return v / np.where(norms > 0, norms, 1.0)
+
+
+def files_by_task(questions: Iterable[Question]) -> dict[tuple[str, str], tuple[str, ...]]:
+    """``(group, task) -> files_in_scope`` of every scenario (what ``veto-composite`` is told)."""
+    return {(q.group, q.query): tuple(dict(q.meta).get("files_in_scope", ())) for q in questions}
+
+
+class VetoCompositeSystem:
+    """The five-signal scorer over the ingested decisions (items carrying ``meta["decision"]``)."""
+
+    def __init__(self, encoder: TextEncoder | None = None, *, name: str = FILES_KNOWN,
+                 files: Mapping[tuple[str, str], Sequence[str]] | None = None,
+                 weights: VetoWeights = VetoWeights()) -> None:
+        self.name = name
+        self.encoder = encoder or TextEncoder(VetoHashEmbedder())
+        self.files = dict(files or {})
+        self.weights = weights
+        self.items: tuple[Item, ...] = ()
+        self.decisions: tuple[Decision, ...] = ()
+
+    def ingest(self, items: Sequence[Item]) -> None:
+        for item in items:
+            if not isinstance(dict(item.meta).get("decision"), Decision):
+                raise BenchError(f"{self.name} ranks VetoBench decisions; item {item.id!r} is not one "
+                                 "(use -suite vetobench)")
+        self.items = tuple(items)
+        self.decisions = tuple(decision_of(it) for it in self.items)
+        self._groups = np.array([it.group for it in self.items], dtype=object)
+        self._docs = _unit_rows(self.encoder.documents([d.text for d in self.decisions]))
+        self._created = np.array([d.created_at.timestamp() for d in self.decisions], dtype=np.float64)
+        self._relevance = np.array([d.historical_relevance for d in self.decisions], dtype=np.float64)
+        self._approval = np.array([d.reviewed_at is not None for d in self.decisions], dtype=np.float64)
+
+    def signals(self, group: str, query: str, files: Sequence[str], now: datetime) -> tuple[np.ndarray, dict]:
+        """The item indices of ``group`` and each signal's values for them (before weighting)."""
+        idx = np.flatnonzero(self._groups == group)
+        q = _unit_rows(self.encoder.query(query))
+        age_days = (now.timestamp() - self._created[idx]) / 86400.0
+        return idx, {
+            "semantic": self._docs[idx] @ q,
+            "files": np.array([file_overlap(files, self.decisions[i].files_affected) for i in idx.tolist()]),
+            "recency": recency(age_days),
+            "relevance": self._relevance[idx],
+            "approval": self._approval[idx],
+        }
+
+    def ranked(self, group: str, query: str, files: Sequence[str], now: datetime) -> tuple[np.ndarray, np.ndarray]:
+        """Every decision of ``group`` by composite score, descending (stable): (item indices, scores)."""
+        idx, sig = self.signals(group, query, files, now)
+        w = self.weights
+        scores = (w.semantic * sig["semantic"] + w.files * sig["files"] + w.recency * sig["recency"]
+                  + w.relevance * sig["relevance"] + w.approval * sig["approval"])
+        order = np.argsort(-scores, kind="stable")
+        return idx[order], scores[order]
+
+    def recall(self, group: str, query: str, k: int, *, now: datetime | None = None) -> list[Hit]:
+        files = self.files.get((group, query), ())
+        idx, scores = self.ranked(group, query, files, now or datetime.now(UTC))
+        return [Hit((self.items[i].id,), float(s), self.items[i].content)
+                for i, s in zip(idx[:k].tolist(), scores[:k].tolist(), strict=True)]
+
+
+def veto_composite_systems(questions: Sequence[Question], encoder: TextEncoder | None = None,
+                           files: str = "both") -> list[VetoCompositeSystem]:
+    """``veto-composite`` (files known: each scenario's files in scope) and/or ``veto-composite-nofiles``;
+    ``files`` is ``known``, ``none`` or ``both``. Both share one encoder (each text embedded once)."""
+    if files not in ("known", "none", "both"):
+        raise BenchError(f"-veto-files {files!r}: use known, none or both")
+    encoder = encoder or TextEncoder(VetoHashEmbedder())
+    systems = []
+    if files in ("known", "both"):
+        systems.append(VetoCompositeSystem(encoder, name=FILES_KNOWN, files=files_by_task(questions)))
+    if files in ("none", "both"):
+        systems.append(VetoCompositeSystem(encoder, name=NO_FILES))
+    return systems

@@ -1,0 +1,308 @@
+"""VetoBench's fixture files, read and checked: decisions (``corpus*.json``) and trap scenarios (``scenarios*.json``).
+
+A *suite* is one corpus with its scenarios file: ``corpus.json`` + ``scenarios.json`` is suite ``vetobench``,
+``corpus-X.json`` + ``scenarios-X.json`` is suite ``vetobench-X`` (the published lifecycle pair gives
+``vetobench-lifecycle``). Lifecycle corpora mark decisions ``status: superseded`` with ``superseded_by``: before
+ranking, superseded decisions are dropped and their ``rejected`` entries are carried onto the active decision that
+replaced them (following a chain of supersessions to its end), tagged ``inherited_from`` (the superseded decision's
+id) and ``inherited_date`` (its ``created_at``) - a choice and its rejections have different lifetimes.
+
+Every problem in a file (missing field, wrong type, bad date, a scenario naming an unknown decision, a marker that
+is not a valid regex) is a BenchError naming the file, the entry and the field.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from memini_bench.dataset import Dataset, Item, Question
+from memini_bench.errors import BenchError
+from memini_bench.loaders._json import expect, field_of, read_json
+
+SUITE = "vetobench"
+STATUSES = ("active", "superseded")
+#: Markers are JavaScript regexes matched case-insensitively; ASCII mode gives \b, \w and \s JavaScript's meaning.
+MARKER_FLAGS = re.IGNORECASE | re.ASCII
+TRAP_LABELS = {
+    "direct": "the task asks for the rejected option outright",
+    "implicit": "the task merely invites the rejected option",
+    "stale-named": "the veto lives on a superseded decision; the task names the old choice's ground",
+    "stale-unnamed": "the veto lives on a superseded decision; the task does not name it",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    """A rejected option and why; ``inherited_from``/``inherited_date`` when carried from a superseded decision."""
+
+    option: str
+    reason: str
+    inherited_from: str = ""
+    inherited_date: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    id: str
+    decision: str
+    rationale: str
+    rejected: tuple[Rejection, ...]
+    files_affected: tuple[str, ...]
+    created_at: datetime
+    reviewed_at: datetime | None
+    historical_relevance: float
+    status: str = "active"
+    superseded_by: str = ""
+
+    @property
+    def text(self) -> str:
+        """What is embedded and indexed: ``decision + " " + rationale``."""
+        return f"{self.decision} {self.rationale}"
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    id: str
+    veto_decision_id: str
+    trap: str
+    task: str
+    files_in_scope: tuple[str, ...]
+    rejected_option: str
+    rejected_markers: tuple[str, ...]
+    accepted_markers: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class VetoSuite:
+    """One corpus and its scenarios. ``decisions`` as written (superseded ones included: what a conventions file
+    nobody cleaned up holds); ``active`` the rankable decisions with inherited vetoes."""
+
+    name: str
+    decisions: tuple[Decision, ...]
+    active: tuple[Decision, ...]
+    scenarios: tuple[Scenario, ...]
+    as_of: datetime
+    source: str = ""
+
+    @property
+    def lifecycle(self) -> bool:
+        return any(d.status == "superseded" for d in self.decisions)
+
+    def with_decisions(self, extra: tuple[Decision, ...], name: str = "") -> VetoSuite:
+        """This suite with ``extra`` (active, veto-free of this suite's scenarios) decisions appended."""
+        return replace(self, name=name or self.name, decisions=self.decisions + extra, active=self.active + extra)
+
+
+def parse_time(value: Any, where: str, key: str) -> datetime:
+    """An ISO-8601 timestamp (``2026-07-01T00:00:00Z``); a naive one is taken as UTC."""
+    expect(isinstance(value, str), where, f"field {key!r} should be an ISO-8601 date string")
+    try:
+        t = datetime.fromisoformat(value)
+    except ValueError:
+        raise BenchError(f"{where}: field {key!r} is not an ISO-8601 date ({value!r})") from None
+    return t if t.tzinfo else t.replace(tzinfo=UTC)
+
+
+def _strings(obj: dict, key: str, where: str, *, required: bool = True) -> tuple[str, ...]:
+    values = field_of(obj, key, list, where, required=required, default=[])
+    for i, v in enumerate(values):
+        expect(isinstance(v, str), where, f"{key}[{i}] should be a string, got {type(v).__name__}")
+    return tuple(values)
+
+
+def _text(obj: dict, key: str, where: str) -> str:
+    value = field_of(obj, key, str, where)
+    expect(bool(value.strip()), where, f"field {key!r} is empty")
+    return value
+
+
+def _decision(obj: Any, where: str) -> Decision:
+    expect(isinstance(obj, dict), where, f"expected a decision object, got {type(obj).__name__}")
+    rejected = []
+    for i, r in enumerate(field_of(obj, "rejected", list, where)):
+        rw = f"{where} rejected[{i}]"
+        rejected.append(Rejection(_text(r, "option", rw), field_of(r, "reason", str, rw, required=False,
+                                                                     default="")))
+    relevance = field_of(obj, "historical_relevance", (int, float), where)
+    status = field_of(obj, "status", str, where, required=False, default="active")
+    expect(status in STATUSES, where, f"status {status!r} should be one of {', '.join(STATUSES)}")
+    reviewed = obj.get("reviewed_at")
+    return Decision(
+        id=_text(obj, "id", where), decision=_text(obj, "decision", where),
+        rationale=field_of(obj, "rationale", str, where), rejected=tuple(rejected),
+        files_affected=_strings(obj, "files_affected", where),
+        created_at=parse_time(obj.get("created_at"), where, "created_at"),
+        reviewed_at=None if reviewed is None else parse_time(reviewed, where, "reviewed_at"),
+        historical_relevance=float(relevance), status=status,
+        superseded_by=field_of(obj, "superseded_by", str, where, required=status == "superseded", default=""),
+    )
+
+
+def _markers(obj: dict, key: str, where: str, *, required: bool) -> tuple[str, ...]:
+    patterns = _strings(obj, key, where, required=required)
+    for i, pattern in enumerate(patterns):
+        try:
+            re.compile(pattern, MARKER_FLAGS)
+        except re.error as exc:
+            raise BenchError(f"{where}: {key}[{i}] {pattern!r} is not a valid regex ({exc}); fix the marker") from None
+    return patterns
+
+
+def _scenario(obj: Any, where: str) -> Scenario:
+    expect(isinstance(obj, dict), where, f"expected a scenario object, got {type(obj).__name__}")
+    return Scenario(
+        id=_text(obj, "id", where), veto_decision_id=_text(obj, "veto_decision_id", where),
+        trap=_text(obj, "trap", where), task=_text(obj, "task", where),
+        files_in_scope=_strings(obj, "files_in_scope", where, required=False),
+        rejected_option=_text(obj, "rejected_option", where),
+        rejected_markers=_markers(obj, "rejected_markers", where, required=True),
+        accepted_markers=_markers(obj, "accepted_markers", where, required=False),
+    )
+
+
+def _final_replacement(d: Decision, by_id: dict[str, Decision], source: str) -> Decision:
+    seen = {d.id}
+    while d.status == "superseded":
+        nxt = by_id.get(d.superseded_by)
+        expect(nxt is not None, f"{source} decision {d.id}", f"superseded_by {d.superseded_by!r} names no decision")
+        expect(nxt.id not in seen, f"{source} decision {d.id}", "supersession chain loops back on itself")
+        seen.add(nxt.id)
+        d = nxt
+    return d
+
+
+def active_with_inherited(decisions: tuple[Decision, ...], source: str = "corpus") -> tuple[Decision, ...]:
+    """Drop superseded decisions; append each one's rejections (tagged) to the active decision replacing it."""
+    by_id = {d.id: d for d in decisions}
+    inherited: dict[str, list[Rejection]] = {}
+    for d in decisions:
+        if d.status == "superseded":
+            heir = _final_replacement(d, by_id, source)
+            inherited.setdefault(heir.id, []).extend(
+                replace(r, inherited_from=r.inherited_from or d.id, inherited_date=r.inherited_date or d.created_at)
+                for r in d.rejected)
+    return tuple(replace(d, rejected=d.rejected + tuple(inherited.get(d.id, ())))
+                 for d in decisions if d.status != "superseded")
+
+
+def read_suite(corpus_path: Path, scenarios_path: Path, name: str) -> VetoSuite:
+    corpus = read_json(corpus_path, SUITE)
+    expect(isinstance(corpus, list), str(corpus_path), "expected a JSON list of decisions")
+    decisions = tuple(_decision(obj, f"{corpus_path} decision #{i}") for i, obj in enumerate(corpus))
+    ids = [d.id for d in decisions]
+    dupes = sorted({i for i in ids if ids.count(i) > 1})
+    expect(not dupes, str(corpus_path), f"duplicate decision ids {dupes}")
+    active = active_with_inherited(decisions, str(corpus_path))
+    expect(bool(active), str(corpus_path), "no active decisions")
+
+    doc = read_json(scenarios_path, SUITE)
+    where = str(scenarios_path)
+    as_of = parse_time(field_of(doc, "as_of", str, where), where, "as_of")
+    scenarios = tuple(_scenario(obj, f"{scenarios_path} scenario #{i}")
+                      for i, obj in enumerate(field_of(doc, "scenarios", list, where)))
+    expect(bool(scenarios), where, "no scenarios")
+    sids = [s.id for s in scenarios]
+    expect(len(set(sids)) == len(sids), where, "duplicate scenario ids")
+    status = {d.id: d for d in decisions}
+    for s in scenarios:
+        sw = f"{scenarios_path} scenario {s.id}"
+        d = status.get(s.veto_decision_id)
+        expect(d is not None, sw, f"veto_decision_id {s.veto_decision_id!r} is not a decision of {corpus_path}")
+        expect(d.status != "superseded", sw, f"veto_decision_id {s.veto_decision_id!r} is superseded; name the "
+               "active decision that replaced it")
+    return VetoSuite(name, decisions, active, scenarios, as_of, str(corpus_path))
+
+
+def _suite_name(corpus_path: Path) -> str:
+    suffix = corpus_path.stem.removeprefix("corpus")
+    return SUITE + suffix
+
+
+def suite_files(path: str | Path) -> list[tuple[Path, Path]]:
+    """The (corpus, scenarios) pairs at ``path``: a folder (every ``corpus*.json`` with its ``scenarios*.json``,
+    ``corpus.json`` first) or one corpus or scenarios file (its partner next to it)."""
+    p = Path(path)
+    if not str(path):
+        raise BenchError("-suite vetobench needs -data PATH (the fixtures folder or a corpus*.json file)")
+    if p.is_dir():
+        corpora = sorted(p.glob("corpus*.json"), key=lambda c: (c.name != "corpus.json", c.name))
+        expect(bool(corpora), str(p), "no corpus*.json here; pass VetoBench's fixtures folder")
+    elif p.name.startswith("scenarios"):
+        corpora = [p.with_name("corpus" + p.name.removeprefix("scenarios"))]
+    elif p.name.startswith("corpus"):
+        corpora = [p]
+    elif not p.exists():
+        raise BenchError(f"{p}: no such file or folder; pass VetoBench's fixtures folder with -data")
+    else:
+        raise BenchError(f"{p}: expected a corpus*.json or scenarios*.json file, or the fixtures folder")
+    pairs = []
+    for corpus in corpora:
+        scenarios = corpus.with_name("scenarios" + corpus.name.removeprefix("corpus"))
+        expect(scenarios.exists(), str(corpus), f"its scenarios file {scenarios} is missing")
+        pairs.append((corpus, scenarios))
+    return pairs
+
+
+def read_suites(path: str | Path) -> list[VetoSuite]:
+    return [read_suite(c, s, _suite_name(c)) for c, s in suite_files(path)]
+
+
+def decision_of(item: Item) -> Decision:
+    return dict(item.meta)["decision"]
+
+
+def scenario_of(question: Question) -> Scenario:
+    return dict(question.meta)["scenario"]
+
+
+def suite_items(suite: VetoSuite) -> tuple[Item, ...]:
+    """The active decisions as items of group ``suite.name`` (content = decision + rationale)."""
+    return tuple(Item(id=d.id, content=d.text, group=suite.name, time=d.created_at, source=suite.source,
+                      meta=(("decision", d),)) for d in suite.active)
+
+
+def suite_questions(suite: VetoSuite, id_prefix: str = "") -> tuple[Question, ...]:
+    """Scenarios as questions: query = task, gold = the veto decision, category = trap kind, now = as_of."""
+    return tuple(Question(id=id_prefix + s.id, query=s.task, gold=(s.veto_decision_id,), group=suite.name,
+                          answer=s.rejected_option, category=s.trap, now=suite.as_of,
+                          meta=(("scenario", s), ("files_in_scope", s.files_in_scope)))
+                 for s in suite.scenarios)
+
+
+def suite_dataset(suite: VetoSuite) -> Dataset:
+    return Dataset(suite.name, suite_items(suite), suite_questions(suite), notes=_notes(suite),
+                   category_labels={t: TRAP_LABELS[t] for t in dict.fromkeys(s.trap for s in suite.scenarios)
+                                    if t in TRAP_LABELS})
+
+
+def _notes(suite: VetoSuite) -> tuple[str, ...]:
+    dropped = len(suite.decisions) - len(suite.active)
+    if not dropped:
+        return ()
+    carried = sum(1 for d in suite.active for r in d.rejected if r.inherited_from)
+    return (f"{suite.name}: {dropped} superseded decisions dropped, {carried} of their vetoes carried onto "
+            "their replacements",)
+
+
+def to_dataset(suites: list[VetoSuite]) -> Dataset:
+    """Every suite in one data set, each in its own group (so systems never rank one suite's decisions for
+    another's scenarios); scenario ids get a ``<suite>/`` prefix only where two suites share one."""
+    seen: set[str] = set()
+    items: list[Item] = []
+    questions: list[Question] = []
+    notes: list[str] = []
+    labels: dict[str, str] = {}
+    for suite in suites:
+        clash = any(s.id in seen for s in suite.scenarios)
+        seen.update(s.id for s in suite.scenarios)
+        part = suite_dataset(suite)
+        items.extend(part.items)
+        questions.extend(suite_questions(suite, f"{suite.name}/" if clash else ""))
+        notes.extend(part.notes)
+        labels.update(part.category_labels)
+    return Dataset(SUITE, tuple(items), tuple(questions), tuple(notes), labels)
+
