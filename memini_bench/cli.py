@@ -30,6 +30,11 @@ from memini_bench.options import RunOptions, parse_ks
       "< 0 RRF (rrfK 5).")
 @flag("pool-factor", default=0, type=int, help="Hybrid per-leg pool = max(k*factor, floor); 0 = memini's 5.")
 @flag("pool-floor", default=0, type=int, help="Hybrid per-leg pool floor; 0 = memini's 50.")
+@flag("temporal-boost", default=0.0, type=click.FloatRange(min=0), help="Hybrid temporal targeting: score x "
+      "(1 + B x proximity to the time the query names); 0 = off (memini's bench; its server uses 0.40).")
+@flag("temporal-extractor", default="regex", type=click.Choice(["regex", "extended"]), help="Time-phrase "
+      "extractor for the temporal boost: memini's regex, or extended (+ day-month-year dates, spelled-out/vague "
+      "counts, weekdays, spans).")
 @flag("semantic-reserve", default=0, type=click.IntRange(min=0), help="Hybrid durable-tier reserve: keep up to R "
       "semantic/procedural memories in the top k when they clear the gate max(0.5 x evictee, 0.4 x top-1); "
       "0 = off (memini's bench; its server uses 2).")

@@ -30,6 +30,8 @@ class RunOptions:
     pool_factor: int = 0
     pool_floor: int = 0
     semantic_reserve: int = 0
+    temporal_boost: float = 0.0
+    temporal_extractor: str = "regex"
     holdout: str = "all"
     session_doc: str = "full"
     abstention: str = "exclude"

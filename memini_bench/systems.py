@@ -8,6 +8,9 @@ A System ingests items once and then answers ``recall(group, query, k)`` with ra
   ``pool = max(k * pool_factor, pool_floor)`` (5 and 50); fused (min-max convex with ``alpha`` on the vector leg,
   or RRF with rrfK 5 when alpha < 0); composite re-rank ``rel * (0.8 + 0.2 * qhat)``; the durable-tier reserve
   (``semantic_reserve``, 0 = off as in memini's bench, see ``retrieval.reserve``); content dedup; cut to k.
+  ``temporal_boost`` > 0 (0 = memini's bench; its server uses 0.40) multiplies each composite score by
+  ``1 + boost * proximity(item date, now - anchor)`` when the query names a time (``retrieval.temporal``), after
+  the composite and before the reserve.
   With ``reinforce`` (memini's synchronous access-count side effect, off by default because memini's published
   numbers match the clean protocol) every returned memory's access count goes up by one after each recall,
   which raises its quality in later recalls of the same group.
@@ -26,6 +29,7 @@ from memini_bench.dataset import Item
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.errors import BenchError
 from memini_bench.retrieval import composite as comp
+from memini_bench.retrieval import temporal
 from memini_bench.retrieval.fusion import DEFAULT_ALPHA, fuse_legs
 from memini_bench.retrieval.keyword import KeywordIndex, NumpyBM25
 from memini_bench.retrieval.keyword_fts5 import FTS5BM25
@@ -159,7 +163,7 @@ class VectorSystem(_BackendSystem):
 class HybridSystem(_BackendSystem):
     def __init__(self, backend: MeminiBackend, name: str = "memini-hybrid", *, alpha: float = DEFAULT_ALPHA,
                  pool_factor: int = 0, pool_floor: int = 0, reinforce: bool = False,
-                 semantic_reserve: int = 0) -> None:
+                 semantic_reserve: int = 0, temporal_boost: float = 0.0, temporal_extractor: str = "regex") -> None:
         super().__init__(backend, name)
         if semantic_reserve < 0:
             raise BenchError(f"-semantic-reserve {semantic_reserve}: must be 0 (off) or a positive count")
@@ -168,13 +172,19 @@ class HybridSystem(_BackendSystem):
         self.pool_floor = pool_floor
         self.reinforce = reinforce
         self.semantic_reserve = semantic_reserve
+        self.temporal_boost = temporal_boost
+        self.temporal_extractor = temporal.extractor(temporal_extractor)
 
     def ranked(self, group: str, query: str, k: int, now: datetime | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The composite-ranked candidate list before dedup and the cut (item indices, composite scores)."""
         pool = pool_size(k, self.pool_factor, self.pool_floor)
         fused_ids, fused = fuse_legs(self.backend.vector_leg(group, query, pool),
                                      self.backend.keyword_leg(group, query, pool), self.alpha)
-        return comp.rerank(fused_ids, fused, self.backend.qualities(fused_ids, now))
+        ids, scores = comp.rerank(fused_ids, fused, self.backend.qualities(fused_ids, now))
+        if self.temporal_boost > 0:
+            ids, scores = temporal.rerank_temporal(ids, scores, [self.backend.items[i].time for i in ids.tolist()],
+                                                   query, now, self.temporal_extractor, self.temporal_boost)
+        return ids, scores
 
     def recall(self, group: str, query: str, k: int, *, now: datetime | None = None) -> list[Hit]:
         k = clamp_limit(k)
@@ -192,12 +202,14 @@ class HybridSystem(_BackendSystem):
 
 def memini_systems(encoder: TextEncoder, *, keyword_backend: str = "numpy", alpha: float = DEFAULT_ALPHA,
                    pool_factor: int = 0, pool_floor: int = 0, reinforce: bool = False,
-                   semantic_reserve: int = 0) -> list[System]:
+                   semantic_reserve: int = 0, temporal_boost: float = 0.0,
+                   temporal_extractor: str = "regex") -> list[System]:
     """memini's three systems over one shared backend, in memini's order: hybrid, vector, keyword."""
     backend = MeminiBackend(encoder, keyword_backend)
     return [
         HybridSystem(backend, alpha=alpha, pool_factor=pool_factor, pool_floor=pool_floor, reinforce=reinforce,
-                     semantic_reserve=semantic_reserve),
+                     semantic_reserve=semantic_reserve, temporal_boost=temporal_boost,
+                     temporal_extractor=temporal_extractor),
         VectorSystem(backend),
         KeywordSystem(backend),
     ]

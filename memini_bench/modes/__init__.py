@@ -12,6 +12,9 @@ import importlib
 from types import ModuleType
 
 MODE_MODULES = [
+    "memini_bench.modes.rerank",
+    "memini_bench.modes.rerank_tier",
+    "memini_bench.modes.gates",
     "memini_bench.modes.vetobench",
     "memini_bench.modes.compare",
 ]

@@ -55,6 +55,7 @@ def build_config(opts: RunOptions, ds: Dataset, encoder: TextEncoder | None, **e
         "shared_haystack": opts.shared_haystack, "items": len(ds.items), "questions": len(ds.questions),
         "fusion_alpha": opts.fusion, "pool_factor": opts.pool_factor, "pool_floor": opts.pool_floor,
         "semantic_reserve": opts.semantic_reserve,
+        "temporal_boost": opts.temporal_boost, "temporal_extractor": opts.temporal_extractor,
         "keyword_backend": opts.keyword_backend, "embedder": opts.embedder,
     }
     if encoder is not None:
@@ -88,7 +89,9 @@ def run(opts: RunOptions) -> int:
     encoder = None if keyword_only else TextEncoder(build_embedder(opts.embedder, dims=opts.dims))
     systems = select_systems(memini_systems(encoder, keyword_backend=opts.keyword_backend, alpha=opts.fusion,
                                             pool_factor=opts.pool_factor, pool_floor=opts.pool_floor,
-                                            semantic_reserve=opts.semantic_reserve),
+                                            semantic_reserve=opts.semantic_reserve,
+                                            temporal_boost=opts.temporal_boost,
+                                            temporal_extractor=opts.temporal_extractor),
                              opts.systems)
     results = run_all(systems, ds, opts.depth)
     scores = score_all(results, opts.k)

@@ -1,0 +1,215 @@
+"""Relevance-gate sweeps: ``-vec-gate T1,T2,...`` (memini ``bench/vecgate.go``) and ``-rerank-gate T1,...``
+(``bench/rerankgate.go``).
+
+A per-query gate returns nothing when the query's best score is below a threshold t. For each question i,
+with K = the smallest ``-k``, a *positive* probe runs against its own group and a *negative* one against a
+foreign group:
+
+- vector gate: ``top`` = the best vector score ``1/(1+L2)`` in the group; ``hit`` = the gold is within K of the
+  real hybrid recall (no gate).
+- rerank gate: the head = the hybrid's composite order over ``-rerank-gate-pool`` (20)-deep legs, cut to that
+  pool; ``top`` = the best cross-encoder score over the head; ``hit`` = the gold is within K once the head is
+  sorted by cross-encoder score (stable; a candidate the server skipped scores 0).
+
+    pos R@K(t)      = #(hit_i and pos_top_i >= t) / n
+    neg inject %(t) = #(neg_top_i >= t) / n
+
+Thresholds: comma-separated; negative or unparsable entries are skipped (memini's parseFloatList); rows ascend.
+Also printed: p10/25/50/75/90 of the positive and negative tops (memini's floor-index percentile).
+The foreign group: memini takes question (i+1) mod n's group, which is always foreign on LongMemEval (one group
+per question); we take the next question, cyclically, whose group differs, which is the same there and keeps
+the negative foreign on suites whose questions share groups (LoCoMo). Beyond memini: JSON to
+``<out>/<dataset>-vec-gate.json`` / ``-rerank-gate.json``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import click
+
+from memini_bench.dataset import Question
+from memini_bench.embed.factory import build_encoder
+from memini_bench.errors import BenchError
+from memini_bench.flags import flag
+from memini_bench.metrics import percentile
+from memini_bench.modes._ranking import first_gold_rank
+from memini_bench.modes.compare import build_config, load_prepared, log
+from memini_bench.modes.rerank_tier import reranker_from
+from memini_bench.options import RunOptions
+from memini_bench.report import write_json
+from memini_bench.rerankers import Candidate, ScoringReranker
+from memini_bench.rerankers.crossencoder import LOCAL_PREFIX
+from memini_bench.systems import HybridSystem, MeminiBackend
+
+PERCENTILES = (10, 25, 50, 75, 90)
+
+FLAGS = [
+    flag("vec-gate", default="", help="Vector-gate sweep over these thresholds (e.g. 0,0.2,0.3,0.4): positive "
+         "recall vs foreign-group injection."),
+    flag("rerank-gate", default="", help="Cross-encoder score-gate sweep over these thresholds (needs -rerank-url "
+         "or -rerank-model local:PATH)."),
+    flag("rerank-gate-pool", default=20, type=click.IntRange(min=1), help="Candidates reranked per question for "
+         "-rerank-gate."),
+]
+
+
+def selected(opts: RunOptions) -> bool:
+    return bool(opts.extra.get("vec_gate") or opts.extra.get("rerank_gate"))
+
+
+def parse_thresholds(text: str, flag_name: str) -> list[float]:
+    out = []
+    for part in text.split(","):
+        try:
+            value = float(part.strip())
+        except ValueError:
+            continue
+        if value >= 0:
+            out.append(value)
+    if not out:
+        raise BenchError(f"-{flag_name} {text!r}: no valid threshold; give non-negative numbers like 0,0.2,0.4")
+    return sorted(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Probe:
+    pos_top: float
+    neg_top: float
+    hit: bool
+
+
+@dataclass(frozen=True, slots=True)
+class GateRow:
+    threshold: float
+    pos_recall_at_k: float
+    neg_injection_rate: float
+
+
+def sweep(probes: Sequence[Probe], thresholds: Sequence[float]) -> list[GateRow]:
+    n = len(probes)
+    return [GateRow(t, sum(p.hit and p.pos_top >= t for p in probes) / n, sum(p.neg_top >= t for p in probes) / n)
+            for t in sorted(thresholds)]
+
+
+def foreign_groups(questions: Sequence[Question], flag_name: str) -> list[str]:
+    """For each question, the group of the next question (cyclically) whose group differs."""
+    n = len(questions)
+    if n < 2:
+        raise BenchError(f"-{flag_name} needs at least 2 questions (got {n})")
+    out = []
+    for i, q in enumerate(questions):
+        for step in range(1, n):
+            other = questions[(i + step) % n].group
+            if other != q.group:
+                out.append(other)
+                break
+        else:
+            raise BenchError(f"-{flag_name} needs questions from at least two groups; every question here asks "
+                             f"group {q.group!r} (e.g. drop -shared-haystack)")
+    return out
+
+
+def _distribution_lines(label: str, pos: list[float], neg: list[float], n: int) -> str:
+    def line(name: str, xs: list[float]) -> str:
+        return f"  {name}" + " ".join(f"p{p}={percentile(xs, p):.3f}" for p in PERCENTILES) + "\n"
+
+    return f"{label} over {n} queries:\n" + line("positive (own ns):    ", pos) + line("negative (foreign):   ", neg)
+
+
+def _markdown(rows: Sequence[GateRow], k: int, title: str, column: str) -> str:
+    out = [f"## {title} — recall_any@{k} (positive) vs injection (negative)", "",
+           f"| {column} | pos R@K | neg inject % |", f"|{'-' * (len(column) + 1)}:|--------:|-------------:|"]
+    out += [f"| {r.threshold:.3f} | {r.pos_recall_at_k * 100:.1f}% | {r.neg_injection_rate * 100:.1f}% |"
+            for r in rows]
+    return "\n".join(out) + "\n"
+
+
+def _vector_top(backend: MeminiBackend, group: str, query: str, k: int) -> float:
+    _, scores = backend.vector_leg(group, query, k)
+    return float(scores[0]) if len(scores) else 0.0
+
+
+def vec_gate_probes(backend: MeminiBackend, hybrid: HybridSystem, questions: Sequence[Question],
+                    k: int) -> list[Probe]:
+    probes = []
+    for q, foreign in zip(questions, foreign_groups(questions, "vec-gate"), strict=True):
+        gold = set(q.gold)
+        hits = hybrid.recall(q.group, q.query, k, now=q.now)
+        hit = any(gold.intersection(h.ids) for h in hits[:k])
+        probes.append(Probe(_vector_top(backend, q.group, q.query, k), _vector_top(backend, foreign, q.query, k),
+                            hit))
+    return probes
+
+
+def _rerank_head(backend: MeminiBackend, head_system: HybridSystem, reranker: ScoringReranker, group: str,
+                 query: str, pool: int) -> tuple[float, list[str]]:
+    """(best cross-encoder score over the head, the head's ids sorted by that score)."""
+    ids, _ = head_system.ranked(group, query, pool)
+    head = [Candidate(backend.items[i].id, backend.items[i].content) for i in ids.tolist()[:pool]]
+    if not head:
+        return 0.0, []
+    scores = reranker.scores(query, head)
+    ordered = sorted((c.id for c in head), key=lambda i: -scores.get(i, 0.0))
+    return (max(scores.values()) if scores else 0.0), ordered
+
+
+def rerank_gate_probes(backend: MeminiBackend, reranker: ScoringReranker, questions: Sequence[Question], k: int,
+                       pool: int, alpha: float) -> list[Probe]:
+    # legs exactly `pool` deep: pool_size(pool, factor 1, floor 1) = pool
+    head_system = HybridSystem(backend, alpha=alpha, pool_factor=1, pool_floor=1)
+    probes = []
+    for q, foreign in zip(questions, foreign_groups(questions, "rerank-gate"), strict=True):
+        pos_top, ordered = _rerank_head(backend, head_system, reranker, q.group, q.query, pool)
+        neg_top, _ = _rerank_head(backend, head_system, reranker, foreign, q.query, pool)
+        rank = first_gold_rank(ordered, q.gold)
+        probes.append(Probe(pos_top, neg_top, 0 <= rank < k))
+    return probes
+
+
+def run(opts: RunOptions) -> int:
+    vector = bool(opts.extra.get("vec_gate"))
+    name = "vec-gate" if vector else "rerank-gate"
+    thresholds = parse_thresholds(opts.extra.get("vec_gate") or opts.extra.get("rerank_gate"), name)
+    reranker = None
+    if not vector:
+        if not (opts.extra.get("rerank_url") or str(opts.extra.get("rerank_model", "")).startswith(LOCAL_PREFIX)):
+            raise BenchError("-rerank-gate needs a cross-encoder: -rerank-url URL or -rerank-model local:PATH")
+        reranker = reranker_from(opts, llm=False)
+    encoder = build_encoder(opts.embed_settings)
+    ds = load_prepared(opts)
+    backend = MeminiBackend(encoder, opts.keyword_backend)
+    backend.ingest(ds.items)
+    backend.prepare([q.query for q in ds.questions])
+    k = opts.k[0]
+    if vector:
+        hybrid = HybridSystem(backend, alpha=opts.fusion, pool_factor=opts.pool_factor, pool_floor=opts.pool_floor,
+                              temporal_boost=opts.temporal_boost, temporal_extractor=opts.temporal_extractor)
+        probes = vec_gate_probes(backend, hybrid, ds.questions, k)
+        label, title, column = ("top vector-score distribution (1/(1+L2))",
+                                "per-query vector-relevance gate sweep", "min_vec_score")
+        extra: dict = {}
+    else:
+        pool = opts.extra.get("rerank_gate_pool", 20)
+        probes = rerank_gate_probes(backend, reranker, ds.questions, k, pool, opts.fusion)
+        label, title, column = (f"top rerank-score distribution (pool={pool})", "cross-encoder rerank-gate sweep",
+                                "min_rerank_score")
+        extra = {"rerank_gate_pool": pool, "rerank_url": opts.extra.get("rerank_url"),
+                 "rerank_model": opts.extra.get("rerank_model")}
+    rows = sweep(probes, thresholds)
+    pos, neg = [p.pos_top for p in probes], [p.neg_top for p in probes]
+    sys.stdout.write(_distribution_lines(label, pos, neg, len(probes)) + "\n")
+    sys.stdout.write(_markdown(rows, k, title, column))
+    sys.stdout.flush()
+    if opts.no_write:
+        return 0
+    dist = {side: {f"p{p}": percentile(xs, p) for p in PERCENTILES} for side, xs in (("positive", pos),
+                                                                                       ("negative", neg))}
+    config = build_config(opts, ds, encoder, mode=name, gate_k=k, thresholds=thresholds, **extra)
+    out = Path(opts.out) / f"{ds.name}-{name}.json"
+    write_json(out, {"config": config, "results": [asdict(r) for r in rows], "distribution": dist})
+    log(f"wrote {out}")
+    return 0

@@ -1,0 +1,106 @@
+"""``-rerank``: memini's recency/temporal re-rank comparison (``bench/recency.go → RerankCompare``).
+
+On the questions whose category is in ``-rerank-cats`` (default ``knowledge-update,temporal-reasoning``; empty =
+all) and with K = the smallest ``-k``: fuse the vector and keyword legs, each ``pool = max(5K, 50)`` deep, with RRF
+(rrfK 5), then rank that same fused list with each of memini's five strategies (``retrieval.recency``) using
+``now`` = the question's date (LongMemEval ``question_date``, LoCoMo's last session date) or 2023-01-01, and item
+dates from the data (2023-01-01 when missing). ``temporal0.40`` uses ``-temporal-extractor`` (its row is named
+``temporal0.40-extended`` with the extended one). Prints memini's table (R@1 / R@K / MRR per category and
+``all``) and, beyond memini, writes it to ``<out>/<dataset>-rerank.json`` (``-rerank-extended.json`` with the
+extended extractor; per-question anchors and ranks with ``-per-question``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from memini_bench.embed.factory import build_encoder
+from memini_bench.errors import BenchError
+from memini_bench.flags import flag
+from memini_bench.modes import _ranking
+from memini_bench.modes.compare import build_config, load_prepared, log
+from memini_bench.options import RunOptions
+from memini_bench.report import write_json, write_jsonl
+from memini_bench.retrieval.fusion import fuse_rrf
+from memini_bench.retrieval.recency import FALLBACK_TIME, STRATEGIES, Strategy, rank
+from memini_bench.retrieval.temporal import epoch_seconds, extractor
+from memini_bench.systems import MeminiBackend, pool_size
+
+DEFAULT_CATS = "knowledge-update,temporal-reasoning"
+
+FLAGS = [
+    flag("rerank", is_flag=True, default=False, help="Compare pure RRF with memini's recency and temporal "
+         "re-rankers on the same fused candidates (R@1 / R@K / MRR per category)."),
+    flag("rerank-cats", default=DEFAULT_CATS, help="Question categories for -rerank, comma-separated (\"\" = all)."),
+]
+
+
+def selected(opts: RunOptions) -> bool:
+    return bool(opts.extra.get("rerank"))
+
+
+def parse_cats(text: str) -> list[str]:
+    return [c.strip() for c in text.split(",") if c.strip()]
+
+
+def strategies(extractor_name: str) -> list[Strategy]:
+    """memini's five; the temporal row says which extractor it used when it is not memini's regex."""
+    suffix = "" if extractor_name == "regex" else f"-{extractor_name}"
+    return [dataclasses.replace(s, name=s.name + suffix) if s.temporal_boost else s for s in STRATEGIES]
+
+
+def run(opts: RunOptions) -> int:
+    encoder = build_encoder(opts.embed_settings)
+    extract = extractor(opts.temporal_extractor)
+    ds = load_prepared(opts)
+    cats = parse_cats(opts.extra.get("rerank_cats", DEFAULT_CATS))
+    questions = [q for q in ds.questions if not cats or q.category in cats]
+    if not questions:
+        have = ", ".join(sorted({q.category for q in ds.questions if q.category})) or "none"
+        raise BenchError(f"-rerank-cats {','.join(cats)!r}: no question has these categories (this data set has: "
+                         f'{have}); use -rerank-cats "" for all')
+    backend = MeminiBackend(encoder, opts.keyword_backend)
+    backend.ingest(ds.items)
+    backend.prepare([q.query for q in questions])
+    k = opts.k[0]
+    pool = pool_size(k, opts.pool_factor, opts.pool_floor)
+    dates = epoch_seconds([it.time for it in backend.items], FALLBACK_TIME)
+    importance = np.array([it.importance for it in backend.items], dtype=np.float64)
+    plan = strategies(opts.temporal_extractor)
+    tally = _ranking.RankTally(k)
+    per_question = []
+    anchored = 0
+    for q in questions:
+        fused_ids, fused = fuse_rrf([backend.vector_leg(q.group, q.query, pool),
+                                     backend.keyword_leg(q.group, q.query, pool)])
+        now = q.now or FALLBACK_TIME
+        anchor = extract(q.query, now)
+        anchored += anchor is not None
+        ranks = {}
+        for s in plan:
+            ranked = rank(s, fused_ids, fused, dates_s=dates[fused_ids], importance=importance[fused_ids], now=now,
+                          anchor=anchor)
+            ranks[s.name] = tally.add(s.name, q.category, (backend.items[i].id for i in ranked.tolist()), q.gold)
+        per_question.append({"id": q.id, "category": q.category, "query": q.query, "gold": list(q.gold),
+                             "anchor": None if anchor is None else [anchor.days, anchor.tolerance], "ranks": ranks})
+    rows = tally.rows()
+    sys.stdout.write(_ranking.markdown(rows, k, "Recency-aware re-rank vs pure RRF", ds.category_labels))
+    sys.stdout.write(f"\ntemporal anchors ({opts.temporal_extractor}): {anchored} of {len(questions)} questions\n")
+    sys.stdout.flush()
+    if opts.no_write:
+        return 0
+    config = build_config(opts, ds, encoder, mode="rerank", rerank_cats=cats, rerank_k=k, rerank_pool=pool,
+                          scored_questions=len(questions), anchored_questions=anchored,
+                          strategies=[dataclasses.asdict(s) for s in plan])
+    suffix = "" if opts.temporal_extractor == "regex" else f"-{opts.temporal_extractor}"
+    out = Path(opts.out) / f"{ds.name}-rerank{suffix}.json"
+    write_json(out, {"config": config, "results": _ranking.as_dicts(rows)})
+    log(f"wrote {out}")
+    if opts.per_question:
+        write_jsonl(Path(opts.per_question), per_question)
+        log(f"wrote {opts.per_question}")
+    return 0

@@ -1,0 +1,119 @@
+"""The rerank tier (``-rerank-url`` / ``-rerank-model local:PATH`` / ``-llm-rerank``): memini's
+``bench/llmrerank.go → LLMRerankCompare``.
+
+K = the smallest ``-k``. The *baseline* is the hybrid system's composite-ranked list before dedup (score fusion
+with ``-fusion``, ``pool = max(5K, 50)`` per leg), scored over its whole length. The *reranked* list is its first
+``-llm-rerank-pool`` (20) candidates in the reranker's order (``rerankers.reorder_by_id``: returned ids first,
+then the head candidates it left out, in order) and holds only that head, as in memini. Reranker choice, as
+memini's: the cross-encoder at ``-rerank-url`` when given, else a local cross-encoder (``-rerank-model
+local:PATH``), else the LLM (``MEMINI_LLM_BASE_URL`` / ``_API_KEY`` / ``_MODEL``). Rows are named ``baseline``
+and ``cross-encoder`` or ``llm-rerank`` (memini names both ``llm-rerank``). Beyond memini: the added latency per
+question (p50 / p95 / mean of the reranker call) and a JSON file ``<out>/<dataset>-rerank-tier.json``.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from memini_bench.embed.factory import build_encoder
+from memini_bench.flags import flag
+from memini_bench.metrics import percentile
+from memini_bench.modes import _ranking
+from memini_bench.modes.compare import build_config, load_prepared, log
+from memini_bench.options import RunOptions
+from memini_bench.report import write_json
+from memini_bench.rerankers import Candidate, Reranker, build_reranker, reorder_by_id
+from memini_bench.rerankers.crossencoder import APIS, LOCAL_PREFIX
+from memini_bench.systems import HybridSystem, MeminiBackend
+
+FLAGS = [
+    flag("rerank-url", default="", help="Cross-encoder base URL (POST {URL}/rerank, Bearer MEMINI_RERANK_API_KEY): "
+         "runs the rerank-tier comparison (or feeds -rerank-gate)."),
+    flag("rerank-model", default="", help="Cross-encoder model name for -rerank-url, or local:PATH for a local "
+         "sentence-transformers CrossEncoder folder."),
+    flag("rerank-api", default="cohere", type=click.Choice(list(APIS)), help="Request shape for -rerank-url: "
+         "cohere ({model, query, documents}: Cohere, Jina, llama-server, vLLM) or tei ({query, texts})."),
+    flag("rerank-timeout", default=60.0, type=click.FloatRange(min=0, min_open=True),
+         help="Seconds to wait for one /rerank reply."),
+    flag("llm-rerank", is_flag=True, default=False, help="Rerank tier with an LLM through MEMINI_LLM_BASE_URL, "
+         "MEMINI_LLM_API_KEY and MEMINI_LLM_MODEL (one chat call per question; use -limit)."),
+    flag("llm-rerank-pool", default=20, type=click.IntRange(min=1), help="Head of the hybrid order handed to the "
+         "reranker per question."),
+    flag("rerank-max-doc-chars", default=2048, type=click.IntRange(min=0), help="Cross-encoder: cut each "
+         "candidate to this many characters (0 = no cap)."),
+    flag("rerank-max-batch-chars", default=6000, type=click.IntRange(min=0), help="Cross-encoder: cap the "
+         "query + documents characters per request, splitting into batches (0 = no cap)."),
+]
+
+
+def tier_requested(opts: RunOptions) -> bool:
+    extra = opts.extra
+    return bool(extra.get("llm_rerank") or extra.get("rerank_url")
+                or str(extra.get("rerank_model", "")).startswith(LOCAL_PREFIX))
+
+
+def selected(opts: RunOptions) -> bool:
+    """memini's precedence: the tier runs unless a -rerank-gate sweep is asked for."""
+    return tier_requested(opts) and not opts.extra.get("rerank_gate")
+
+
+def reranker_from(opts: RunOptions, *, llm: bool) -> Reranker:
+    extra = opts.extra
+    return build_reranker(url=extra.get("rerank_url", ""), model=extra.get("rerank_model", ""), llm=llm,
+                          max_doc_chars=extra.get("rerank_max_doc_chars", 2048),
+                          max_batch_chars=extra.get("rerank_max_batch_chars", 6000),
+                          api=extra.get("rerank_api", "cohere"), timeout=extra.get("rerank_timeout", 60.0))
+
+
+def latency(xs: list[float]) -> dict[str, float]:
+    return {"p50_ms": percentile(xs, 50), "p95_ms": percentile(xs, 95), "mean_ms": sum(xs) / len(xs) if xs else 0.0}
+
+
+def run(opts: RunOptions) -> int:
+    reranker = reranker_from(opts, llm=bool(opts.extra.get("llm_rerank")))
+    if hasattr(reranker, "load"):  # a local model: load it before latencies are timed
+        reranker.load()
+    encoder = build_encoder(opts.embed_settings)
+    ds = load_prepared(opts)
+    backend = MeminiBackend(encoder, opts.keyword_backend)
+    hybrid = HybridSystem(backend, alpha=opts.fusion, pool_factor=opts.pool_factor, pool_floor=opts.pool_floor,
+                          temporal_boost=opts.temporal_boost, temporal_extractor=opts.temporal_extractor)
+    hybrid.ingest(ds.items)
+    backend.prepare([q.query for q in ds.questions])
+    k, head_n = opts.k[0], opts.extra.get("llm_rerank_pool", 20)
+    tally = _ranking.RankTally(k)
+    base_ms: list[float] = []
+    added_ms: list[float] = []
+    for q in ds.questions:
+        t0 = time.perf_counter()
+        ids, _ = hybrid.ranked(q.group, q.query, k, q.now)
+        base_ms.append((time.perf_counter() - t0) * 1e3)
+        items = [backend.items[i] for i in ids.tolist()]
+        tally.add("baseline", q.category, (it.id for it in items), q.gold)
+        head = [Candidate(it.id, it.content) for it in items[:head_n]]
+        t1 = time.perf_counter()
+        order = reranker.rerank(q.query, head)
+        added_ms.append((time.perf_counter() - t1) * 1e3)
+        tally.add(reranker.name, q.category, reorder_by_id([c.id for c in head], order), q.gold)
+    rows = tally.rows()
+    timing = {"baseline": latency(base_ms), "rerank_added": latency(added_ms)}
+    sys.stdout.write(_ranking.markdown(rows, k, f"Hybrid vs {reranker.name} over the top {head_n}",
+                                       ds.category_labels))
+    sys.stdout.write("\n| Latency per question | p50 (ms) | p95 (ms) | mean (ms) |\n|---|--:|--:|--:|\n")
+    for name, t in (("baseline (hybrid)", timing["baseline"]), (f"+ {reranker.name} (added)", timing["rerank_added"])):
+        sys.stdout.write(f"| {name} | {t['p50_ms']:.2f} | {t['p95_ms']:.2f} | {t['mean_ms']:.2f} |\n")
+    sys.stdout.flush()
+    if opts.no_write:
+        return 0
+    describe = {key: opts.extra.get(key) for key in ("rerank_url", "rerank_model", "rerank_api", "llm_rerank",
+                                                     "llm_rerank_pool", "rerank_max_doc_chars",
+                                                     "rerank_max_batch_chars")}
+    config = build_config(opts, ds, encoder, mode="rerank-tier", reranker=reranker.name, rerank_k=k, **describe)
+    out = Path(opts.out) / f"{ds.name}-rerank-tier.json"
+    write_json(out, {"config": config, "results": _ranking.as_dicts(rows), "latency": timing})
+    log(f"wrote {out}")
+    return 0

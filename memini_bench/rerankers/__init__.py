@@ -1,0 +1,67 @@
+"""Rerank tiers: re-order the head of the hybrid list with a cross-encoder (HTTP ``/rerank`` or a local
+sentence-transformers model) or an LLM (one chat completion).
+
+A ``Reranker`` returns candidate ids best-first; ``reorder_by_id`` (memini's reorderByID) turns that into the
+final head: the returned ids first (repeats and unknown ids ignored), then the head candidates it left out, in
+their original order. A ``ScoringReranker`` (the cross-encoders) also exposes the raw scores, which the
+relevance-gate sweep needs.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from memini_bench.errors import BenchError
+
+RERANK_API_KEY_ENV = "MEMINI_RERANK_API_KEY"
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    id: str
+    content: str
+
+
+@runtime_checkable
+class Reranker(Protocol):
+    name: str
+
+    def rerank(self, query: str, candidates: Sequence[Candidate]) -> list[str]: ...
+
+
+@runtime_checkable
+class ScoringReranker(Reranker, Protocol):
+    def scores(self, query: str, candidates: Sequence[Candidate]) -> dict[str, float]: ...
+
+
+def reorder_by_id(head: Sequence[str], ordered: Sequence[str]) -> list[str]:
+    """``ordered`` (ids known to ``head``, first occurrence only), then the rest of ``head`` in its order."""
+    known = set(head)
+    placed: dict[str, None] = {}
+    for i in ordered:
+        if i in known and i not in placed:
+            placed[i] = None
+    return [*placed, *(i for i in head if i not in placed)]
+
+
+def build_reranker(*, url: str = "", model: str = "", llm: bool = False, max_doc_chars: int = 2048,
+                   max_batch_chars: int = 6000, api: str = "cohere", timeout: float = 60.0) -> Reranker:
+    """memini's choice: a cross-encoder at ``url`` when given, else a local cross-encoder for
+    ``model = local:PATH``, else the LLM reranker from ``MEMINI_LLM_*`` (when ``llm``)."""
+    from memini_bench.rerankers.crossencoder import LOCAL_PREFIX, HttpCrossEncoder, LocalCrossEncoder
+
+    if url:
+        return HttpCrossEncoder(url, model, api_key=os.environ.get(RERANK_API_KEY_ENV, ""),
+                                max_doc_chars=max_doc_chars, max_batch_chars=max_batch_chars, api=api,
+                                timeout=timeout)
+    if model.startswith(LOCAL_PREFIX):
+        return LocalCrossEncoder(model.removeprefix(LOCAL_PREFIX), max_doc_chars=max_doc_chars)
+    if llm:
+        from memini_bench.llm import ChatClient
+        from memini_bench.rerankers.llm import LLMReranker
+
+        return LLMReranker(ChatClient.from_env())
+    raise BenchError("the rerank tier needs -rerank-url URL, -rerank-model local:PATH or -llm-rerank")
