@@ -23,7 +23,7 @@ from memini_bench.options import RunOptions, parse_ks
 @flag("suite", default="sample", type=click.Choice(list(LOADERS)), help="Data set format to load.")
 @flag("data", default="", help="Data set path (required for every suite except sample).")
 @flag("k", "k_list", default="5", help="Comma-separated K list; recall runs once at the largest K.")
-@flag("dims", default=256, type=int, help="Dimensions of the hash embedder.")
+@flag("dims", default=256, type=int, help="Dimensions of the hash embedder (-embedder hash).")
 @flag("limit", default=0, type=int, help="Even subsample of N questions (0 = all); results get a -limitN suffix.")
 @flag("out", default="results", help="Directory for the JSON results file <dataset>.json.")
 @flag("fusion", default=0.5, type=float, help="Hybrid alpha: >= 0 min-max score fusion with this vector weight; "
@@ -48,7 +48,15 @@ from memini_bench.options import RunOptions, parse_ks
       help="LongMemEval: pool every record's sessions (deduplicated by id) into one group.")
 @flag("keyword-backend", default="numpy", type=click.Choice(["numpy", "fts5"]),
       help="BM25 backend: in-process numpy (default) or SQLite FTS5 (the reference).")
-@flag("embedder", default="hash", help="Embedder: hash (deterministic, offline).")
+@flag("embedder", default="auto", help="auto (the endpoint if MEMINI_EMBED_BASE_URL is set, else minilm), minilm "
+      "(all-MiniLM-L6-v2, local), st:PATH_OR_NAME (a sentence-transformers model), openai, or hash.")
+@flag("max-tokens", default=0, type=int, help="Max tokens per text for local models (0 = default: 512 for MiniLM).")
+@flag("batch-size", default=64, type=int, help="Embedding batch size for local models.")
+@flag("device", default="auto", type=click.Choice(["auto", "cpu", "cuda"]), help="Device for local models.")
+@flag("cache-dir", default="", help="Embedding cache folder (default $MEMINI_BENCH_CACHE or ~/.cache/memini-bench).")
+@flag("no-cache", is_flag=True, default=False, help="Bypass the embedding disk cache.")
+@flag("reinforce", is_flag=True, default=False, help="Simulate memini's access-count reinforcement on the hybrid "
+      "path (a memini quirk: each returned memory's access count +1, raising its quality in later recalls).")
 @flag("systems", default="", help="Comma-separated subset of systems (hybrid, vector, keyword); default all.")
 @flag("per-question", default="", help="Also write per-question JSONL (id, gold, ranked ids and scores, rank, "
       "latency) to this file.")
@@ -64,7 +72,7 @@ def command(k_list: str, systems: str, **kwargs: object) -> None:
 
 
 for _mode in modes():
-    for _flag in reversed(_mode.FLAGS):
+    for _flag in _mode.FLAGS:
         command = _flag(command)
 
 

@@ -37,11 +37,25 @@ class RunOptions:
     abstention: str = "exclude"
     shared_haystack: bool = False
     keyword_backend: str = "numpy"
-    embedder: str = "hash"
+    embedder: str = "auto"
+    max_tokens: int = 0
+    batch_size: int = 64
+    device: str = "auto"
+    cache_dir: str = ""
+    no_cache: bool = False
+    reinforce: bool = False
     systems: tuple[str, ...] = ()
     per_question: str = ""
     no_write: bool = False
     extra: dict = field(default_factory=dict)
+
+    @property
+    def embed_settings(self):
+        from memini_bench.embed.factory import EmbedSettings
+
+        return EmbedSettings(name=self.embedder, dims=self.dims, max_tokens=self.max_tokens,
+                             batch_size=self.batch_size, device=self.device, cache_dir=self.cache_dir,
+                             no_cache=self.no_cache)
 
     @property
     def depth(self) -> int:

@@ -71,7 +71,7 @@ def test_tier_quality_terms():
 
 def test_dedup_normalized_content():
     assert normalize_content("  Hello\n  World ") == "hello world"
-    assert dedup([1, 2, 3, 4], ["A  b", "a b", "c", "d"], 2) == [0, 2]
+    assert dedup([normalize_content(c) for c in ["A  b", "a b", "c", "d"]], 2) == [0, 2]
 
 
 def test_pool_and_clamp():

@@ -97,7 +97,8 @@ def test_sample_loads():
 @pytest.mark.parametrize("doc, message", [
     ({"items": [], "questions": [{"query": "q", "gold": ["a"]}]}, "no items"),
     ({"items": [{"id": "a", "content": "x"}], "questions": []}, "no questions"),
-    ({"items": [{"id": "a"}], "questions": [{"query": "q", "gold": ["a"]}]}, "items[0]: missing required field 'content'"),
+    ({"items": [{"id": "a"}], "questions": [{"query": "q", "gold": ["a"]}]},
+     "items[0]: missing required field 'content'"),
     ({"items": [{"id": "a", "content": 3}], "questions": [{"query": "q", "gold": ["a"]}]}, "should be str"),
     ({"items": [{"id": "a", "content": "x"}, {"id": "a", "content": "y"}], "questions": [{"query": "q", "gold": []}]},
      "duplicate item id"),

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from memini_bench.dataset import Dataset, prepare
 from memini_bench.embed.encoder import TextEncoder
-from memini_bench.embed.factory import build_embedder
+from memini_bench.embed.factory import build_encoder, resolve_name
 from memini_bench.errors import BenchError
 from memini_bench.loaders import load
 from memini_bench.loaders.file import SAMPLE_PATH
@@ -56,11 +56,11 @@ def build_config(opts: RunOptions, ds: Dataset, encoder: TextEncoder | None, **e
         "fusion_alpha": opts.fusion, "pool_factor": opts.pool_factor, "pool_floor": opts.pool_floor,
         "semantic_reserve": opts.semantic_reserve,
         "temporal_boost": opts.temporal_boost, "temporal_extractor": opts.temporal_extractor,
-        "keyword_backend": opts.keyword_backend, "embedder": opts.embedder,
+        "keyword_backend": opts.keyword_backend, "reinforce": opts.reinforce,
+        "embedder": resolve_name(opts.embedder) if encoder is not None else "",
     }
     if encoder is not None:
-        config.update(embed_model=encoder.embedder.identity, embed_dims=encoder.dims,
-                      query_prefix=encoder.query_prefix, doc_prefix=encoder.doc_prefix)
+        config.update(encoder.describe())
     if ds.category_labels:
         config["category_labels"] = ds.category_labels
     config["notes"] = list(ds.notes)
@@ -84,10 +84,11 @@ def select_systems(systems: list[System], wanted: tuple[str, ...]) -> list[Syste
 
 
 def run(opts: RunOptions) -> int:
-    ds = load_prepared(opts)
     keyword_only = bool(opts.systems) and all(n.removeprefix("memini-") == "keyword" for n in opts.systems)
-    encoder = None if keyword_only else TextEncoder(build_embedder(opts.embedder, dims=opts.dims))
+    encoder = None if keyword_only else build_encoder(opts.embed_settings)  # checks the flags; loads no model
+    ds = load_prepared(opts)
     systems = select_systems(memini_systems(encoder, keyword_backend=opts.keyword_backend, alpha=opts.fusion,
+                                            reinforce=opts.reinforce,
                                             pool_factor=opts.pool_factor, pool_floor=opts.pool_floor,
                                             semantic_reserve=opts.semantic_reserve,
                                             temporal_boost=opts.temporal_boost,

@@ -87,12 +87,11 @@ def normalize_content(text: str) -> str:
     return _SPACES.sub(" ", text.lower()).strip()
 
 
-def dedup(ids: Sequence[int], contents: Sequence[str], k: int) -> list[int]:
-    """Positions of the first ``k`` candidates whose normalized content was not seen earlier in the list."""
+def dedup(keys: Sequence[str], k: int) -> list[int]:
+    """Positions of the first ``k`` candidates whose dedup key (``normalize_content``) was not seen earlier."""
     seen: set[str] = set()
     keep: list[int] = []
-    for pos, (_, content) in enumerate(zip(ids, contents, strict=True)):
-        key = normalize_content(content)
+    for pos, key in enumerate(keys):
         if key in seen:
             continue
         seen.add(key)

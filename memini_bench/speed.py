@@ -1,0 +1,115 @@
+"""Speed benchmarks (``make speed``): each figure is a ratio against a reference run in the same process.
+
+1. keyword leg: per-query latency of the numpy BM25 backend vs the SQLite FTS5 reference on LoCoMo turn level
+   (pool 50, the hybrid's per-leg depth), interleaved query by query; the rankings must be identical.
+2. embedding: throughput of the harness's encoder (truncation, de-duplication, batching) vs calling
+   ``model.encode`` directly on the same texts with the same model object.
+3. end to end: wall time of the full LoCoMo turn-level run (``-k 5,10``, MiniLM) with a cold cache and warm.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+from memini_bench.loaders import load
+from memini_bench.retrieval.keyword import NumpyBM25
+from memini_bench.retrieval.keyword_fts5 import FTS5BM25
+
+POOL = 50
+
+
+def keyword_leg(path: str, rounds: int = 3) -> dict[str, float]:
+    ds = load("locomo", path)
+    contents, groups = [i.content for i in ds.items], [i.group for i in ds.items]
+    fast, ref = NumpyBM25(contents, groups), FTS5BM25(contents, groups)
+    t_fast: list[float] = []
+    t_ref: list[float] = []
+    for r in range(rounds):
+        for n, q in enumerate(ds.questions):
+            pair = [(fast, t_fast), (ref, t_ref)]
+            if (n + r) % 2:
+                pair.reverse()
+            results = []
+            for index, sink in pair:
+                t = time.perf_counter()
+                results.append(index.search(q.group, q.query, POOL))
+                sink.append((time.perf_counter() - t) * 1e3)
+            if results[0][0].tolist() != results[1][0].tolist():
+                raise SystemExit(f"keyword backends disagree on {q.id}")
+    fast_p50, ref_p50 = statistics.median(t_fast), statistics.median(t_ref)
+    return {"queries": len(ds.questions) * rounds, "numpy_p50_ms": fast_p50, "fts5_p50_ms": ref_p50,
+            "numpy_mean_ms": statistics.fmean(t_fast), "fts5_mean_ms": statistics.fmean(t_ref),
+            "speedup_p50": ref_p50 / fast_p50, "speedup_mean": statistics.fmean(t_ref) / statistics.fmean(t_fast)}
+
+
+def embedding(path: str, n_texts: int, rounds: int = 2) -> dict[str, float]:
+    from memini_bench.embed.encoder import TextEncoder
+    from memini_bench.embed.factory import build_embedder
+
+    texts = [i.content for i in load("locomo", path).items][:n_texts]
+    embedder = build_embedder("minilm")
+    model = embedder.model
+    model.encode(texts[:64], batch_size=embedder.batch_size)  # warm-up
+    direct, harness = [], []
+    for r in range(rounds):
+        runs = [("direct", direct), ("harness", harness)]
+        if r % 2:
+            runs.reverse()
+        for kind, sink in runs:
+            t = time.perf_counter()
+            if kind == "direct":
+                model.encode(texts, batch_size=embedder.batch_size, convert_to_numpy=True)
+            else:
+                TextEncoder(embedder).documents(texts)  # fresh memo: every text really embedded
+            sink.append(time.perf_counter() - t)
+    d, h = min(direct), min(harness)
+    return {"texts": len(texts), "direct_texts_per_s": len(texts) / d, "harness_texts_per_s": len(texts) / h,
+            "harness_overhead_pct": (h / d - 1) * 100}
+
+
+def end_to_end(path: str) -> dict[str, float]:
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "MEMINI_BENCH_CACHE": os.path.join(tmp, "cache"), "HF_HUB_OFFLINE": "1"}
+        cmd = [sys.executable, "-m", "memini_bench", "-suite", "locomo", "-data", path, "-k", "5,10", "-out",
+               os.path.join(tmp, "results")]
+        for label in ("cold_s", "warm_s"):
+            t = time.perf_counter()
+            subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            out[label] = time.perf_counter() - t
+    out["cold_over_warm"] = out["cold_s"] / out["warm_s"]
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--locomo", default="../shared/data/locomo/locomo10.json")
+    parser.add_argument("--texts", type=int, default=2000, help="texts for the embedding benchmark")
+    parser.add_argument("--skip", default="", help="comma list of parts to skip: keyword,embedding,end-to-end")
+    args = parser.parse_args(argv)
+    if not os.path.exists(args.locomo):
+        raise SystemExit(f"{args.locomo}: no such file; pass --locomo PATH to locomo10.json")
+    skip = set(args.skip.split(","))
+    np.set_printoptions(precision=3)
+    if "keyword" not in skip:
+        k = keyword_leg(args.locomo)
+        print(f"keyword leg, LoCoMo turn level, pool {POOL}, {k['queries']} queries: numpy p50 "
+              f"{k['numpy_p50_ms']:.3f} ms vs FTS5 p50 {k['fts5_p50_ms']:.3f} ms -> {k['speedup_p50']:.1f}x faster "
+              f"(mean {k['speedup_mean']:.1f}x); rankings identical", flush=True)
+    if "embedding" not in skip:
+        e = embedding(args.locomo, args.texts)
+        print(f"embedding, MiniLM on {e['texts']} LoCoMo turns: harness {e['harness_texts_per_s']:.0f} texts/s vs "
+              f"model.encode {e['direct_texts_per_s']:.0f} texts/s -> overhead {e['harness_overhead_pct']:+.1f}%",
+              flush=True)
+    if "end-to-end" not in skip:
+        w = end_to_end(args.locomo)
+        print(f"full LoCoMo turn-level run (-k 5,10, MiniLM): cold cache {w['cold_s']:.1f} s, warm cache "
+              f"{w['warm_s']:.1f} s ({w['cold_over_warm']:.1f}x)", flush=True)
