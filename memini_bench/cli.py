@@ -76,21 +76,24 @@ for _mode in modes():
         command = _flag(command)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Entry point: one-line errors with exit code 2 instead of tracebacks."""
+def run_command(cmd: click.Command, argv: list[str] | None, prog: str) -> None:
+    """Run a click command with one-line errors: exit 2 for bad input (usage or BenchError), 130 when
+    interrupted, never a traceback for either."""
     try:
-        command.main(args=argv, prog_name="memini-bench", standalone_mode=False)
+        cmd.main(args=argv, prog_name=prog, standalone_mode=False)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.ClickException as exc:
-        click.echo(f"memini-bench: error: {exc.format_message()} (see --help)", err=True)
+        click.echo(f"{prog}: error: {exc.format_message()} (see --help)", err=True)
         sys.exit(2)
-    except click.Abort:
-        click.echo("memini-bench: interrupted", err=True)
-        sys.exit(130)
     except BenchError as exc:
-        click.echo(f"memini-bench: error: {exc}", err=True)
+        click.echo(f"{prog}: error: {exc}", err=True)
         sys.exit(2)
-    except KeyboardInterrupt:
-        click.echo("memini-bench: interrupted", err=True)
+    except (click.Abort, KeyboardInterrupt):
+        click.echo(f"{prog}: interrupted", err=True)
         sys.exit(130)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of ``memini-bench`` and ``python -m memini_bench``."""
+    run_command(command, argv, "memini-bench")

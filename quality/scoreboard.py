@@ -29,7 +29,7 @@ import click
 
 from memini_bench.dataset import Dataset
 from memini_bench.embed.encoder import TextEncoder
-from memini_bench.embed.factory import build_embedder
+from memini_bench.embed.factory import EmbedSettings, build_encoder
 from memini_bench.errors import BenchError
 from memini_bench.flags import flag
 from memini_bench.metrics import first_gold_rank
@@ -157,7 +157,7 @@ def run(embedders: Sequence[str], *, dims: int = 256, keyword_backend: str = "nu
     identities: dict[str, str] = {}
     problems: list[str] = []
     for name in embedders:
-        encoder = TextEncoder(build_embedder(name, dims=dims))
+        encoder = build_encoder(EmbedSettings(name=name, dims=dims))  # the disk cache serves repeated runs
         identities[name] = encoder.embedder.identity
         rows = []
         for config in configs:
@@ -198,16 +198,9 @@ def command(embedders: str, dims: int, keyword_backend: str, out: str, no_write:
 
 
 def main(argv: list[str] | None = None) -> None:
-    try:
-        command.main(args=argv, prog_name="quality.scoreboard", standalone_mode=False)
-    except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
-    except click.ClickException as exc:
-        print(f"quality: error: {exc.format_message()} (see --help)", file=sys.stderr)
-        sys.exit(2)
-    except BenchError as exc:
-        print(f"quality: error: {exc}", file=sys.stderr)
-        sys.exit(2)
+    from memini_bench.cli import run_command
+
+    run_command(command, argv, "quality")
 
 
 if __name__ == "__main__":

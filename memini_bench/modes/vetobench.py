@@ -17,7 +17,7 @@ import click
 
 from memini_bench.dataset import Dataset, prepare
 from memini_bench.embed.encoder import TextEncoder
-from memini_bench.embed.factory import EmbedSettings, build_encoder
+from memini_bench.embed.factory import build_encoder
 from memini_bench.errors import BenchError
 from memini_bench.flags import flag
 from memini_bench.metrics import score
@@ -76,8 +76,7 @@ def _sizes(text: str) -> list[int]:
 
 def _encoder(opts: RunOptions, name: str) -> TextEncoder:
     """The run's embedding settings (model flags, cache) with another embedder name."""
-    settings = getattr(opts, "embed_settings", None) or EmbedSettings(dims=opts.dims)
-    return build_encoder(dataclasses.replace(settings, name=name))
+    return build_encoder(dataclasses.replace(opts.embed_settings, name=name))
 
 
 def _select(systems: list, wanted: tuple[str, ...]) -> list:
