@@ -50,7 +50,7 @@ def keyword_leg(path: str, rounds: int = 3) -> dict[str, float]:
             "speedup_p50": ref_p50 / fast_p50, "speedup_mean": statistics.fmean(t_ref) / statistics.fmean(t_fast)}
 
 
-def embedding(path: str, n_texts: int, rounds: int = 2) -> dict[str, float]:
+def embedding(path: str, n_texts: int, rounds: int = 4) -> dict[str, float]:
     from memini_bench.embed.encoder import TextEncoder
     from memini_bench.embed.factory import build_embedder
 
