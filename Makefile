@@ -13,7 +13,7 @@ QUALITY_EMBEDDERS ?= hash,minilm
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install bench test test-all lint speed quality clean
+.PHONY: install bench test test-all lint speed quality results clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
