@@ -265,7 +265,11 @@ def as_json(points: Sequence[ScalePoint]) -> list[dict]:
 
 def plot(points: Sequence[ScalePoint], path: Path, title: str, base: int) -> None:
     """A PNG: veto recall@5 against the number of decisions (log x), one line per system; written atomically."""
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError:
+        raise BenchError("-plot needs matplotlib: pip install 'memini-bench[plot]' (make install includes it)") \
+            from None
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
