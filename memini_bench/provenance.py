@@ -10,6 +10,7 @@ from pathlib import Path
 from memini_bench import __version__
 
 ROOT = Path(__file__).resolve().parents[1]
+CODE_PATHS = ("memini_bench", "quality", "cmd", "data", "pyproject.toml")  # what can change a number
 
 
 def file_sha256(path: str | Path) -> str:
@@ -22,12 +23,13 @@ def file_sha256(path: str | Path) -> str:
 
 @lru_cache(maxsize=1)
 def git_commit() -> str:
-    """``git rev-parse --short HEAD`` of the harness checkout, with ``-dirty`` when it has local changes; ""
-    outside a checkout."""
+    """``git rev-parse --short HEAD`` of the harness checkout, with ``-dirty`` when its code (not results/ or docs)
+    has local changes; "" outside a checkout."""
     try:
         head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
                               text=True, timeout=5, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
+        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no", "--",
+                                *CODE_PATHS],
                                capture_output=True, text=True, timeout=5, check=True).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return ""
