@@ -60,6 +60,8 @@ from memini_bench.options import RunOptions, parse_ks
 @flag("systems", default="", help="Comma-separated subset of systems (hybrid, vector, keyword); default all.")
 @flag("per-question", default="", help="Also write per-question JSONL (id, gold, ranked ids and scores, rank, "
       "latency) to this file.")
+@flag("trec", default="", help="Also write TREC files to this folder: <dataset>.qrels and <dataset>.<system>.run "
+      "(for trec_eval / ir_measures).")
 @flag("no-write", is_flag=True, default=False, help="Print tables only; write no results file.")
 @click.version_option(__version__, "-version", "--version")
 def command(k_list: str, systems: str, **kwargs: object) -> None:

@@ -46,6 +46,7 @@ class RunOptions:
     reinforce: bool = False
     systems: tuple[str, ...] = ()
     per_question: str = ""
+    trec: str = ""
     no_write: bool = False
     extra: dict = field(default_factory=dict)
 

@@ -96,6 +96,34 @@ def per_question_rows(results: Iterable[RunResult]) -> Iterable[dict]:
             }
 
 
+def write_trec(directory: Path, dataset: str, results: Sequence[RunResult]) -> list[Path]:
+    """TREC files for trec_eval / ir_measures: ``<dataset>.qrels`` (``qid 0 docid 1`` per gold id) and one
+    ``<dataset>.<system>.run`` per system (``qid Q0 docid rank score system``; a hit standing for several items
+    is written under its first id). The score column is ``depth - rank``: trec_eval orders by score and breaks
+    ties by docid, so tied system scores would otherwise be re-ordered; the systems' own scores are in the
+    per-question JSONL. Question ids are made TREC-safe (whitespace -> ``_``)."""
+    def qid(question_id: str) -> str:
+        return "_".join(question_id.split())
+
+    written = []
+    qrels = Path(directory) / f"{dataset}.qrels"
+    questions = results[0].questions if results else ()
+    atomic_write(qrels, lambda w: [w(f"{qid(r.question.id)} 0 {g} 1\n".encode())
+                                   for r in questions for g in dict.fromkeys(r.question.gold)])
+    written.append(qrels)
+    for result in results:
+        path = Path(directory) / f"{dataset}.{result.system}.run"
+
+        def emit(w: Callable[[bytes], object], result: RunResult = result) -> None:
+            for run in result.questions:
+                for rank, ids in enumerate(run.ranked_ids):
+                    w(f"{qid(run.question.id)} Q0 {ids[0]} {rank + 1} {result.depth - rank} {result.system}\n".encode())
+
+        atomic_write(path, emit)
+        written.append(path)
+    return written
+
+
 def write_jsonl(path: Path, rows: Iterable[dict]) -> None:
     def emit(w: Callable[[bytes], object]) -> None:
         for row in rows:

@@ -77,3 +77,20 @@ def test_help_lists_flags_with_defaults():
     for name in ("-suite", "--pool-floor", "-holdout", "-keyword-backend", "-per-question"):
         assert name in out.stdout
     assert "[default: sample]" in out.stdout
+
+
+def test_trec_export_scores_the_same_in_ir_measures(tmp_path, capsys):
+    import ir_measures
+    from ir_measures import RR, Success, nDCG
+
+    code, _, _ = _run(["-suite", "sample", "-embedder", "hash", "-k", "1,5", "-out", str(tmp_path),
+                       "-trec", str(tmp_path / "trec")], capsys)
+    assert code == 0
+    doc = json.loads((tmp_path / "memini-sample.json").read_text())
+    qrels = list(ir_measures.read_trec_qrels(str(tmp_path / "trec" / "memini-sample.qrels")))
+    for row in doc["results"]:
+        run = list(ir_measures.read_trec_run(str(tmp_path / "trec" / f"memini-sample.{row['system']}.run")))
+        agg = ir_measures.calc_aggregate([Success @ row["k"], nDCG @ row["k"], RR @ 5], qrels, run)
+        assert agg[Success @ row["k"]] == pytest.approx(row["recall_at_k"])
+        assert agg[nDCG @ row["k"]] == pytest.approx(row["ndcg_at_k"], abs=1e-4)
+        assert agg[RR @ 5] == pytest.approx(row["mrr"])

@@ -14,7 +14,7 @@ from memini_bench.loaders.file import SAMPLE_PATH
 from memini_bench.metrics import score_all
 from memini_bench.options import RunOptions
 from memini_bench.provenance import file_sha256, harness
-from memini_bench.report import markdown, per_question_rows, results_document, write_json, write_jsonl
+from memini_bench.report import markdown, per_question_rows, results_document, write_json, write_jsonl, write_trec
 from memini_bench.runner import run_all
 from memini_bench.systems import System, memini_systems
 
@@ -108,4 +108,7 @@ def run(opts: RunOptions) -> int:
     if opts.per_question:
         write_jsonl(Path(opts.per_question), per_question_rows(results))
         log(f"wrote {opts.per_question}")
+    if opts.trec:
+        for path in write_trec(Path(opts.trec), ds.name, results):
+            log(f"wrote {path}")
     return 0
