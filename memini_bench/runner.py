@@ -6,13 +6,12 @@ re-runs a system.
 
 from __future__ import annotations
 
-import os
-import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memini_bench.dataset import Dataset, Question
+from memini_bench.progress import progress
 from memini_bench.systems import System
 
 
@@ -40,15 +39,6 @@ class RunResult:
     ingest_ms: float
     corpus_tokens: int
     questions: tuple[QuestionRun, ...]
-
-
-def progress(iterable: Iterable, total: int, desc: str) -> Iterable:
-    """A tqdm bar on stderr when stderr is a terminal and not in CI; the plain iterable otherwise."""
-    if not sys.stderr.isatty() or os.environ.get("CI"):
-        return iterable
-    from tqdm import tqdm
-
-    return tqdm(iterable, total=total, desc=desc, file=sys.stderr, leave=False)
 
 
 def run_system(system: System, ds: Dataset, depth: int) -> RunResult:

@@ -3,6 +3,7 @@
 Documents are embedded as ``doc_prefix + text`` and queries as ``query_prefix + text`` (no separator, as memini
 does). Each text is cut to ``embedder.max_chars`` characters before embedding. Identical texts are embedded once
 per run (an in-memory memo keyed by the final text), and an optional ``cache`` (the disk cache) is consulted first.
+What is left is embedded longest first in chunks of ``CHUNK`` texts, each saved to the cache when done.
 """
 
 from __future__ import annotations
@@ -13,6 +14,9 @@ from typing import Protocol
 import numpy as np
 
 from memini_bench.embed.base import Embedder
+from memini_bench.progress import progress
+
+CHUNK = 1024  # texts per embedding call: the unit of progress and of cache commits
 
 
 class VectorCache(Protocol):
@@ -53,14 +57,24 @@ class TextEncoder:
                     self._memo[text] = vec
             missing = [t for t in missing if t not in self._memo]
         if missing:
-            vectors = np.asarray(self.embedder.encode(missing), dtype=np.float32)
-            self.embedded += len(missing)
-            if self.cache is not None:
-                self.cache.put_many(missing, vectors)
-            self._memo.update(zip(missing, vectors, strict=True))
+            self._embed(missing)
         if not final:
             return np.zeros((0, self.dims), dtype=np.float32)
         return np.stack([self._memo[t] for t in final])
+
+    def _embed(self, texts: list[str]) -> None:
+        """Embed in length-sorted chunks of ``CHUNK`` texts; each chunk is saved to the cache as soon as it is
+        done (a killed run keeps what it embedded) and ticks the progress bar."""
+        ordered = sorted(texts, key=len, reverse=True)
+        chunks = [ordered[i:i + CHUNK] for i in range(0, len(ordered), CHUNK)]
+        bar = progress(chunks, len(chunks), f"embedding {len(texts)} texts", unit="chunk") if len(chunks) > 1 \
+            else chunks
+        for chunk in bar:
+            vectors = np.asarray(self.embedder.encode(chunk), dtype=np.float32)
+            self.embedded += len(chunk)
+            if self.cache is not None:
+                self.cache.put_many(chunk, vectors)
+            self._memo.update(zip(chunk, vectors, strict=True))
 
     def describe(self) -> dict[str, object]:
         """What the results config records about the embedding side of a run."""
