@@ -51,8 +51,9 @@ class KeywordIndex(Protocol):
 
 
 class NumpyBM25:
-    """In-process FTS5-exact BM25: a global vocabulary, and for each group a CSR-like postings table
-    ``term -> (local docs, precomputed per-posting BM25 weight)``, so a query costs a few array operations."""
+    """In-process FTS5-exact BM25: a global vocabulary and IDF, and for each group a compact CSR postings table
+    over the terms that group holds ``term -> (local docs, precomputed per-posting BM25 weight)``, so a query
+    costs a few array operations and memory grows with the postings, not with groups x vocabulary."""
 
     def __init__(self, contents: Sequence[str], groups: Sequence[str]) -> None:
         vocab: dict[str, int] = {}
@@ -82,37 +83,47 @@ class NumpyBM25:
         self.idf = bm25_idf(self.n_docs, self.doc_freq)
         norm = K1 * (1.0 - B + B * lengths[doc] / avgdl)
         weight = tf * (K1 + 1.0) / (tf + norm)
-        # Per group: postings sorted by (term, doc) with local doc numbers.
+        self._groups = self._group_postings(groups, doc, term, weight)
+
+    @staticmethod
+    def _group_postings(groups: Sequence[str], doc: np.ndarray, term: np.ndarray, weight: np.ndarray) -> dict:
+        """Per group: its members (global item indices, in item order), the sorted distinct terms it holds with
+        pointers into its postings, and the postings (local doc number, weight) sorted by (term, doc).
+        One global sort, so building costs O(P log P) for P postings whatever the number of groups."""
         group_names = list(dict.fromkeys(groups))
         group_id = {g: i for i, g in enumerate(group_names)}
         doc_group = np.fromiter((group_id[g] for g in groups), dtype=np.int64, count=len(groups))
-        self._groups: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
-        posting_group = doc_group[doc] if len(doc) else doc
+        by_group = np.argsort(doc_group, kind="stable")
+        doc_bounds = np.concatenate(([0], np.cumsum(np.bincount(doc_group, minlength=len(group_names)))))
+        local = np.empty(len(groups), dtype=np.int64)
+        local[by_group] = np.arange(len(groups)) - np.repeat(doc_bounds[:-1], np.diff(doc_bounds))
+        posting_group = doc_group[doc]
+        order = np.lexsort((doc, term, posting_group))
+        term, local_doc, weight = term[order], local[doc[order]], weight[order]
+        post_bounds = np.concatenate(([0], np.cumsum(np.bincount(posting_group, minlength=len(group_names)))))
+        out = {}
         for g, name in enumerate(group_names):
-            members = np.flatnonzero(doc_group == g)
-            local = np.full(self.n_docs, -1, dtype=np.int64)
-            local[members] = np.arange(len(members))
-            sel = np.flatnonzero(posting_group == g)
-            order = np.lexsort((doc[sel], term[sel]))
-            sel = sel[order]
-            ptr = np.zeros(n_terms + 1, dtype=np.int64)
-            np.cumsum(np.bincount(term[sel], minlength=n_terms), out=ptr[1:])
-            self._groups[name] = (members, ptr, local[doc[sel]], weight[sel])
+            lo, hi = post_bounds[g], post_bounds[g + 1]
+            terms, starts = np.unique(term[lo:hi], return_index=True)
+            out[name] = (by_group[doc_bounds[g]:doc_bounds[g + 1]], terms, np.append(starts, hi - lo),
+                         local_doc[lo:hi], weight[lo:hi])
+        return out
 
     def search(self, group: str, query: str, k: int) -> tuple[np.ndarray, np.ndarray]:
         empty = (np.zeros(0, np.int64), np.zeros(0))
         if group not in self._groups or k <= 0:
             return empty
-        members, ptr, post_doc, post_weight = self._groups[group]
-        term_ids = [self.vocab[s] for s in query_stems(query) if s in self.vocab]
-        if not term_ids:
+        members, terms, ptr, post_doc, post_weight = self._groups[group]
+        term_ids = np.array([self.vocab[s] for s in query_stems(query) if s in self.vocab], dtype=np.int64)
+        pos = np.searchsorted(terms, term_ids)
+        present = pos < len(terms)
+        present[present] = terms[pos[present]] == term_ids[present]
+        if not present.any():
             return empty
         scores = np.zeros(len(members))
         matched = np.zeros(len(members), dtype=bool)
-        for t in term_ids:  # repeats kept: each phrase adds its own IDF * weight
-            lo, hi = ptr[t], ptr[t + 1]
-            if lo == hi:
-                continue
+        for t, p in zip(term_ids[present].tolist(), pos[present].tolist(), strict=True):
+            lo, hi = ptr[p], ptr[p + 1]  # repeats kept: each phrase adds its own IDF * weight
             docs = post_doc[lo:hi]
             scores[docs] += self.idf[t] * post_weight[lo:hi]
             matched[docs] = True
