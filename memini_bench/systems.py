@@ -111,8 +111,9 @@ class MeminiBackend:
         self.access = np.zeros(len(self.items), dtype=np.int64)
 
     def prepare(self, queries: Sequence[str]) -> None:
-        """Embed every query up front in batches (recall latency then measures retrieval, not the model)."""
-        if self.encoder is not None and self.vector is not None:
+        """Embed every query up front in batches (recall latency then measures retrieval, not the model); once,
+        whichever system sharing this backend asks first."""
+        if self.encoder is not None and self.vector is not None and "query_embed_ms" not in self.timings_ms:
             t0 = time.perf_counter()
             self.encoder.queries(queries)
             self.timings_ms["query_embed_ms"] = (time.perf_counter() - t0) * 1e3
@@ -158,8 +159,7 @@ class _BackendSystem:
         self.backend.ingest(items)
 
     def prepare(self, queries: Sequence[str]) -> None:
-        if "query_embed_ms" not in self.backend.timings_ms:
-            self.backend.prepare(queries)
+        self.backend.prepare(queries)
 
 
 class KeywordSystem(_BackendSystem):
@@ -218,7 +218,7 @@ class HybridSystem(_BackendSystem):
         return self.backend.hits(ids, scores)
 
 
-def memini_systems(encoder: TextEncoder, *, keyword_backend: str = "numpy", alpha: float = DEFAULT_ALPHA,
+def memini_systems(encoder: TextEncoder | None, *, keyword_backend: str = "numpy", alpha: float = DEFAULT_ALPHA,
                    pool_factor: int = 0, pool_floor: int = 0, reinforce: bool = False,
                    semantic_reserve: int = 0, temporal_boost: float = 0.0,
                    temporal_extractor: str = "regex") -> list[System]:
