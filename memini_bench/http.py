@@ -7,6 +7,7 @@ what to check: the CLI prints it as one line with exit code 2.
 
 from __future__ import annotations
 
+import http.client
 import json
 import socket
 import time
@@ -56,8 +57,8 @@ def post_json(url: str, payload: object, *, headers: Mapping[str, str] | None = 
                 continue
             last = f"unreachable ({reason})"
             continue
-        except (ConnectionError, OSError) as exc:
-            last = f"connection failed ({exc})"
+        except (OSError, http.client.HTTPException) as exc:  # reset, refused mid-way, or not an HTTP server
+            last = f"connection failed ({type(exc).__name__}: {exc})"
             continue
         try:
             return json.loads(raw)

@@ -71,6 +71,9 @@ def atomic_write(path: Path, write: Callable[[Callable[[bytes], object]], None])
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
+    except OSError as exc:  # a full disk, or a folder where the file should go
+        Path(tmp).unlink(missing_ok=True)
+        raise BenchError(f"{path}: cannot write ({exc.strerror or exc}); choose another path") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

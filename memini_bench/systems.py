@@ -90,6 +90,7 @@ class MeminiBackend:
         self.access = np.zeros(0, dtype=np.int64)
         self.timings_ms: dict[str, float] = {}
         self._dedup_keys: dict[int, str] = {}
+        self.time_s = np.zeros(0)  # per-item time in Unix seconds (NaN = unknown), with the other quality inputs
 
     @property
     def ingested(self) -> bool:
@@ -138,16 +139,23 @@ class MeminiBackend:
             raise BenchError("the vector leg needs an embedder (-embedder)")
         return self.vector.search(group, self.encoder.query(query), k)
 
+    def _item_arrays(self) -> None:
+        """Per-item quality inputs as arrays, built once (only access counts and ``now`` change per query)."""
+        self._tier_weight, self._short = comp.tier_arrays([it.tier for it in self.items])
+        self._importance = np.array([it.importance for it in self.items], dtype=np.float64)
+        self._confidence = np.array([np.nan if it.confidence is None else it.confidence for it in self.items],
+                                    dtype=np.float64)
+        self.time_s = np.array([np.nan if it.time is None else it.time.timestamp() for it in self.items],
+                               dtype=np.float64)
+
     def qualities(self, ids: np.ndarray, now: datetime | None) -> np.ndarray:
-        """memini's Quality of each candidate (``retrieval.composite``), with the live access counts."""
-        items = [self.items[i] for i in ids.tolist()]
-        return comp.qualities(
-            [it.tier for it in items],
-            np.array([it.importance for it in items], dtype=np.float64),
-            np.array([np.nan if it.confidence is None else it.confidence for it in items], dtype=np.float64),
-            self.access[ids],
-            np.array([comp.age_seconds(it.time, now) for it in items], dtype=np.float64),
-        )
+        """memini's Quality of each candidate (``retrieval.composite``), with the live access counts; age is
+        ``now - item time`` in seconds (0 when either is unknown)."""
+        if len(self.time_s) != len(self.items):  # items replaced since the arrays were built
+            self._item_arrays()
+        age = np.zeros(len(ids)) if now is None else np.nan_to_num(now.timestamp() - self.time_s[ids], nan=0.0)
+        return comp.qualities_from(self._tier_weight[ids], self._short[ids], self._importance[ids],
+                                   self._confidence[ids], self.access[ids], age)
 
 
 class _BackendSystem:

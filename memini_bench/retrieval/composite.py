@@ -21,7 +21,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
 
 import numpy as np
 
@@ -42,12 +41,23 @@ class RerankWeights:
 DEFAULT_WEIGHTS = RerankWeights()
 
 
+def tier_arrays(tiers: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Per memory: its tier weight and whether its tier is short-term (episodic, working)."""
+    return (np.array([TIER_WEIGHT.get(t, 0.5) for t in tiers], dtype=np.float64),
+            np.array([t in SHORT_TERM_TIERS for t in tiers], dtype=bool))
+
+
 def qualities(tiers: Sequence[str], importance: np.ndarray, confidence: np.ndarray, access: np.ndarray,
               age_s: np.ndarray, stability_k: float = 0.0) -> np.ndarray:
-    """``quality`` for many memories at once; ``confidence`` holds NaN where it is unset."""
-    tier_w = np.array([TIER_WEIGHT.get(t, 0.5) for t in tiers])
-    short = np.array([t in SHORT_TERM_TIERS for t in tiers], dtype=bool)
-    sal = np.clip(tier_w * (0.5 + 0.5 * np.clip(importance, 0.0, 1.0)), 0.0, 1.0)
+    """memini's Quality for many memories at once; ``confidence`` holds NaN where it is unset."""
+    tier_weight, short = tier_arrays(tiers)
+    return qualities_from(tier_weight, short, importance, confidence, access, age_s, stability_k)
+
+
+def qualities_from(tier_weight: np.ndarray, short: np.ndarray, importance: np.ndarray, confidence: np.ndarray,
+                   access: np.ndarray, age_s: np.ndarray, stability_k: float = 0.0) -> np.ndarray:
+    """``qualities`` with the tiers already turned into ``tier_arrays`` (the hot path keeps them per item)."""
+    sal = np.clip(tier_weight * (0.5 + 0.5 * np.clip(importance, 0.0, 1.0)), 0.0, 1.0)
     decayed = np.maximum(confidence - 0.05 * np.maximum(age_s / WEEK_S - 1.0, 0.0), 0.05)
     conf = np.where(np.isnan(confidence) | short, 1.0, decayed)
     reinforce = np.log1p(access)
@@ -99,10 +109,3 @@ def dedup(keys: Sequence[str], k: int) -> list[int]:
         if len(keep) == k:
             break
     return keep
-
-
-def age_seconds(created: datetime | None, now: datetime | None) -> float:
-    """Seconds from ``created`` to ``now`` (0 when either is unknown)."""
-    if created is None or now is None:
-        return 0.0
-    return (now - created).total_seconds()

@@ -31,7 +31,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 import numpy as np
 
@@ -93,7 +93,7 @@ def _atoi(text: str) -> int | None:
 
 def go_date(year: int, month: int, day: int, like: datetime) -> datetime:
     """Go's ``time.Date(year, month, day, 0, 0, 0, 0, UTC)``: an out-of-range day rolls into the next month."""
-    return datetime(year, month, 1, tzinfo=like.tzinfo) + timedelta(days=day - 1)
+    return datetime(year, month, 1, tzinfo=UTC) + timedelta(days=day - 1)
 
 
 def _days_ago(target: datetime, now: datetime) -> int:
