@@ -19,18 +19,24 @@ Each is averaged over all questions (a question with no gold is a miss and still
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from memini_bench.runner import QuestionRun, RunResult
 
 
-def first_gold_rank(run: QuestionRun) -> int:
-    gold = set(run.question.gold)
-    for r, ids in enumerate(run.ranked_ids):
-        if gold.intersection(ids):
+def gold_rank(ranked_ids: Iterable[Iterable[str]], gold: Iterable[str]) -> int:
+    """0-based position of the first hit whose ids meet ``gold``; -1 when none does. Each hit is a collection
+    of item ids (one id normally; pass ``[(i,) for i in ids]`` for a flat list)."""
+    wanted = set(gold)
+    for r, ids in enumerate(ranked_ids):
+        if wanted.intersection(ids):
             return r
     return -1
+
+
+def first_gold_rank(run: QuestionRun) -> int:
+    return gold_rank(run.ranked_ids, run.question.gold)
 
 
 def recall_any(run: QuestionRun, k: int) -> float:
