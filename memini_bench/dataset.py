@@ -21,7 +21,8 @@ class Item:
     """One memory. ``time`` is when it happened (LongMemEval session date, LoCoMo session date), or None.
 
     ``tier``/``importance``/``confidence`` describe memini's memory quality (semantic tier, importance 0 and no
-    confidence unless a suite says otherwise); ``rejected`` carries VetoBench's rejected options.
+    confidence unless a suite says otherwise); ``meta`` carries a suite's extra fields (VetoBench: the whole
+    decision, rejected options included, in ``meta["decision"]``).
     """
 
     id: str

@@ -246,3 +246,141 @@ def test_scale_curve_small_and_plot(suites, tmp_path):
     png = tmp_path / "curve.png"
     plot(points, png, "test", 24)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# --- review fixes: holdout, up-front checks, selection, hybrid flags, metrics, embedder, messages ------------------
+
+def _cli(args, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["-suite", "vetobench", "-veto-embedders", "hash", *args])
+    out, err = capsys.readouterr()
+    return exc.value.code, out, err
+
+
+def test_holdout_held_skips_an_emptied_suite(fixtures_dir, tmp_path, capsys):
+    code, out, err = _cli(["-data", str(fixtures_dir), "-holdout", "held", "-out", str(tmp_path)], capsys)
+    assert code == 0, err
+    assert 'suite "vetobench-lifecycle": none of its 4 scenarios is left after -holdout held; skipped' in err
+    assert "## vetobench-held: veto recall, 1 scenarios over 24 decisions (as of 2026-07-01)" in out
+    doc = json.loads((tmp_path / "vetobench.json").read_text())
+    assert [r["suite"] for r in doc["suites"]] == ["vetobench-held"] and doc["suites"][0]["scenarios"] == 1
+    code, _, err = _cli(["-data", str(fixtures_dir / "corpus-lifecycle.json"), "-holdout", "held",
+                         "-out", str(tmp_path / "none")], capsys)
+    assert code == 2 and "-holdout held: leaves no scenario in any suite" in err and err.count("\n") == 1
+    assert not (tmp_path / "none").exists()
+
+
+def test_bad_scale_live_and_plot_flags_fail_before_anything_is_written(fixtures_dir, tmp_path, capsys,
+                                                                       monkeypatch):
+    import importlib.util
+
+    base = ["-data", str(fixtures_dir), "-out", str(tmp_path)]
+    code, _, err = _cli([*base, "-scale", "-veto-sizes", "10,100"], capsys)
+    assert code == 2 and "-veto-sizes 10: smaller than suite vetobench's 24 decisions" in err
+    assert err.count("\n") == 1
+    monkeypatch.setenv("MEMINI_LLM_BASE_URL", "http://127.0.0.1:9/v1")
+    code, _, err = _cli([*base, "-live", "-veto-conditions", "none,robrain"], capsys)
+    assert code == 2 and "-veto-conditions robrain: unknown; use none, conventions, flatfile, veto-composite" in err
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "matplotlib" else real(name, *a))
+    code, _, err = _cli([*base, "-scale", "-veto-sizes", "24", "-plot"], capsys)
+    assert code == 2 and "-plot needs matplotlib" in err and err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_systems_are_picked_by_full_short_and_variant_names(fixtures_dir, tmp_path, capsys):
+    from memini_bench.modes.compare import select_systems
+
+    class Named:
+        def __init__(self, name):
+            self.name = name
+
+    pool = [Named(n) for n in ("veto-composite", "memini-hybrid/hash", "memini-vector/hash", "memini-hybrid/minilm",
+                               "memini-keyword")]
+    pick = lambda *wanted: [s.name for s in select_systems(pool, wanted, "VetoBench")]  # noqa: E731
+    assert pick("hybrid") == pick("memini-hybrid") == ["memini-hybrid/hash", "memini-hybrid/minilm"]
+    assert pick("keyword", "hybrid/hash", "memini-hybrid/hash") == ["memini-keyword", "memini-hybrid/hash"]
+    assert pick("veto-composite", "vector/hash") == ["veto-composite", "memini-vector/hash"]
+    with pytest.raises(BenchError, match="-systems nope,vector/minilm: none of them runs on VetoBench; use "):
+        pick("hybrid", "nope", "vector/minilm")
+    code, out, err = _cli(["-data", str(fixtures_dir), "-no-write", "-systems", "hybrid,keyword"], capsys)
+    assert code == 0, err
+    assert "| memini-hybrid/hash |" in out and "| memini-keyword |" in out and "| veto-composite |" not in out
+    assert "gate: veto-composite is not in this run (-systems / -veto-files); the 0.80 veto recall@5 gate is not " \
+           "checked" in err and "gate:" not in out
+
+
+def test_hybrid_flags_reach_memini_systems_and_the_config(suites, fixtures_dir, tmp_path, capsys):
+    from memini_bench.embed.encoder import TextEncoder
+    from memini_bench.embed.hashing import HashEmbedder
+    from memini_bench.options import RunOptions
+
+    opts = RunOptions(pool_factor=7, pool_floor=60, semantic_reserve=2, temporal_boost=0.4,
+                      temporal_extractor="extended", reinforce=True, fusion=0.3)
+    ds = suite_dataset(suites["vetobench"])
+    hybrid = next(s for s in lineup(ds, {"hash": TextEncoder(HashEmbedder(256))}, opts=opts)
+                  if s.name == "memini-hybrid/hash")
+    assert (hybrid.pool_factor, hybrid.pool_floor, hybrid.semantic_reserve, hybrid.temporal_boost, hybrid.reinforce,
+            hybrid.alpha) == (7, 60, 2, 0.4, True, 0.3)
+    code, _, err = _cli(["-data", str(fixtures_dir), "-out", str(tmp_path), "-pool-floor", "60", "-semantic-reserve",
+                         "2", "-temporal-boost", "0.4", "-temporal-extractor", "extended", "-reinforce"], capsys)
+    assert code == 0, err
+    config = json.loads((tmp_path / "vetobench.json").read_text())["config"]
+    assert {k: config[k] for k in ("pool_factor", "pool_floor", "semantic_reserve", "temporal_boost",
+                                   "temporal_extractor", "reinforce", "fusion_alpha", "keyword_backend")} == {
+        "pool_factor": 0, "pool_floor": 60, "semantic_reserve": 2, "temporal_boost": 0.4,
+        "temporal_extractor": "extended", "reinforce": True, "fusion_alpha": 0.5, "keyword_backend": "numpy"}
+
+
+def test_veto_scores_come_from_the_shared_metrics(suites):
+    from memini_bench.metrics import score
+
+    ds = suite_dataset(suites["vetobench"])
+    systems = veto_composite_systems(ds.questions)
+    results, scores = evaluate(systems, ds)
+    for result, veto in zip(results, scores, strict=True):
+        for k in (1, 5):
+            m = score(result, k)
+            assert veto.recall[k] == m.recall_at_k and m in veto.scores
+            assert {t: v[f"recall@{k}"] for t, v in veto.per_trap.items()} == m.per_category
+        assert list(veto.per_trap) == ["implicit", "direct"]  # scenario order, as before
+
+
+def test_fnv64_is_a_registered_embedder_shared_across_lineups(suites, monkeypatch):
+    from memini_bench.embed.factory import EmbedSettings, build_embedder, build_encoder
+    from memini_bench.embed.hashing import VetoHashEmbedder as Registered
+
+    assert isinstance(build_embedder("fnv64"), Registered) and Registered is VetoHashEmbedder
+    monkeypatch.setenv("MEMINI_EMBED_QUERY_PREFIX", "query: ")
+    encoder = build_encoder(EmbedSettings(name="fnv64"))
+    assert encoder.cache is None and encoder.query_prefix == "" and encoder.describe()["embed_dims"] == 64
+    suite = suites["vetobench"]
+    ds = suite_dataset(suite)
+    _, first = evaluate(lineup(ds, {}, composite_encoder=encoder), ds)
+    embedded = encoder.embedded
+    _, again = evaluate(lineup(ds, {}, composite_encoder=encoder), ds)
+    assert encoder.embedded == embedded  # the second lineup re-embedded nothing
+    assert [s.ranks for s in first] == [s.ranks for s in again]
+    assert list(first[1].ranks.values()) == PUBLISHED_NO_FILES
+
+
+def test_to_dataset_prefixes_clashing_scenario_ids(suites):
+    import dataclasses
+
+    from memini_bench.vetobench.fixtures import to_dataset
+
+    suite = suites["vetobench"]
+    twin = dataclasses.replace(suite, name="vetobench-twin")
+    ds = to_dataset([suite, twin])
+    ids = [q.id for q in ds.questions]
+    assert ids[:10] == [s.id for s in suite.scenarios]
+    assert ids[10:] == [f"vetobench-twin/{s.id}" for s in suite.scenarios]
+    assert {q.group for q in ds.questions[10:]} == {"vetobench-twin"}
+
+
+def test_missing_corpus_is_named_as_such(fixtures_dir, tmp_path):
+    shutil.copy(fixtures_dir / "scenarios.json", tmp_path / "scenarios.json")
+    with pytest.raises(BenchError, match="corpus.json: no such corpus file \\(the corpus of .*scenarios.json\\)"):
+        load("vetobench", str(tmp_path / "scenarios.json"))
+    with pytest.raises(BenchError, match="nowhere/corpus.json: no such corpus file; pass"):
+        load("vetobench", str(tmp_path / "nowhere" / "corpus.json"))

@@ -144,8 +144,8 @@ def test_mode_writes_archive_then_fails_on_a_dead_endpoint(suite, tmp_path):
     archive = tmp_path / "dead.json"
     with ScriptedServer(lambda p, b: (500, {"error": "boom"})) as srv:
         with pytest.raises(BenchError, match="-live: 3 agent calls failed in a row; last: .*HTTP 500"):
-            mode._live(ChatClient(srv.url, model="dead", retries=0), [(suite, [])],
-                       {"archive": str(archive), "veto_conditions": "none"})
+            mode._live(ChatClient(srv.url, model="dead", retries=0), [(suite, [])], archive=str(archive),
+                       wanted=["none"])
     doc = json.loads(archive.read_text())
     assert doc["suites"][0]["aborted"] and len(doc["suites"][0]["cells"]) == 3
 
@@ -187,3 +187,43 @@ def test_cli_live_runs_archives_and_summary(fixtures_dir, suite, tmp_path, capsy
         main(["-veto-summary", str(tmp_path / "other.json")])
     _, err = capsys.readouterr()
     assert exc.value.code == 2 and "not a VetoBench archive" in err
+
+
+@pytest.mark.parametrize("doc, message", [
+    ({"vetobench_archive": 1, "suites": "abc"}, "suites: should be a list, got str"),
+    ({"vetobench_archive": 1, "suites": [{"suite": "v", "cells": [{"trap": "direct"}]}]},
+     "suites[0].cells[0]: field 'condition' should be a string"),
+    ({"vetobench_archive": 1, "suites": [{"cells": [{"condition": "none"}]}]},
+     "suites[0].cells[0]: field 'trap' should be a string"),
+    ({"vetobench_archive": 1, "suites": [{"cells": [{"condition": "none", "trap": "direct", "verdict": 1}]}]},
+     "suites[0].cells[0].verdict: should be an object"),
+    ({"vetobench_archive": 1, "suites": [7]}, "suites[0]: should be an object, got int"),
+])
+def test_malformed_archive_is_one_line_naming_the_file(tmp_path, capsys, doc, message):
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(SystemExit) as exc:
+        main(["-veto-summary", str(path)])
+    _, err = capsys.readouterr()
+    assert exc.value.code == 2 and f"{path}: {message}" in err and err.count("\n") == 1
+
+
+def test_live_builds_each_suites_conditions_once(suite):
+    class Counting:
+        name = "counting"
+
+        def __init__(self):
+            self.ingests = 0
+
+        def ingest(self, items):
+            self.ingests += 1
+
+        def recall(self, group, query, k, *, now=None):
+            return []
+
+    system = Counting()
+    with ScriptedServer(scripted_agent(suite)) as srv:
+        mode._live(ChatClient(srv.url + "/v1", model="scripted", retries=0), [(suite, [system])], runs=3,
+                   wanted=["counting"])
+        assert len(srv.requests) == 3 * len(suite.scenarios)
+    assert system.ingests == 1

@@ -2,8 +2,10 @@
 
 ``-embedder``: ``auto`` (default: the OpenAI-compatible endpoint when ``MEMINI_EMBED_BASE_URL`` is set, else
 ``minilm``), ``minilm`` (all-MiniLM-L6-v2, local), ``st:PATH_OR_NAME`` (any sentence-transformers model),
-``openai`` (the endpoint; needs MEMINI_EMBED_BASE_URL) or ``hash`` (memini's deterministic embedder, ``-dims``).
-Prefixes come from ``MEMINI_EMBED_QUERY_PREFIX`` / ``MEMINI_EMBED_DOC_PREFIX`` for every embedder.
+``openai`` (the endpoint; needs MEMINI_EMBED_BASE_URL), ``hash`` (memini's deterministic embedder, ``-dims``) or
+``fnv64`` (VetoBench's 64-dim hashed bag of tokens, ``embed.hashing.VetoHashEmbedder``).
+Prefixes come from ``MEMINI_EMBED_QUERY_PREFIX`` / ``MEMINI_EMBED_DOC_PREFIX`` for every embedder except ``fnv64``
+(VetoBench's fixed embedder: a prefix would add tokens and change its published numbers).
 """
 
 from __future__ import annotations
@@ -14,10 +16,10 @@ from pathlib import Path
 
 from memini_bench.embed.base import Embedder
 from memini_bench.embed.encoder import TextEncoder
-from memini_bench.embed.hashing import HashEmbedder
+from memini_bench.embed.hashing import HashEmbedder, VetoHashEmbedder
 from memini_bench.errors import BenchError
 
-EMBEDDERS = ("auto", "minilm", "st:PATH_OR_NAME", "openai", "hash")
+EMBEDDERS = ("auto", "minilm", "st:PATH_OR_NAME", "openai", "hash", "fnv64")
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,8 @@ def build_embedder(name: str, *, dims: int = 256, max_tokens: int = 0, batch_siz
         if dims <= 0:
             raise BenchError(f"-dims {dims}: must be a positive integer")
         return HashEmbedder(dims)
+    if name == "fnv64":
+        return VetoHashEmbedder()
     if name == "minilm":
         from memini_bench.embed.local import MINILM_MAX_TOKENS, minilm
 
@@ -62,15 +66,17 @@ def build_embedder(name: str, *, dims: int = 256, max_tokens: int = 0, batch_siz
 
 
 def build_encoder(settings: EmbedSettings) -> TextEncoder:
-    """The embedder behind memini's prefixes and, unless ``no_cache`` (or the hash embedder, which is cheaper
-    than a lookup), the disk cache."""
+    """The embedder behind memini's prefixes (none for ``fnv64``) and, unless ``no_cache`` (or a hash embedder,
+    which is cheaper than a lookup), the disk cache."""
     embedder = build_embedder(settings.name, dims=settings.dims, max_tokens=settings.max_tokens,
                               batch_size=settings.batch_size, device=settings.device)
+    hashed = isinstance(embedder, HashEmbedder | VetoHashEmbedder)
     cache = None
-    if not settings.no_cache and not isinstance(embedder, HashEmbedder):
+    if not settings.no_cache and not hashed:
         from memini_bench.embed.cache import DiskCache, default_cache_dir
 
         directory = Path(settings.cache_dir) if settings.cache_dir else default_cache_dir()
         cache = DiskCache(directory, embedder.identity, embedder.dims)
-    return TextEncoder(embedder, query_prefix=os.environ.get("MEMINI_EMBED_QUERY_PREFIX", ""),
-                       doc_prefix=os.environ.get("MEMINI_EMBED_DOC_PREFIX", ""), cache=cache)
+    fixed = isinstance(embedder, VetoHashEmbedder)
+    return TextEncoder(embedder, query_prefix="" if fixed else os.environ.get("MEMINI_EMBED_QUERY_PREFIX", ""),
+                       doc_prefix="" if fixed else os.environ.get("MEMINI_EMBED_DOC_PREFIX", ""), cache=cache)

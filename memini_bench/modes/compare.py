@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from memini_bench.dataset import Dataset, prepare
@@ -53,10 +54,7 @@ def build_config(opts: RunOptions, ds: Dataset, encoder: TextEncoder | None, **e
         "session_doc": opts.session_doc if opts.suite == "longmemeval" else "",
         "abstention": opts.abstention if opts.suite == "longmemeval" else "",
         "shared_haystack": opts.shared_haystack, "items": len(ds.items), "questions": len(ds.questions),
-        "fusion_alpha": opts.fusion, "pool_factor": opts.pool_factor, "pool_floor": opts.pool_floor,
-        "semantic_reserve": opts.semantic_reserve,
-        "temporal_boost": opts.temporal_boost, "temporal_extractor": opts.temporal_extractor,
-        "keyword_backend": opts.keyword_backend, "reinforce": opts.reinforce,
+        **hybrid_settings(opts),
         "embedder": resolve_name(opts.embedder) if encoder is not None else "",
     }
     if encoder is not None:
@@ -69,31 +67,49 @@ def build_config(opts: RunOptions, ds: Dataset, encoder: TextEncoder | None, **e
     return config
 
 
-def select_systems(systems: list[System], wanted: tuple[str, ...]) -> list[System]:
+def systems_for(opts: RunOptions, encoder: TextEncoder | None) -> list[System]:
+    """memini's three systems (hybrid, vector, keyword) over one fresh backend, with every hybrid setting of the
+    run (fusion, pool factor and floor, durable reserve, temporal boost and extractor, reinforcement, keyword
+    backend): the one place a mode turns RunOptions into memini systems."""
+    return memini_systems(encoder, keyword_backend=opts.keyword_backend, alpha=opts.fusion, reinforce=opts.reinforce,
+                          pool_factor=opts.pool_factor, pool_floor=opts.pool_floor,
+                          semantic_reserve=opts.semantic_reserve, temporal_boost=opts.temporal_boost,
+                          temporal_extractor=opts.temporal_extractor)
+
+
+def hybrid_settings(opts: RunOptions) -> dict[str, object]:
+    """The hybrid settings ``systems_for`` applies, as a results config records them."""
+    return {"fusion_alpha": opts.fusion, "pool_factor": opts.pool_factor, "pool_floor": opts.pool_floor,
+            "semantic_reserve": opts.semantic_reserve, "temporal_boost": opts.temporal_boost,
+            "temporal_extractor": opts.temporal_extractor, "keyword_backend": opts.keyword_backend,
+            "reinforce": opts.reinforce}
+
+
+def _matches(wanted: str, name: str) -> bool:
+    """``wanted`` names system ``name`` exactly, without the ``memini-`` prefix, or names the system of which
+    ``name`` is a ``<system>/<embedder>`` variant (``hybrid`` and ``memini-hybrid`` match ``memini-hybrid/hash``)."""
+    return any(wanted in (n, n.removeprefix("memini-")) for n in (name, name.split("/", 1)[0]))
+
+
+def select_systems(systems: list[System], wanted: Sequence[str], where: str = "this suite") -> list[System]:
+    """The systems ``-systems`` names, in the order named (a name matching several variants brings them all, in
+    ``systems`` order; each system once); every system when none is named. A name that matches nothing is a
+    BenchError listing the names that run on ``where``."""
     if not wanted:
         return systems
-    by_name = {s.name: s for s in systems}
-    short = {s.name.removeprefix("memini-"): s for s in systems}
-    chosen = []
-    for name in wanted:
-        system = by_name.get(name) or short.get(name)
-        if system is None:
-            raise BenchError(f"-systems {name!r}: unknown system; use {', '.join(by_name)}")
-        chosen.append(system)
-    return chosen
+    unknown = [w for w in wanted if not any(_matches(w, s.name) for s in systems)]
+    if unknown:
+        raise BenchError(f"-systems {','.join(unknown)}: none of them runs on {where}; use "
+                         f"{', '.join(s.name for s in systems)}")
+    chosen = {id(s): s for w in wanted for s in systems if _matches(w, s.name)}
+    return list(chosen.values())
 
 
 def run(opts: RunOptions) -> int:
     keyword_only = bool(opts.systems) and all(n.removeprefix("memini-") == "keyword" for n in opts.systems)
     encoder = None if keyword_only else build_encoder(opts.embed_settings)  # checks the flags; loads no model
     ds = load_prepared(opts)
-    systems = select_systems(memini_systems(encoder, keyword_backend=opts.keyword_backend, alpha=opts.fusion,
-                                            reinforce=opts.reinforce,
-                                            pool_factor=opts.pool_factor, pool_floor=opts.pool_floor,
-                                            semantic_reserve=opts.semantic_reserve,
-                                            temporal_boost=opts.temporal_boost,
-                                            temporal_extractor=opts.temporal_extractor),
-                             opts.systems)
+    systems = select_systems(systems_for(opts, encoder), opts.systems, ds.name)
     results = run_all(systems, ds, opts.depth)
     scores = score_all(results, opts.k)
     sys.stdout.write(markdown(scores, ds.name, ds.category_labels))

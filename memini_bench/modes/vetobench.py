@@ -3,14 +3,21 @@ behavioural layer (``-live``) and the summary of archived live runs (``-veto-sum
 
 Systems: ``veto-composite`` (files known) and ``veto-composite-nofiles`` (the five-signal scorer), memini's hybrid
 and vector per embedder in ``-veto-embedders`` (``memini-hybrid/hash``, ``memini-hybrid/minilm``, ...) and
-``memini-keyword``; ``-systems`` picks a subset by name. The CI gate is RoBrain's: veto recall@5 of
-``veto-composite`` on the first suite (``vetobench``) >= 0.80, else exit code 1.
+``memini-keyword``, with every hybrid flag of the run (``compare.systems_for``); ``-systems`` picks a subset by
+name (``compare.select_systems``: ``hybrid`` or ``memini-hybrid`` picks every embedder's, ``hybrid/hash`` one).
+The CI gate is RoBrain's: veto recall@5 of ``veto-composite`` on the first suite (``vetobench``) >= 0.80, else
+exit code 1 (not checked, with a logged line, when ``veto-composite`` is not in the run).
+
+Every user error (flags, fixtures, sizes below a suite's decisions, unknown conditions, ``-plot`` without
+matplotlib, a holdout that leaves no scenario) is a BenchError raised before anything is ingested or written.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
@@ -20,22 +27,24 @@ from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.factory import build_encoder
 from memini_bench.errors import BenchError
 from memini_bench.flags import flag
-from memini_bench.metrics import score
+from memini_bench.modes.compare import hybrid_settings, log, select_systems
 from memini_bench.options import RunOptions
 from memini_bench.provenance import file_sha256, harness
 from memini_bench.report import write_json
+from memini_bench.vetobench.composite import COMPOSITE_EMBEDDER, DEFAULT_FILES, FILES_KNOWN, VETO_FILES
+from memini_bench.vetobench.scale import DEFAULT_SEED, DEFAULT_SIZES, PLOT_NEEDS
 
 FLAGS = [
-    flag("veto-files", default="both", type=click.Choice(["known", "none", "both"]),
+    flag("veto-files", default=DEFAULT_FILES, type=click.Choice(list(VETO_FILES)),
          help="VetoBench: veto-composite with each scenario's files in scope (known), without (none), or both."),
     flag("veto-embedders", default="hash,minilm", help="VetoBench: embedders for memini's hybrid/vector systems, "
          "one set each (comma-separated; -dims applies to hash)."),
-    flag("composite-embedder", default="fnv64", help="VetoBench: veto-composite's semantic embedder: fnv64 (the "
-         "doc's 64-dim hashed bag of tokens) or any -embedder name."),
+    flag("composite-embedder", default=COMPOSITE_EMBEDDER, help="VetoBench: veto-composite's semantic embedder: "
+         "fnv64 (the doc's 64-dim hashed bag of tokens) or any -embedder name."),
     flag("scale", is_flag=True, default=False, help="VetoBench: also run the scale curve (generated distractor "
          "decisions, veto recall@5 per system at each -veto-sizes)."),
-    flag("veto-sizes", default="24,100,300,1000,3000", help="VetoBench -scale: corpus sizes (decisions)."),
-    flag("scale-seed", default=7, type=int, help="VetoBench -scale: seed of the distractor generator."),
+    flag("veto-sizes", default=",".join(map(str, DEFAULT_SIZES)), help="VetoBench -scale: corpus sizes (decisions)."),
+    flag("scale-seed", default=DEFAULT_SEED, type=int, help="VetoBench -scale: seed of the distractor generator."),
     flag("plot", is_flag=True, default=False, help="VetoBench -scale: also write <out>/vetobench-scale.png."),
     flag("live", is_flag=True, default=False, help="VetoBench: behavioural layer through the OpenAI-compatible "
          "chat endpoint in MEMINI_LLM_BASE_URL / _API_KEY / _MODEL (temperature 0)."),
@@ -48,16 +57,12 @@ FLAGS = [
          "and acknowledgement rates as min-max across runs."),
 ]
 
-GATE_SYSTEM = "veto-composite"
+GATE_SYSTEM = FILES_KNOWN
 GATE_MIN = 0.80
 
 
 def selected(opts: RunOptions) -> bool:
     return opts.suite == "vetobench" or bool(opts.extra.get("veto_summary"))
-
-
-def log(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
 
 
 def _names(text: str) -> list[str]:
@@ -79,16 +84,6 @@ def _encoder(opts: RunOptions, name: str) -> TextEncoder:
     return build_encoder(dataclasses.replace(opts.embed_settings, name=name))
 
 
-def _select(systems: list, wanted: tuple[str, ...]) -> list:
-    if not wanted:
-        return systems
-    chosen = [s for s in systems if s.name in wanted or s.name.removeprefix("memini-") in wanted]
-    if not chosen:
-        raise BenchError(f"-systems {','.join(wanted)}: none of them runs on VetoBench; use "
-                         f"{', '.join(s.name for s in systems)}")
-    return chosen
-
-
 def _archive_path(base: str, run: int, runs: int) -> Path:
     p = Path(base)
     return p if runs == 1 else p.with_name(f"{p.stem}-run{run}{p.suffix or '.json'}")
@@ -100,37 +95,62 @@ def run(opts: RunOptions) -> int:
     from memini_bench.vetobench.fixtures import read_suites, suite_dataset, suite_files
 
     x = opts.extra
-    if x.get("veto_summary"):
+    if x["veto_summary"]:
         sys.stdout.write(live.summarize_archives(live.read_archives(_names(x["veto_summary"]))))
         return 0
-    sizes = _sizes(x.get("veto_sizes", "24,100,300,1000,3000")) if x.get("scale") else []
-    client = None
-    if x.get("live"):
-        from memini_bench.llm import ChatClient
 
-        client = ChatClient.from_env()
+    # Everything a user can get wrong is checked here, before any system ingests or any file is written.
     suites = read_suites(opts.data)
-    encoders = {name: _encoder(opts, name) for name in _names(x.get("veto_embedders", "hash,minilm"))}
-    composite_name = x.get("composite_embedder", "fnv64")
-    composite_encoder = None if composite_name == "fnv64" else _encoder(opts, composite_name)
+    encoders = {name: _encoder(opts, name) for name in _names(x["veto_embedders"])}
+    composite_encoder = _encoder(opts, x["composite_embedder"])  # one per run: every suite and size shares it
 
     def systems_for(ds: Dataset) -> list:
-        return _select(ev.lineup(ds, encoders, composite_encoder=composite_encoder,
-                                 veto_files=x.get("veto_files", "both"), keyword_backend=opts.keyword_backend,
-                                 fusion=opts.fusion), opts.systems)
+        return select_systems(ev.lineup(ds, encoders, composite_encoder=composite_encoder,
+                                        veto_files=x["veto_files"], opts=opts), opts.systems, "VetoBench")
 
-    records, live_suites, gate = [], [], None
+    runs, emptied = [], []  # (suite, prepared data set, its systems); suites the holdout left without scenarios
     for suite in suites:
         ds = prepare(suite_dataset(suite), holdout=opts.holdout, limit=opts.limit)
-        systems = systems_for(ds)
+        if ds.questions:
+            runs.append((suite, ds, systems_for(ds)))
+        else:
+            emptied.append(suite)
+    if not runs:
+        raise BenchError(f"-holdout {opts.holdout}: leaves no scenario in any suite of {opts.data}; use -holdout "
+                         "all (or tune)")
+    names = [s.name for s in runs[0][2]]
+    sizes, base = [], None
+    if x["scale"]:
+        sizes = _sizes(x["veto_sizes"])
+        base = next((s for s in suites if not s.lifecycle), suites[0])
+        if sizes[0] < len(base.active):
+            raise BenchError(f"-veto-sizes {sizes[0]}: smaller than suite {base.name}'s {len(base.active)} "
+                             f"decisions; use sizes from {len(base.active)} up")
+        if x["plot"] and not opts.no_write and importlib.util.find_spec("matplotlib") is None:
+            raise BenchError(PLOT_NEEDS)
+    client, wanted = None, _names(x["veto_conditions"])
+    if x["live"]:
+        from memini_bench.llm import ChatClient
+
+        live.condition_names(names, wanted)
+        client = ChatClient.from_env()
+    for suite in emptied:
+        log(f'suite "{suite.name}": none of its {len(suite.scenarios)} scenarios is left after -holdout '
+            f"{opts.holdout}; skipped")
+    if GATE_SYSTEM not in names:
+        log(f"gate: {GATE_SYSTEM} is not in this run (-systems / -veto-files); the {GATE_MIN:.2f} veto recall@5 "
+            "gate is not checked")
+
+    records, live_suites, gate = [], [], None
+    for suite, ds, systems in runs:
         log(f'suite "{ds.name}": {len(ds.items)} decisions, {len(ds.questions)} scenarios'
             + "".join(f"; {n}" for n in ds.notes))
-        results, scores = ev.evaluate(systems, ds)
-        sys.stdout.write(ev.markdown(scores, ds))
+        _, scores = ev.evaluate(systems, ds)
+        sys.stdout.write(ev.markdown(scores, ds, suite.as_of))
         sys.stdout.flush()
         records.append({"suite": ds.name, "decisions": len(ds.items), "scenarios": len(ds.questions),
                         "as_of": suite.as_of.isoformat(), "veto": [ev.as_json(s) for s in scores],
-                        "scores": [dataclasses.asdict(score(r, k)) for r in results for k in ev.VETO_KS]})
+                        "scores": [dataclasses.asdict(m) for s in scores for m in s.scores]})
         if gate is None and not suite.lifecycle:
             gate = next((s.recall_at_5 for s in scores if s.system == GATE_SYSTEM), None)
         if client is not None:
@@ -144,43 +164,40 @@ def run(opts: RunOptions) -> int:
     out = Path(opts.out)
     config = {"suite": "vetobench", "data": opts.data,
               "data_sha256": {str(p): file_sha256(p) for pair in suite_files(opts.data) for p in pair},
-              "systems": [r["system"] for r in records[0]["veto"]] if records else [],
-              "veto_files": x.get("veto_files", "both"), "composite_embedder": composite_name,
+              "systems": names, "veto_files": x["veto_files"], "composite_embedder": x["composite_embedder"],
               "embedders": {name: enc.describe() for name, enc in encoders.items()},
-              "keyword_backend": opts.keyword_backend, "fusion_alpha": opts.fusion, "holdout": opts.holdout,
-              "limit": opts.limit, **harness()}
+              **hybrid_settings(opts), "holdout": opts.holdout, "limit": opts.limit, **harness()}
     if not opts.no_write:
         write_json(out / "vetobench.json", {"config": config, "suites": records})
         log(f"wrote {out / 'vetobench.json'}")
 
-    if sizes:
-        base = next((s for s in suites if not s.lifecycle), suites[0])
-        points = scale.curve(base, systems_for, sizes, seed=x.get("scale_seed", scale.DEFAULT_SEED), echo=log)
+    if base is not None:
+        points = scale.curve(base, systems_for, sizes, seed=x["scale_seed"], echo=log)
         sys.stdout.write(scale.markdown(points, base.name))
         if not opts.no_write:
-            write_json(out / "vetobench-scale.json", {"config": {**config, "sizes": sizes,
-                                                                 "seed": x.get("scale_seed", scale.DEFAULT_SEED)},
+            write_json(out / "vetobench-scale.json", {"config": {**config, "sizes": sizes, "seed": x["scale_seed"]},
                                                       "points": scale.as_json(points)})
             log(f"wrote {out / 'vetobench-scale.json'}")
-            if x.get("plot"):
+            if x["plot"]:
                 scale.plot(points, out / "vetobench-scale.png", f"{base.name}: veto recall@5 vs decision-log size",
                            len(base.active))
                 log(f"wrote {out / 'vetobench-scale.png'}")
 
     if client is not None:
-        _live(client, live_suites, x)
+        _live(client, live_suites, runs=x["veto_runs"], wanted=wanted, archive=x["archive"])
     return 0 if gate is None or gate >= GATE_MIN else 1
 
 
-def _live(client, live_suites: list, x: dict) -> None:
+def _live(client, live_suites: list, *, runs: int = 1, wanted: Sequence[str] = (), archive: str = "") -> None:
+    """``runs`` live runs over every (suite, systems); each suite's conditions are built (and their systems
+    ingest) once, then reused by every run."""
     from memini_bench.vetobench import live
 
-    runs, docs = x.get("veto_runs", 1), []
-    wanted = _names(x.get("veto_conditions", ""))
+    prepared = [(suite, live.conditions_for(suite, systems, wanted)) for suite, systems in live_suites]
+    docs = []
     for i in range(1, runs + 1):
         records, aborted = [], ""
-        for suite, systems in live_suites:
-            conditions = live.conditions_for(suite, systems, wanted)
+        for suite, conditions in prepared:
             log(f"live run {i}/{runs}, {suite.name}: {len(conditions)} conditions x {len(suite.scenarios)} "
                 f"scenarios, model {client.model}")
             result = live.run_live(suite, conditions, client.complete, echo=log)
@@ -190,8 +207,8 @@ def _live(client, live_suites: list, x: dict) -> None:
                 break
         doc = live.archive_document(records, model=client.model, endpoint=client.url)
         docs.append(doc)
-        if x.get("archive"):
-            path = _archive_path(x["archive"], i, runs)
+        if archive:
+            path = _archive_path(archive, i, runs)
             write_json(path, doc)
             log(f"wrote {path}")
         if aborted:

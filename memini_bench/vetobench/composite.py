@@ -9,8 +9,8 @@ For a task (the query) with files in scope F at time ``now`` (the suite's ``as_o
   + 0.10 * (1 if d.reviewed_at is set else 0)                           approval
 
 and decisions are ranked by score, descending, ties in corpus order (a stable sort). The default embedder is the
-doc's 64-dim hashed bag of tokens (``VetoHashEmbedder``); any ``Embedder`` can replace it (cosine is computed
-explicitly, 0 for a zero vector).
+doc's 64-dim hashed bag of tokens (``fnv64``: ``embed.hashing.VetoHashEmbedder``); any ``Embedder`` can replace
+it (cosine is computed explicitly, 0 for a zero vector).
 
 The System protocol's ``recall`` sees only the task text, so the files in scope come from a mapping
 ``(group, task) -> files`` given at construction: ``veto-composite`` knows each scenario's files (the agent is
@@ -19,7 +19,6 @@ editing them), ``veto-composite-nofiles`` has none (semantic + recency + relevan
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -28,41 +27,24 @@ import numpy as np
 
 from memini_bench.dataset import Item, Question
 from memini_bench.embed.encoder import TextEncoder
-from memini_bench.embed.hashing import fnv1a_32
+from memini_bench.embed.factory import build_embedder
+from memini_bench.embed.hashing import VetoHashEmbedder  # noqa: F401  (re-exported: the doc's embedder)
 from memini_bench.errors import BenchError
 from memini_bench.systems import Hit
 from memini_bench.vetobench.fixtures import Decision, decision_of
 
-VETO_HASH_DIMS = 64
 HALF_LIFE_DAYS = 30.0
 MAX_AGE_DAYS = 3650.0
 FILES_KNOWN = "veto-composite"
 NO_FILES = "veto-composite-nofiles"
-_TOKEN = re.compile(r"[a-z0-9]+")
+COMPOSITE_EMBEDDER = "fnv64"  # the doc's embedder (the -composite-embedder default)
+VETO_FILES = ("known", "none", "both")
+DEFAULT_FILES = "both"
 
 
-def veto_tokens(text: str) -> list[str]:
-    """Lowercase ASCII-alphanumeric runs of 3 or more characters."""
-    return [t for t in _TOKEN.findall(text.lower()) if len(t) >= 3]
-
-
-class VetoHashEmbedder:
-    """VetoBench's hashed bag of tokens: each token's FNV-1a-32 hash h adds 1.0 to bucket ``h mod 64`` and 0.5 to
-    bucket ``(h >> 8) mod 64``; the vector is then L2-normalised (all zeros when the text has no token)."""
-
-    dims = VETO_HASH_DIMS
-    max_chars = None
-    identity = "vetobench-fnv1a32-64"
-
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
-        out = np.zeros((len(texts), self.dims), dtype=np.float64)
-        for row, text in enumerate(texts):
-            for token in veto_tokens(text):
-                h = fnv1a_32(token.encode("utf-8"))
-                out[row, h % self.dims] += 1.0
-                out[row, (h >> 8) % self.dims] += 0.5
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        return (out / np.where(norms > 0, norms, 1.0)).astype(np.float32)
+def default_encoder() -> TextEncoder:
+    """An encoder over the doc's embedder (``fnv64``, no prefixes); the mode builds one per run and shares it."""
+    return TextEncoder(build_embedder(COMPOSITE_EMBEDDER))
 
 
 @dataclass(frozen=True)
@@ -107,7 +89,7 @@ class VetoCompositeSystem:
                  files: Mapping[tuple[str, str], Sequence[str]] | None = None,
                  weights: VetoWeights = VetoWeights()) -> None:
         self.name = name
-        self.encoder = encoder or TextEncoder(VetoHashEmbedder())
+        self.encoder = encoder or default_encoder()
         self.files = dict(files or {})
         self.weights = weights
         self.items: tuple[Item, ...] = ()
@@ -156,12 +138,13 @@ class VetoCompositeSystem:
 
 
 def veto_composite_systems(questions: Sequence[Question], encoder: TextEncoder | None = None,
-                           files: str = "both") -> list[VetoCompositeSystem]:
+                           files: str = DEFAULT_FILES) -> list[VetoCompositeSystem]:
     """``veto-composite`` (files known: each scenario's files in scope) and/or ``veto-composite-nofiles``;
-    ``files`` is ``known``, ``none`` or ``both``. Both share one encoder (each text embedded once)."""
-    if files not in ("known", "none", "both"):
-        raise BenchError(f"-veto-files {files!r}: use known, none or both")
-    encoder = encoder or TextEncoder(VetoHashEmbedder())
+    ``files`` is ``known``, ``none`` or ``both``. Both share one encoder (each text embedded once); pass the run's
+    encoder to share it across suites and corpus sizes too."""
+    if files not in VETO_FILES:
+        raise BenchError(f"-veto-files {files!r}: use {', '.join(VETO_FILES)}")
+    encoder = encoder or default_encoder()
     systems = []
     if files in ("known", "both"):
         systems.append(VetoCompositeSystem(encoder, name=FILES_KNOWN, files=files_by_task(questions)))

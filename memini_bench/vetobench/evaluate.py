@@ -1,21 +1,24 @@
 """Veto recall for any System: the systems on a suite, the rank of every veto, recall@1/@5 per trap kind.
 
-For scenario s with veto decision v, ``rank(s)`` is the 1-based position of v in the system's list (None when v
-is not in the list the system returned, at most ``depth`` long). Veto recall@K = |{s : rank(s) <= K}| / |S|, the
-same as ``metrics.recall_any`` with gold = {v}; per trap kind the same over that kind's scenarios.
+For scenario s with veto decision v, ``rank(s)`` is the 1-based position of v in the system's list
+(``metrics.first_gold_rank`` + 1; None when v is not in the list the system returned, at most ``depth`` long).
+Veto recall@K is ``metrics.score``'s recall_any@K with gold = {v}: |{s : rank(s) <= K}| / |S|; per trap kind its
+per-category recall and question counts.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from memini_bench.dataset import Dataset
 from memini_bench.embed.encoder import TextEncoder
-from memini_bench.metrics import first_gold_rank
+from memini_bench.metrics import Score, first_gold_rank, score
+from memini_bench.options import RunOptions
 from memini_bench.runner import RunResult, run_all
-from memini_bench.systems import System, memini_systems
-from memini_bench.vetobench.composite import veto_composite_systems
+from memini_bench.systems import System
+from memini_bench.vetobench.composite import DEFAULT_FILES, veto_composite_systems
 
 VETO_KS = (1, 5)
 MAX_DEPTH = 100  # memini clamps recall to 100
@@ -23,7 +26,8 @@ MAX_DEPTH = 100  # memini clamps recall to 100
 
 @dataclass(frozen=True)
 class VetoScore:
-    """One system on one suite: recall@K (K in VETO_KS), the rank of each veto, and both per trap kind."""
+    """One system on one suite: recall@K (K in VETO_KS), the rank of each veto, and both per trap kind;
+    ``scores`` keeps the full ``metrics.Score`` at each K."""
 
     system: str
     suite: str
@@ -32,39 +36,39 @@ class VetoScore:
     recall: dict[int, float]
     ranks: dict[str, int | None]
     per_trap: dict[str, dict[str, float]] = field(default_factory=dict)
+    scores: tuple[Score, ...] = ()
 
     @property
     def recall_at_5(self) -> float:
         return self.recall[5]
 
 
-def _recall(ranks: Sequence[int | None], k: int) -> float:
-    return sum(1 for r in ranks if r is not None and r <= k) / len(ranks) if ranks else 0.0
-
-
 def veto_score(result: RunResult, ks: Sequence[int] = VETO_KS) -> VetoScore:
+    """Veto recall of one run, from ``metrics.score`` at each K (per trap kind in scenario order)."""
+    scores = tuple(score(result, k) for k in ks)
     ranks = {}
-    by_trap: dict[str, list[int | None]] = {}
     for run in result.questions:
         r0 = first_gold_rank(run)
-        rank = r0 + 1 if r0 >= 0 else None
-        ranks[run.question.id] = rank
-        by_trap.setdefault(run.question.category, []).append(rank)
-    values = list(ranks.values())
-    per_trap = {trap: {"scenarios": len(rs), **{f"recall@{k}": _recall(rs, k) for k in ks}}
-                for trap, rs in by_trap.items()}
-    return VetoScore(result.system, result.dataset, len(values), result.depth, {k: _recall(values, k) for k in ks},
-                     ranks, per_trap)
+        ranks[run.question.id] = r0 + 1 if r0 >= 0 else None
+    traps = dict.fromkeys(run.question.category for run in result.questions)
+    per_trap = {trap: {"scenarios": scores[0].per_category_questions.get(trap, 0),
+                       **{f"recall@{s.k}": s.per_category.get(trap, 0.0) for s in scores}} for trap in traps}
+    return VetoScore(result.system, result.dataset, len(ranks), result.depth, {s.k: s.recall_at_k for s in scores},
+                     ranks, per_trap, scores)
 
 
 def lineup(ds: Dataset, encoders: Mapping[str, TextEncoder], *, composite_encoder: TextEncoder | None = None,
-           veto_files: str = "both", keyword_backend: str = "numpy", fusion: float = 0.5) -> list[System]:
+           veto_files: str = DEFAULT_FILES, opts: RunOptions | None = None) -> list[System]:
     """Every system on the suite: ``veto-composite`` (files known / no files), then memini's hybrid and vector per
-    embedder (named ``memini-hybrid/<embedder>``), then ``memini-keyword`` once (it embeds nothing)."""
+    embedder (named ``memini-hybrid/<embedder>``), then ``memini-keyword`` once (it embeds nothing). memini's
+    systems take every hybrid setting of ``opts`` (``compare.systems_for``; defaults without it)."""
+    from memini_bench.modes.compare import systems_for
+
+    opts = opts or RunOptions()
     systems: list[System] = list(veto_composite_systems(ds.questions, composite_encoder, veto_files))
     keyword = None
     for label, encoder in encoders.items():
-        hybrid, vector, kw = memini_systems(encoder, keyword_backend=keyword_backend, alpha=fusion)
+        hybrid, vector, kw = systems_for(opts, encoder)
         for system in (hybrid, vector):
             system.name = f"{system.name}/{label}"
             systems.append(system)
@@ -84,15 +88,15 @@ def _rank_text(rank: int | None) -> str:
     return "-" if rank is None else str(rank)
 
 
-def markdown(scores: Sequence[VetoScore], ds: Dataset) -> str:
-    """Per suite: recall@1/@5 overall and per trap kind, the ranks in scenario order, then one row per scenario."""
+def markdown(scores: Sequence[VetoScore], ds: Dataset, as_of: datetime) -> str:
+    """Per suite: recall@1/@5 overall and per trap kind, the ranks in scenario order, then one row per scenario;
+    ``as_of`` is the suite's "now"."""
     if not scores:
         return ""
     traps = list(dict.fromkeys(q.category for q in ds.questions))
     counts = {t: sum(1 for q in ds.questions if q.category == t) for t in traps}
-    as_of = ds.questions[0].now.date().isoformat() if ds.questions[0].now else "?"
     out = [f"## {ds.name}: veto recall, {len(ds.questions)} scenarios over {len(ds.items)} decisions "
-           f"(as of {as_of})\n",
+           f"(as of {as_of.date().isoformat()})\n",
            "| System | R@1 | R@5 | " + " | ".join(f"{t} R@5 (n={counts[t]})" for t in traps) + " | veto ranks |",
            "|---|--:|--:|" + "--:|" * len(traps) + "---|"]
     for s in scores:

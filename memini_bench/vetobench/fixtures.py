@@ -242,6 +242,9 @@ def suite_files(path: str | Path) -> list[tuple[Path, Path]]:
     pairs = []
     for corpus in corpora:
         scenarios = corpus.with_name("scenarios" + corpus.name.removeprefix("corpus"))
+        if not corpus.exists():
+            partner = f" (the corpus of {p})" if p != corpus else ""
+            raise BenchError(f"{corpus}: no such corpus file{partner}; pass VetoBench's fixtures folder with -data")
         expect(scenarios.exists(), str(corpus), f"its scenarios file {scenarios} is missing")
         pairs.append((corpus, scenarios))
     return pairs
@@ -273,8 +276,9 @@ def suite_questions(suite: VetoSuite, id_prefix: str = "") -> tuple[Question, ..
                  for s in suite.scenarios)
 
 
-def suite_dataset(suite: VetoSuite) -> Dataset:
-    return Dataset(suite.name, suite_items(suite), suite_questions(suite), notes=_notes(suite),
+def suite_dataset(suite: VetoSuite, id_prefix: str = "") -> Dataset:
+    """The suite as a data set of its own (one group); ``id_prefix`` goes before every scenario id."""
+    return Dataset(suite.name, suite_items(suite), suite_questions(suite, id_prefix), notes=_notes(suite),
                    category_labels={t: TRAP_LABELS[t] for t in dict.fromkeys(s.trap for s in suite.scenarios)
                                     if t in TRAP_LABELS})
 
@@ -299,9 +303,9 @@ def to_dataset(suites: list[VetoSuite]) -> Dataset:
     for suite in suites:
         clash = any(s.id in seen for s in suite.scenarios)
         seen.update(s.id for s in suite.scenarios)
-        part = suite_dataset(suite)
+        part = suite_dataset(suite, f"{suite.name}/" if clash else "")
         items.extend(part.items)
-        questions.extend(suite_questions(suite, f"{suite.name}/" if clash else ""))
+        questions.extend(part.questions)
         notes.extend(part.notes)
         labels.update(part.category_labels)
     return Dataset(SUITE, tuple(items), tuple(questions), tuple(notes), labels)

@@ -112,14 +112,21 @@ def builtin_conditions(suite: VetoSuite) -> list[Condition]:
     ]
 
 
+def condition_names(system_names: Sequence[str], wanted: Sequence[str] = ()) -> list[str]:
+    """The conditions to run: the built-in ones and one per system, in that order, or only those in ``wanted``;
+    a name that is neither is a BenchError (checked before any system ingests anything)."""
+    known = [*BUILTIN_CONDITIONS, *system_names]
+    unknown = [n for n in wanted if n not in known]
+    if unknown:
+        raise BenchError(f"-veto-conditions {','.join(unknown)}: unknown; use {', '.join(known)}")
+    return list(wanted) or known
+
+
 def conditions_for(suite: VetoSuite, systems: Sequence[System], wanted: Sequence[str] = ()) -> list[Condition]:
     """The built-in conditions and one per system, in that order, or only those named in ``wanted``."""
     builtin = {c.name: c for c in builtin_conditions(suite)}
     by_system = {s.name: s for s in systems}
-    names = list(wanted) or [*builtin, *by_system]
-    unknown = [n for n in names if n not in builtin and n not in by_system]
-    if unknown:
-        raise BenchError(f"-veto-conditions {','.join(unknown)}: unknown; use {', '.join([*builtin, *by_system])}")
+    names = condition_names(list(by_system), wanted)
     return [builtin[n] if n in builtin else RetrievalCondition(by_system[n], suite) for n in names]
 
 
@@ -238,14 +245,45 @@ def summarize_archives(docs: Sequence[dict]) -> str:
     return "\n".join(out) + "\n"
 
 
+def _check_archive(doc: object, path: str) -> None:
+    """The shape ``summarize_archives`` reads: ``suites`` a list of objects, each with a list of ``cells``; every
+    cell names its ``condition`` and ``trap``; a judged cell's ``verdict`` has boolean ``violation`` and
+    ``acknowledged``. Anything else is a BenchError naming the file and the entry."""
+    def bad(where: str, what: str) -> BenchError:
+        return BenchError(f"{path}: {where}: {what}; not a VetoBench archive as -live -archive writes it")
+
+    if not isinstance(doc, dict) or doc.get("vetobench_archive") != 1:
+        raise BenchError(f"{path}: not a VetoBench archive (written by -live -archive FILE.json)")
+    suites = doc.get("suites")
+    if not isinstance(suites, list):
+        raise bad("suites", f"should be a list, got {type(suites).__name__}")
+    for i, rec in enumerate(suites):
+        if not isinstance(rec, dict):
+            raise bad(f"suites[{i}]", f"should be an object, got {type(rec).__name__}")
+        cells = rec.get("cells", [])
+        if not isinstance(cells, list):
+            raise bad(f"suites[{i}].cells", f"should be a list, got {type(cells).__name__}")
+        for j, cell in enumerate(cells):
+            where = f"suites[{i}].cells[{j}]"
+            if not isinstance(cell, dict):
+                raise bad(where, f"should be an object, got {type(cell).__name__}")
+            for key in ("condition", "trap"):
+                if not isinstance(cell.get(key), str):
+                    raise bad(where, f"field {key!r} should be a string")
+            if "verdict" in cell:
+                verdict = cell["verdict"]
+                if not isinstance(verdict, dict) or not all(isinstance(verdict.get(k), bool)
+                                                            for k in ("violation", "acknowledged")):
+                    raise bad(f"{where}.verdict", "should be an object with boolean 'violation' and 'acknowledged'")
+
+
 def read_archives(paths: Sequence[str]) -> list[dict]:
-    """Archives written by ``-live -archive``; a missing or foreign file is a BenchError naming it."""
+    """Archives written by ``-live -archive``; a missing, foreign or malformed file is a BenchError naming it."""
     from memini_bench.loaders._json import read_json
 
     docs = []
     for path in paths:
         doc = read_json(path, "vetobench")
-        if not isinstance(doc, dict) or doc.get("vetobench_archive") != 1:
-            raise BenchError(f"{path}: not a VetoBench archive (written by -live -archive FILE.json)")
+        _check_archive(doc, str(path))
         docs.append(doc)
     return docs

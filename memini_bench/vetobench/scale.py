@@ -29,6 +29,7 @@ from memini_bench.vetobench.judge import names_match
 
 DEFAULT_SIZES = (24, 100, 300, 1000, 3000)
 DEFAULT_SEED = 7
+PLOT_NEEDS = "-plot needs matplotlib: pip install 'memini-bench[plot]' (make install includes it)"
 
 
 @dataclass(frozen=True)
@@ -268,8 +269,7 @@ def plot(points: Sequence[ScalePoint], path: Path, title: str, base: int) -> Non
     try:
         import matplotlib
     except ImportError:
-        raise BenchError("-plot needs matplotlib: pip install 'memini-bench[plot]' (make install includes it)") \
-            from None
+        raise BenchError(PLOT_NEEDS) from None
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
