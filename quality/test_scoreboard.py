@@ -172,3 +172,18 @@ def test_cli_unknown_embedder_is_one_line_error(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert err.startswith("quality: error:") and "nope" in err and "\n" not in err
     assert not (tmp_path / "q.json").exists()
+
+
+def test_sanity_check_compares_every_reserve_config_at_its_own_depth():
+    fact = lambda n, returned: ("fact", f"t{n}", (f"t{n}-fact",), returned)  # noqa: E731
+    # reserve=0 (k 5): facts at rank 4 (beyond the top 3) and rank 1 -> R@5 = 1.0, R@3 = 0.5
+    base = _run([fact(0, ["a", "b", "c", "t0-fact"]), fact(1, ["t1-fact"])])
+    good = _run([fact(0, ["t0-fact"]), fact(1, ["t1-fact"])])
+    k3_ok = _run([fact(0, ["a"]), fact(1, ["t1-fact"])])  # R@3 0.5: not below the baseline's top-3 0.5
+    k3_bad = _run([fact(0, ["a"]), fact(1, ["b"])])  # R@3 0.0
+    r0, prod, prod3 = sb.CONFIGS
+    assert sb.sanity_violations([(r0, base), (prod, good), (prod3, k3_ok)]) == []
+    assert sb.sanity_violations([(r0, base), (prod, k3_bad), (prod3, k3_bad)]) == [
+        "production: durable R@5 0.0% below reserve=0's R@5 (100.0%)",
+        "prod k=3: durable R@3 0.0% below reserve=0's R@3 (50.0%)"]
+    assert sb.durable_recall(base, 3) == 0.5 and sb.durable_recall(base, 5) == 1.0
