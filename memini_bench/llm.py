@@ -1,5 +1,7 @@
 """An OpenAI-compatible chat client driven by memini's variables: ``MEMINI_LLM_BASE_URL``, ``MEMINI_LLM_API_KEY``,
-``MEMINI_LLM_MODEL`` (default gpt-4o-mini). ``POST {base}/chat/completions``, 120 s timeout, max_tokens 4096."""
+``MEMINI_LLM_MODEL`` (default gpt-4o-mini). ``POST {base}/chat/completions``, 120 s timeout, max_tokens 4096.
+``MEMINI_LLM_API`` may be unset, empty or ``openai``; memini's other value, ``anthropic``, is not supported here
+(a BenchError before any call)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from memini_bench.errors import BenchError
 from memini_bench.http import bearer, join_url, post_json
 
 DEFAULT_MODEL = "gpt-4o-mini"
+SUPPORTED_APIS = ("", "openai")
 
 
 @dataclass(frozen=True)
@@ -23,6 +26,10 @@ class ChatClient:
 
     @classmethod
     def from_env(cls, **overrides: object) -> ChatClient:
+        api = os.environ.get("MEMINI_LLM_API", "")
+        if api.strip().lower() not in SUPPORTED_APIS:
+            raise BenchError(f"MEMINI_LLM_API={api!r}: only the OpenAI-compatible chat API is supported; unset it "
+                             "or set it to openai")
         base = os.environ.get("MEMINI_LLM_BASE_URL", "")
         if not base:
             raise BenchError("MEMINI_LLM_BASE_URL is not set; point it at an OpenAI-compatible /v1 endpoint")

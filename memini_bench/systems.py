@@ -141,6 +141,8 @@ class MeminiBackend:
 
     def _item_arrays(self) -> None:
         """Per-item quality inputs as arrays, built once (only access counts and ``now`` change per query)."""
+        if len(self.time_s) == len(self.items):
+            return
         self._tier_weight, self._short = comp.tier_arrays([it.tier for it in self.items])
         self._importance = np.array([it.importance for it in self.items], dtype=np.float64)
         self._confidence = np.array([np.nan if it.confidence is None else it.confidence for it in self.items],
@@ -148,11 +150,15 @@ class MeminiBackend:
         self.time_s = np.array([np.nan if it.time is None else it.time.timestamp() for it in self.items],
                                dtype=np.float64)
 
+    def item_times(self) -> np.ndarray:
+        """Every item's time in Unix seconds, NaN when unknown (built once, with the quality inputs)."""
+        self._item_arrays()
+        return self.time_s
+
     def qualities(self, ids: np.ndarray, now: datetime | None) -> np.ndarray:
         """memini's Quality of each candidate (``retrieval.composite``), with the live access counts; age is
         ``now - item time`` in seconds (0 when either is unknown)."""
-        if len(self.time_s) != len(self.items):  # items replaced since the arrays were built
-            self._item_arrays()
+        self._item_arrays()
         age = np.zeros(len(ids)) if now is None else np.nan_to_num(now.timestamp() - self.time_s[ids], nan=0.0)
         return comp.qualities_from(self._tier_weight[ids], self._short[ids], self._importance[ids],
                                    self._confidence[ids], self.access[ids], age)
@@ -201,15 +207,18 @@ class HybridSystem(_BackendSystem):
         self.temporal_boost = temporal_boost
         self.temporal_extractor = temporal.extractor(temporal_extractor)
 
-    def ranked(self, group: str, query: str, k: int, now: datetime | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """The composite-ranked candidate list before dedup and the cut (item indices, composite scores)."""
-        pool = pool_size(k, self.pool_factor, self.pool_floor)
+    def ranked(self, group: str, query: str, k: int, now: datetime | None = None, *,
+               pool: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The composite-ranked candidate list before dedup and the cut (item indices, composite scores). Each
+        leg is ``pool`` deep when given, else ``pool_size(k, pool_factor, pool_floor)``."""
+        if pool is None:
+            pool = pool_size(k, self.pool_factor, self.pool_floor)
         fused_ids, fused = fuse_legs(self.backend.vector_leg(group, query, pool),
                                      self.backend.keyword_leg(group, query, pool), self.alpha)
         ids, scores = comp.rerank(fused_ids, fused, self.backend.qualities(fused_ids, now))
         if self.temporal_boost > 0:
-            ids, scores = temporal.rerank_temporal(ids, scores, [self.backend.items[i].time for i in ids.tolist()],
-                                                   query, now, self.temporal_extractor, self.temporal_boost)
+            ids, scores = temporal.rerank_temporal(ids, scores, self.backend.item_times(), query, now,
+                                                   self.temporal_extractor, self.temporal_boost)
         return ids, scores
 
     def recall(self, group: str, query: str, k: int, *, now: datetime | None = None) -> list[Hit]:

@@ -222,3 +222,38 @@ def test_misbehaving_llm_is_one_clear_error(handler, message):
         with pytest.raises(BenchError, match=message) as exc:
             rr.rerank("q", CANDS)
     assert "\n" not in str(exc.value)
+
+
+# --- the Reranker protocol and the LLM API choice -------------------------------------------------------------
+
+def test_every_reranker_has_load_and_only_the_local_one_does_work(tmp_path):
+    """load() is part of the protocol (the tier calls it before timing); HTTP and LLM clients load nothing."""
+    from memini_bench.rerankers import Reranker
+
+    http, llm = HttpCrossEncoder("http://h:1"), LLMReranker(ChatClient("http://h:1"))
+    local = LocalCrossEncoder(str(tmp_path / "nope"))
+    assert all(isinstance(r, Reranker) for r in (http, llm, local))
+    assert http.load() is None and llm.load() is None                  # no network touched
+    with pytest.raises(BenchError, match="no such folder"):
+        local.load()
+
+
+def test_rerank_model_name_without_url_is_refused():
+    with pytest.raises(BenchError, match="-rerank-model 'bge' needs -rerank-url, or local:PATH"):
+        build_reranker(model="bge", llm=True)
+
+
+@pytest.mark.parametrize("api", ["", "openai", "OpenAI"])
+def test_llm_api_openai_or_unset_is_fine(monkeypatch, api):
+    monkeypatch.setenv("MEMINI_LLM_API", api)
+    monkeypatch.setenv("MEMINI_LLM_BASE_URL", "http://h:1/v1")
+    assert ChatClient.from_env().url == "http://h:1/v1/chat/completions"
+
+
+def test_llm_api_anthropic_is_one_clear_error(monkeypatch):
+    """memini's MEMINI_LLM_API=anthropic used to be ignored (requests went out in the OpenAI shape)."""
+    monkeypatch.setenv("MEMINI_LLM_API", "anthropic")
+    monkeypatch.setenv("MEMINI_LLM_BASE_URL", "http://h:1/v1")
+    with pytest.raises(BenchError, match="MEMINI_LLM_API='anthropic': only the OpenAI-compatible chat API") as exc:
+        ChatClient.from_env()
+    assert "\n" not in str(exc.value)

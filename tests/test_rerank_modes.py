@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 
 import numpy as np
 import pytest
+from cli_opts import cli_options
 from loopback import ScriptedServer
 
 from memini_bench.cli import main
@@ -201,11 +202,19 @@ def test_llm_without_endpoint_is_one_line(lme_file, tmp_path, capsys, monkeypatc
     assert code == 2 and "MEMINI_LLM_BASE_URL is not set" in err and len(err.strip().splitlines()) == 1
 
 
+def test_llm_api_anthropic_is_one_line_before_any_work(lme_file, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("MEMINI_LLM_API", "anthropic")
+    monkeypatch.setenv("MEMINI_LLM_BASE_URL", "http://127.0.0.1:9/v1")
+    code, out, err = run_cli(base_args(lme_file, tmp_path, "-llm-rerank"), capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "only the OpenAI-compatible chat API" in err
+    assert not out and not (tmp_path / "out").exists()
+
+
 # --- gate sweeps ----------------------------------------------------------------------------------------------
 
 def test_sweep_math_and_threshold_parsing():
     probes = [Probe(0.9, 0.2, True), Probe(0.5, 0.6, True), Probe(0.3, 0.1, False)]
-    rows = sweep(probes, [0.55, 0.0])
+    rows = sweep(probes, [0.0, 0.55])                           # rows in the given order (parse_thresholds sorts)
     assert [(r.threshold, r.pos_recall_at_k, r.neg_injection_rate) for r in rows] == [
         (0.0, 2 / 3, 1.0), (0.55, 1 / 3, 1 / 3)]
     assert parse_thresholds("0.5, abc,-1,0", "vec-gate") == [0.0, 0.5]
@@ -237,7 +246,7 @@ def test_rerank_gate_mode(lme_file, tmp_path, capsys):
         n_requests = len(srv.requests)
     assert code == 0, err
     assert n_requests == 6                                         # positive and negative head per question
-    assert "top rerank-score distribution (pool=2) over 3 queries:" in out
+    assert "top rerank-score distribution over 3 queries (pool=2):" in out     # memini's header
     assert "| min_rerank_score | pos R@K | neg inject % |" in out
     doc = json.loads((tmp_path / "out" / "longmemeval-rerank-gate.json").read_text())
     assert doc["config"]["rerank_gate_pool"] == 2 and doc["results"][0]["neg_injection_rate"] == 1.0
@@ -300,3 +309,79 @@ def test_cli_passes_temporal_boost_to_the_hybrid(lme_file, tmp_path, capsys):
     assert (config["temporal_boost"], config["temporal_extractor"]) == (0.4, "extended")
     code, _, err = run_cli(base_args(lme_file, tmp_path, "-temporal-boost", "-1"), capsys)
     assert code == 2 and "-temporal-boost" in err
+
+
+# --- one hybrid from RunOptions, flag checks, the temporal hot path -------------------------------------------
+
+def test_hybrid_for_applies_every_hybrid_setting():
+    from memini_bench.modes.rerank_tier import hybrid_for
+
+    opts = cli_options(fusion=-1.0, pool_factor=3, pool_floor=7, semantic_reserve=2, temporal_boost=0.4,
+                       temporal_extractor="extended", reinforce=True, keyword_backend="fts5")
+    hybrid = hybrid_for(opts, TextEncoder(HashEmbedder(32)))
+    assert (hybrid.alpha, hybrid.pool_factor, hybrid.pool_floor, hybrid.semantic_reserve, hybrid.temporal_boost,
+            hybrid.reinforce, hybrid.backend.keyword_backend) == (-1.0, 3, 7, 2, 0.4, True, "fts5")
+
+
+@pytest.mark.parametrize("mode", [["-vec-gate", "0"], ["-rerank-gate", "0"], []])
+def test_gates_and_tier_build_the_hybrid_from_the_run_options(lme_file, tmp_path, capsys, monkeypatch, mode):
+    """-vec-gate used to drop -reinforce and -semantic-reserve, and both gates -temporal-boost."""
+    import memini_bench.modes.gates as gates
+    import memini_bench.modes.rerank_tier as tier
+
+    built, real = [], tier.hybrid_for
+
+    def spy(opts, encoder):
+        built.append(real(opts, encoder))
+        return built[-1]
+
+    monkeypatch.setattr(gates, "hybrid_for", spy)
+    monkeypatch.setattr(tier, "hybrid_for", spy)
+    with ScriptedServer(word_scorer) as srv:
+        code, _, err = run_cli(base_args(lme_file, tmp_path, "-rerank-url", srv.url, *mode, "-reinforce",
+                                         "-semantic-reserve", "1", "-temporal-boost", "0.4", "-no-write"), capsys)
+    assert code == 0, err
+    assert [(h.reinforce, h.semantic_reserve, h.temporal_boost) for h in built] == [(True, 1, 0.4)]
+
+
+def test_ranked_with_an_explicit_pool_cuts_each_leg():
+    items = [Item(f"i{n}", f"spare keys note {n} " + "word " * n, "g", NOW) for n in range(8)]
+    backend = MeminiBackend(TextEncoder(HashEmbedder(64)))
+    backend.ingest(items)
+    hybrid = HybridSystem(backend)
+    ids, _ = hybrid.ranked("g", "spare keys", 5, pool=2)
+    old_way, _ = HybridSystem(backend, pool_factor=1, pool_floor=1).ranked("g", "spare keys", 2)
+    assert ids.tolist() == old_way.tolist() and len(ids) <= 4
+    assert len(hybrid.ranked("g", "spare keys", 5)[0]) == 8                 # default pool max(25, 50) holds all
+
+
+@pytest.mark.parametrize("extra", [["-rerank-model", "bge"], ["-rerank-model", "bge", "-llm-rerank"],
+                                   ["-rerank-model", "bge", "-rerank-gate", "0"],
+                                   ["-rerank-model", "bge", "-vec-gate", "0"]])
+def test_rerank_model_name_without_url_is_one_line(lme_file, tmp_path, capsys, extra):
+    """It used to fall through to the normal comparison (or the LLM, or the vector gate) silently."""
+    code, out, err = run_cli(base_args(lme_file, tmp_path, *extra), capsys)
+    assert code == 2 and err.strip() == ("memini-bench: error: -rerank-model 'bge' needs -rerank-url, or "
+                                         "local:PATH for a local cross-encoder")
+    assert not out and not (tmp_path / "out").exists()
+
+
+def test_temporal_step_extracts_the_anchor_before_reading_dates():
+    from memini_bench.retrieval.temporal import regex_anchor, rerank_temporal
+
+    class Untouchable:
+        def __getitem__(self, key):
+            raise AssertionError("dates read without an anchor")
+
+    ids, scores = np.array([2, 0]), np.array([1.0, 0.9])
+    assert rerank_temporal(ids, scores, Untouchable(), "what is my cat's name", NOW, regex_anchor, 0.4)[0] is ids
+    dates = np.array([NOW.timestamp() - DAY, np.nan, NOW.timestamp() - 60 * DAY])    # per item, indexed by ids
+    out_ids, out = rerank_temporal(ids, scores, dates, "what did I do yesterday", NOW, regex_anchor, 0.4)
+    assert out_ids.tolist() == [0, 2] and out.tolist() == pytest.approx([0.9 * 1.4, 1.0])
+
+
+def test_backend_item_times_are_unix_seconds_or_nan():
+    backend = MeminiBackend(None)
+    backend.ingest([Item("a", "x", "g", NOW), Item("b", "y", "g", None)])
+    times = backend.item_times()
+    assert times[0] == NOW.timestamp() and np.isnan(times[1]) and backend.item_times() is times

@@ -16,6 +16,8 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from memini_bench.metrics import gold_rank
+
 ALL = "all"
 
 
@@ -29,14 +31,6 @@ class RankRow:
     mrr: float
 
 
-def first_gold_rank(ranked_ids: Iterable[str], gold: Iterable[str]) -> int:
-    wanted = set(gold)
-    for rank, item_id in enumerate(ranked_ids):
-        if item_id in wanted:
-            return rank
-    return -1
-
-
 class RankTally:
     """Accumulates ranks per (system, category) and turns them into RankRows."""
 
@@ -45,7 +39,7 @@ class RankTally:
         self._ranks: dict[str, dict[str, list[int]]] = {}
 
     def add(self, system: str, category: str, ranked_ids: Iterable[str], gold: Iterable[str]) -> int:
-        rank = first_gold_rank(ranked_ids, gold)
+        rank = gold_rank([(i,) for i in ranked_ids], gold)
         by_cat = self._ranks.setdefault(system, {})
         for cat in {category, ALL} - {""}:
             by_cat.setdefault(cat, []).append(rank)

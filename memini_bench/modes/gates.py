@@ -8,12 +8,16 @@ foreign group:
 - vector gate: ``top`` = the best vector score ``1/(1+L2)`` in the group; ``hit`` = the gold is within K of the
   real hybrid recall (no gate).
 - rerank gate: the head = the hybrid's composite order over ``-rerank-gate-pool`` (20)-deep legs, cut to that
-  pool; ``top`` = the best cross-encoder score over the head; ``hit`` = the gold is within K once the head is
-  sorted by cross-encoder score (stable; a candidate the server skipped scores 0).
+  pool (``HybridSystem.ranked(..., pool=P)``); ``top`` = the best cross-encoder score over the head; ``hit`` =
+  the gold is within K once the head is sorted by cross-encoder score (stable; a candidate the server skipped
+  scores 0).
 
     pos R@K(t)      = #(hit_i and pos_top_i >= t) / n
     neg inject %(t) = #(neg_top_i >= t) / n
 
+The hybrid is the run's (``compare.systems_for``), with the question's date as ``now``: the vector gate's recall
+applies every hybrid setting (fusion, pools, reserve, temporal boost, reinforcement); the rerank gate's head is
+that hybrid's composite order (fusion, temporal boost) before the reserve and dedup, as the rerank tier's baseline.
 Thresholds: comma-separated; negative or unparsable entries are skipped (memini's parseFloatList); rows ascend.
 Also printed: p10/25/50/75/90 of the positive and negative tops (memini's floor-index percentile).
 The foreign group: memini takes question (i+1) mod n's group, which is always foreign on LongMemEval (one group
@@ -35,14 +39,12 @@ from memini_bench.dataset import Question
 from memini_bench.embed.factory import build_encoder
 from memini_bench.errors import BenchError
 from memini_bench.flags import flag
-from memini_bench.metrics import percentile
-from memini_bench.modes._ranking import first_gold_rank
+from memini_bench.metrics import gold_rank, percentile
 from memini_bench.modes.compare import build_config, load_prepared, log
-from memini_bench.modes.rerank_tier import reranker_from
+from memini_bench.modes.rerank_tier import cross_encoder_configured, hybrid_for, reranker_from
 from memini_bench.options import RunOptions
 from memini_bench.report import write_json
 from memini_bench.rerankers import Candidate, ScoringReranker
-from memini_bench.rerankers.crossencoder import LOCAL_PREFIX
 from memini_bench.systems import HybridSystem, MeminiBackend
 
 PERCENTILES = (10, 25, 50, 75, 90)
@@ -58,7 +60,7 @@ FLAGS = [
 
 
 def selected(opts: RunOptions) -> bool:
-    return bool(opts.extra.get("vec_gate") or opts.extra.get("rerank_gate"))
+    return bool(opts.extra["vec_gate"] or opts.extra["rerank_gate"])
 
 
 def parse_thresholds(text: str, flag_name: str) -> list[float]:
@@ -90,9 +92,10 @@ class GateRow:
 
 
 def sweep(probes: Sequence[Probe], thresholds: Sequence[float]) -> list[GateRow]:
+    """One row per threshold, in the order given (``parse_thresholds`` sorts them ascending)."""
     n = len(probes)
     return [GateRow(t, sum(p.hit and p.pos_top >= t for p in probes) / n, sum(p.neg_top >= t for p in probes) / n)
-            for t in sorted(thresholds)]
+            for t in thresholds]
 
 
 def foreign_groups(questions: Sequence[Question], flag_name: str) -> list[str]:
@@ -113,11 +116,13 @@ def foreign_groups(questions: Sequence[Question], flag_name: str) -> list[str]:
     return out
 
 
-def _distribution_lines(label: str, pos: list[float], neg: list[float], n: int) -> str:
+def _distribution_lines(label: str, pos: list[float], neg: list[float], n: int, note: str = "") -> str:
+    """memini's header, ``<label> over <n> queries<note>:``, then the percentile lines."""
     def line(name: str, xs: list[float]) -> str:
         return f"  {name}" + " ".join(f"p{p}={percentile(xs, p):.3f}" for p in PERCENTILES) + "\n"
 
-    return f"{label} over {n} queries:\n" + line("positive (own ns):    ", pos) + line("negative (foreign):   ", neg)
+    return (f"{label} over {n} queries{note}:\n" + line("positive (own ns):    ", pos)
+            + line("negative (foreign):   ", neg))
 
 
 def _markdown(rows: Sequence[GateRow], k: int, title: str, column: str) -> str:
@@ -133,75 +138,74 @@ def _vector_top(backend: MeminiBackend, group: str, query: str, k: int) -> float
     return float(scores[0]) if len(scores) else 0.0
 
 
-def vec_gate_probes(backend: MeminiBackend, hybrid: HybridSystem, questions: Sequence[Question],
-                    k: int) -> list[Probe]:
+def vec_gate_probes(hybrid: HybridSystem, questions: Sequence[Question], k: int) -> list[Probe]:
+    backend = hybrid.backend
     probes = []
     for q, foreign in zip(questions, foreign_groups(questions, "vec-gate"), strict=True):
-        gold = set(q.gold)
-        hits = hybrid.recall(q.group, q.query, k, now=q.now)
-        hit = any(gold.intersection(h.ids) for h in hits[:k])
+        hits = hybrid.recall(q.group, q.query, k, now=q.now)  # at most k hits
+        hit = gold_rank((h.ids for h in hits), q.gold) >= 0
         probes.append(Probe(_vector_top(backend, q.group, q.query, k), _vector_top(backend, foreign, q.query, k),
                             hit))
     return probes
 
 
-def _rerank_head(backend: MeminiBackend, head_system: HybridSystem, reranker: ScoringReranker, group: str,
-                 query: str, pool: int) -> tuple[float, list[str]]:
-    """(best cross-encoder score over the head, the head's ids sorted by that score)."""
-    ids, _ = head_system.ranked(group, query, pool)
-    head = [Candidate(backend.items[i].id, backend.items[i].content) for i in ids.tolist()[:pool]]
+def _rerank_head(hybrid: HybridSystem, reranker: ScoringReranker, q: Question, group: str,
+                 pool: int) -> tuple[float, list[str]]:
+    """(best cross-encoder score over the head of ``q``'s hybrid order in ``group``, the head's ids sorted by
+    that score)."""
+    items = hybrid.backend.items
+    ids, _ = hybrid.ranked(group, q.query, pool, q.now, pool=pool)
+    head = [Candidate(items[i].id, items[i].content) for i in ids.tolist()[:pool]]
     if not head:
         return 0.0, []
-    scores = reranker.scores(query, head)
+    scores = reranker.scores(q.query, head)
     ordered = sorted((c.id for c in head), key=lambda i: -scores.get(i, 0.0))
     return (max(scores.values()) if scores else 0.0), ordered
 
 
-def rerank_gate_probes(backend: MeminiBackend, reranker: ScoringReranker, questions: Sequence[Question], k: int,
-                       pool: int, alpha: float) -> list[Probe]:
-    # legs exactly `pool` deep: pool_size(pool, factor 1, floor 1) = pool
-    head_system = HybridSystem(backend, alpha=alpha, pool_factor=1, pool_floor=1)
+def rerank_gate_probes(hybrid: HybridSystem, reranker: ScoringReranker, questions: Sequence[Question], k: int,
+                       pool: int) -> list[Probe]:
     probes = []
     for q, foreign in zip(questions, foreign_groups(questions, "rerank-gate"), strict=True):
-        pos_top, ordered = _rerank_head(backend, head_system, reranker, q.group, q.query, pool)
-        neg_top, _ = _rerank_head(backend, head_system, reranker, foreign, q.query, pool)
-        rank = first_gold_rank(ordered, q.gold)
+        pos_top, ordered = _rerank_head(hybrid, reranker, q, q.group, pool)
+        neg_top, _ = _rerank_head(hybrid, reranker, q, foreign, pool)
+        rank = gold_rank([(i,) for i in ordered], q.gold)
         probes.append(Probe(pos_top, neg_top, 0 <= rank < k))
     return probes
 
 
 def run(opts: RunOptions) -> int:
-    vector = bool(opts.extra.get("vec_gate"))
+    vector = bool(opts.extra["vec_gate"])
     name = "vec-gate" if vector else "rerank-gate"
-    thresholds = parse_thresholds(opts.extra.get("vec_gate") or opts.extra.get("rerank_gate"), name)
+    thresholds = parse_thresholds(opts.extra["vec_gate"] or opts.extra["rerank_gate"], name)
     reranker = None
     if not vector:
-        if not (opts.extra.get("rerank_url") or str(opts.extra.get("rerank_model", "")).startswith(LOCAL_PREFIX)):
+        if not cross_encoder_configured(opts):
             raise BenchError("-rerank-gate needs a cross-encoder: -rerank-url URL or -rerank-model local:PATH")
         reranker = reranker_from(opts, llm=False)
+        assert isinstance(reranker, ScoringReranker)
+        reranker.load()
     encoder = build_encoder(opts.embed_settings)
     ds = load_prepared(opts)
-    backend = MeminiBackend(encoder, opts.keyword_backend)
-    backend.ingest(ds.items)
-    backend.prepare([q.query for q in ds.questions])
+    hybrid = hybrid_for(opts, encoder)
+    hybrid.ingest(ds.items)
+    hybrid.backend.prepare([q.query for q in ds.questions])
     k = opts.k[0]
-    if vector:
-        hybrid = HybridSystem(backend, alpha=opts.fusion, pool_factor=opts.pool_factor, pool_floor=opts.pool_floor,
-                              temporal_boost=opts.temporal_boost, temporal_extractor=opts.temporal_extractor)
-        probes = vec_gate_probes(backend, hybrid, ds.questions, k)
-        label, title, column = ("top vector-score distribution (1/(1+L2))",
-                                "per-query vector-relevance gate sweep", "min_vec_score")
+    if reranker is None:
+        probes = vec_gate_probes(hybrid, ds.questions, k)
+        label, note, title, column = ("top vector-score distribution (1/(1+L2))", "",
+                                      "per-query vector-relevance gate sweep", "min_vec_score")
         extra: dict = {}
     else:
-        pool = opts.extra.get("rerank_gate_pool", 20)
-        probes = rerank_gate_probes(backend, reranker, ds.questions, k, pool, opts.fusion)
-        label, title, column = (f"top rerank-score distribution (pool={pool})", "cross-encoder rerank-gate sweep",
-                                "min_rerank_score")
-        extra = {"rerank_gate_pool": pool, "rerank_url": opts.extra.get("rerank_url"),
-                 "rerank_model": opts.extra.get("rerank_model")}
+        pool = opts.extra["rerank_gate_pool"]
+        probes = rerank_gate_probes(hybrid, reranker, ds.questions, k, pool)
+        label, note, title, column = ("top rerank-score distribution", f" (pool={pool})",
+                                      "cross-encoder rerank-gate sweep", "min_rerank_score")
+        extra = {"rerank_gate_pool": pool, "rerank_url": opts.extra["rerank_url"],
+                 "rerank_model": opts.extra["rerank_model"]}
     rows = sweep(probes, thresholds)
     pos, neg = [p.pos_top for p in probes], [p.neg_top for p in probes]
-    sys.stdout.write(_distribution_lines(label, pos, neg, len(probes)) + "\n")
+    sys.stdout.write(_distribution_lines(label, pos, neg, len(probes), note) + "\n")
     sys.stdout.write(_markdown(rows, k, title, column))
     sys.stdout.flush()
     if opts.no_write:

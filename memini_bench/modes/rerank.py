@@ -27,7 +27,7 @@ from memini_bench.options import RunOptions
 from memini_bench.report import write_json, write_jsonl
 from memini_bench.retrieval.fusion import fuse_rrf
 from memini_bench.retrieval.recency import FALLBACK_TIME, STRATEGIES, Strategy, rank
-from memini_bench.retrieval.temporal import epoch_seconds, extractor
+from memini_bench.retrieval.temporal import extractor
 from memini_bench.systems import MeminiBackend, pool_size
 
 DEFAULT_CATS = "knowledge-update,temporal-reasoning"
@@ -40,16 +40,21 @@ FLAGS = [
 
 
 def selected(opts: RunOptions) -> bool:
-    return bool(opts.extra.get("rerank"))
+    return bool(opts.extra["rerank"])
 
 
 def parse_cats(text: str) -> list[str]:
     return [c.strip() for c in text.split(",") if c.strip()]
 
 
+def extractor_suffix(extractor_name: str) -> str:
+    """``""`` for memini's regex extractor, else ``-<name>``: on the temporal row's name and the results file."""
+    return "" if extractor_name == "regex" else f"-{extractor_name}"
+
+
 def strategies(extractor_name: str) -> list[Strategy]:
     """memini's five; the temporal row says which extractor it used when it is not memini's regex."""
-    suffix = "" if extractor_name == "regex" else f"-{extractor_name}"
+    suffix = extractor_suffix(extractor_name)
     return [dataclasses.replace(s, name=s.name + suffix) if s.temporal_boost else s for s in STRATEGIES]
 
 
@@ -57,7 +62,7 @@ def run(opts: RunOptions) -> int:
     encoder = build_encoder(opts.embed_settings)
     extract = extractor(opts.temporal_extractor)
     ds = load_prepared(opts)
-    cats = parse_cats(opts.extra.get("rerank_cats", DEFAULT_CATS))
+    cats = parse_cats(opts.extra["rerank_cats"])
     questions = [q for q in ds.questions if not cats or q.category in cats]
     if not questions:
         have = ", ".join(sorted({q.category for q in ds.questions if q.category})) or "none"
@@ -68,7 +73,8 @@ def run(opts: RunOptions) -> int:
     backend.prepare([q.query for q in questions])
     k = opts.k[0]
     pool = pool_size(k, opts.pool_factor, opts.pool_floor)
-    dates = epoch_seconds([it.time for it in backend.items], FALLBACK_TIME)
+    times = backend.item_times()
+    dates = np.where(np.isnan(times), FALLBACK_TIME.timestamp(), times)
     importance = np.array([it.importance for it in backend.items], dtype=np.float64)
     plan = strategies(opts.temporal_extractor)
     tally = _ranking.RankTally(k)
@@ -96,8 +102,7 @@ def run(opts: RunOptions) -> int:
     config = build_config(opts, ds, encoder, mode="rerank", rerank_cats=cats, rerank_k=k, rerank_pool=pool,
                           scored_questions=len(questions), anchored_questions=anchored,
                           strategies=[dataclasses.asdict(s) for s in plan])
-    suffix = "" if opts.temporal_extractor == "regex" else f"-{opts.temporal_extractor}"
-    out = Path(opts.out) / f"{ds.name}-rerank{suffix}.json"
+    out = Path(opts.out) / f"{ds.name}-rerank{extractor_suffix(opts.temporal_extractor)}.json"
     write_json(out, {"config": config, "results": _ranking.as_dicts(rows)})
     log(f"wrote {out}")
     if opts.per_question:

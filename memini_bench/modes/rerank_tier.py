@@ -19,16 +19,17 @@ from pathlib import Path
 
 import click
 
+from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.factory import build_encoder
 from memini_bench.flags import flag
 from memini_bench.metrics import percentile
 from memini_bench.modes import _ranking
-from memini_bench.modes.compare import build_config, load_prepared, log
+from memini_bench.modes.compare import build_config, load_prepared, log, systems_for
 from memini_bench.options import RunOptions
 from memini_bench.report import write_json
-from memini_bench.rerankers import Candidate, Reranker, build_reranker, reorder_by_id
-from memini_bench.rerankers.crossencoder import APIS, LOCAL_PREFIX
-from memini_bench.systems import HybridSystem, MeminiBackend
+from memini_bench.rerankers import Candidate, Reranker, build_reranker, cross_encoder_requested, reorder_by_id
+from memini_bench.rerankers.crossencoder import APIS
+from memini_bench.systems import HybridSystem
 
 FLAGS = [
     flag("rerank-url", default="", help="Cross-encoder base URL (POST {URL}/rerank, Bearer MEMINI_RERANK_API_KEY): "
@@ -50,23 +51,28 @@ FLAGS = [
 ]
 
 
-def tier_requested(opts: RunOptions) -> bool:
-    extra = opts.extra
-    return bool(extra.get("llm_rerank") or extra.get("rerank_url")
-                or str(extra.get("rerank_model", "")).startswith(LOCAL_PREFIX))
+def cross_encoder_configured(opts: RunOptions) -> bool:
+    """``-rerank-url`` or ``-rerank-model local:PATH`` given (``-rerank-model NAME`` alone is a BenchError)."""
+    return cross_encoder_requested(opts.extra["rerank_url"], opts.extra["rerank_model"])
 
 
 def selected(opts: RunOptions) -> bool:
     """memini's precedence: the tier runs unless a -rerank-gate sweep is asked for."""
-    return tier_requested(opts) and not opts.extra.get("rerank_gate")
+    return bool(opts.extra["llm_rerank"] or cross_encoder_configured(opts)) and not opts.extra["rerank_gate"]
 
 
 def reranker_from(opts: RunOptions, *, llm: bool) -> Reranker:
     extra = opts.extra
-    return build_reranker(url=extra.get("rerank_url", ""), model=extra.get("rerank_model", ""), llm=llm,
-                          max_doc_chars=extra.get("rerank_max_doc_chars", 2048),
-                          max_batch_chars=extra.get("rerank_max_batch_chars", 6000),
-                          api=extra.get("rerank_api", "cohere"), timeout=extra.get("rerank_timeout", 60.0))
+    return build_reranker(url=extra["rerank_url"], model=extra["rerank_model"], llm=llm,
+                          max_doc_chars=extra["rerank_max_doc_chars"], max_batch_chars=extra["rerank_max_batch_chars"],
+                          api=extra["rerank_api"], timeout=extra["rerank_timeout"], device=opts.device)
+
+
+def hybrid_for(opts: RunOptions, encoder: TextEncoder | None) -> HybridSystem:
+    """The run's hybrid system (``compare.systems_for``: every hybrid setting of ``opts``) on a fresh backend."""
+    hybrid = systems_for(opts, encoder)[0]
+    assert isinstance(hybrid, HybridSystem)
+    return hybrid
 
 
 def latency(xs: list[float]) -> dict[str, float]:
@@ -74,17 +80,15 @@ def latency(xs: list[float]) -> dict[str, float]:
 
 
 def run(opts: RunOptions) -> int:
-    reranker = reranker_from(opts, llm=bool(opts.extra.get("llm_rerank")))
-    if hasattr(reranker, "load"):  # a local model: load it before latencies are timed
-        reranker.load()
+    reranker = reranker_from(opts, llm=opts.extra["llm_rerank"])
+    reranker.load()  # a local model loads here, before latencies are timed
     encoder = build_encoder(opts.embed_settings)
     ds = load_prepared(opts)
-    backend = MeminiBackend(encoder, opts.keyword_backend)
-    hybrid = HybridSystem(backend, alpha=opts.fusion, pool_factor=opts.pool_factor, pool_floor=opts.pool_floor,
-                          temporal_boost=opts.temporal_boost, temporal_extractor=opts.temporal_extractor)
+    hybrid = hybrid_for(opts, encoder)
+    backend = hybrid.backend
     hybrid.ingest(ds.items)
     backend.prepare([q.query for q in ds.questions])
-    k, head_n = opts.k[0], opts.extra.get("llm_rerank_pool", 20)
+    k, head_n = opts.k[0], opts.extra["llm_rerank_pool"]
     tally = _ranking.RankTally(k)
     base_ms: list[float] = []
     added_ms: list[float] = []
@@ -109,9 +113,8 @@ def run(opts: RunOptions) -> int:
     sys.stdout.flush()
     if opts.no_write:
         return 0
-    describe = {key: opts.extra.get(key) for key in ("rerank_url", "rerank_model", "rerank_api", "llm_rerank",
-                                                     "llm_rerank_pool", "rerank_max_doc_chars",
-                                                     "rerank_max_batch_chars")}
+    describe = {key: opts.extra[key] for key in ("rerank_url", "rerank_model", "rerank_api", "llm_rerank",
+                                                 "llm_rerank_pool", "rerank_max_doc_chars", "rerank_max_batch_chars")}
     config = build_config(opts, ds, encoder, mode="rerank-tier", reranker=reranker.name, rerank_k=k, **describe)
     out = Path(opts.out) / f"{ds.name}-rerank-tier.json"
     write_json(out, {"config": config, "results": _ranking.as_dicts(rows), "latency": timing})

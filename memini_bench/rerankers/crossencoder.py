@@ -21,16 +21,17 @@ is a BenchError; an index outside the batch is ignored (as memini does).
 from __future__ import annotations
 
 import math
-import time
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
 from memini_bench.errors import BenchError
 from memini_bench.http import bearer, join_url, post_json
-from memini_bench.rerankers import Candidate
+from memini_bench.rerankers import LOCAL_PREFIX, Candidate
+
+__all__ = ["LOCAL_PREFIX", "HttpCrossEncoder", "LocalCrossEncoder"]
 
 ENVELOPE_CHARS = 38
-LOCAL_PREFIX = "local:"
 APIS = ("cohere", "tei")
 
 
@@ -74,6 +75,9 @@ def order_by_scores(scores: dict[str, float]) -> list[str]:
 
 class _CrossEncoderBase:
     name = "cross-encoder"
+
+    def load(self) -> None:
+        """Nothing to load (a server does the work)."""
 
     def scores(self, query: str, candidates: Sequence[Candidate]) -> dict[str, float]:
         raise NotImplementedError
@@ -142,36 +146,50 @@ class HttpCrossEncoder(_CrossEncoderBase):
 
 
 class LocalCrossEncoder(_CrossEncoderBase):
-    """A sentence-transformers ``CrossEncoder`` loaded from a local folder (no server, no network)."""
+    """A sentence-transformers ``CrossEncoder`` loaded from a local folder (no server, no network), on ``device``
+    (``auto`` = CUDA when available, else CPU). It must give one relevance score per pair (``num_labels`` 1): a
+    classifier head with several labels (an NLI cross-encoder) is refused when it loads."""
 
-    def __init__(self, path: str, *, max_doc_chars: int = 2048, batch_size: int = 32) -> None:
+    def __init__(self, path: str, *, max_doc_chars: int = 2048, batch_size: int = 32, device: str = "cpu") -> None:
         self.path = path
         self.max_doc_chars = max_doc_chars
         self.batch_size = batch_size
+        self.device = device
         self._model = None
-        self.load_ms = 0.0
 
-    def load(self):
+    def load(self) -> None:
         """Load the model once (the rerank tier does it before timing the first question)."""
-        if self._model is None:
-            if not self.path or not Path(self.path).is_dir():
-                raise BenchError(f"-rerank-model local:{self.path}: no such folder; point it at a saved "
-                                 "sentence-transformers CrossEncoder (or sequence-classification model) folder")
-            t0 = time.perf_counter()
-            try:
-                from sentence_transformers import CrossEncoder
+        if self._model is not None:
+            return
+        if not self.path or not Path(self.path).is_dir():
+            raise BenchError(f"-rerank-model local:{self.path}: no such folder; point it at a saved "
+                             "sentence-transformers CrossEncoder (or sequence-classification model) folder")
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        try:
+            import torch
+            from sentence_transformers import CrossEncoder
+            from transformers.utils import logging as hf_logging
 
-                self._model = CrossEncoder(self.path, device="cpu", local_files_only=True)
-            except (OSError, ValueError) as exc:
-                raise BenchError(f"-rerank-model local:{self.path}: cannot load a cross-encoder there "
-                                 f"({str(exc).splitlines()[0][:120]})") from None
-            self.load_ms = (time.perf_counter() - t0) * 1e3
-        return self._model
+            hf_logging.set_verbosity_error()
+            hf_logging.disable_progress_bar()  # an error stays one line
+            device = self.device
+            if device == "auto":
+                device = "cuda" if torch.cuda.is_available() else "cpu"
+            model = CrossEncoder(self.path, device=device, local_files_only=True)
+        except (OSError, ValueError) as exc:
+            raise BenchError(f"-rerank-model local:{self.path}: cannot load a cross-encoder there "
+                             f"({str(exc).splitlines()[0][:120]})") from None
+        labels = getattr(model, "num_labels", 1)
+        if labels != 1:
+            raise BenchError(f"-rerank-model local:{self.path}: the model has {labels} output labels (a classifier, "
+                             "e.g. NLI); a reranker needs one relevance score per pair (num_labels 1)")
+        self._model = model
 
     def scores(self, query: str, candidates: Sequence[Candidate]) -> dict[str, float]:
         if not candidates:
             return {}
-        model = self.load()
+        self.load()
         pairs = [(query, truncate_chars(c.content, self.max_doc_chars)) for c in candidates]
-        values = model.predict(pairs, batch_size=self.batch_size, show_progress_bar=False)
+        values = self._model.predict(pairs, batch_size=self.batch_size, show_progress_bar=False)
         return {c.id: float(v) for c, v in zip(candidates, values, strict=True)}

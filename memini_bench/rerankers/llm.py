@@ -61,6 +61,9 @@ class LLMReranker:
     def __init__(self, chat: ChatClient) -> None:
         self.chat = chat
 
+    def load(self) -> None:
+        """Nothing to load (the endpoint does the work)."""
+
     def rerank(self, query: str, candidates: Sequence[Candidate]) -> list[str]:
         if len(candidates) <= 1:
             return [c.id for c in candidates]

@@ -53,11 +53,11 @@ STRATEGIES = (
 
 def rank(strategy: Strategy, ids: np.ndarray, fused: np.ndarray, *, dates_s: np.ndarray, importance: np.ndarray,
          now: datetime, anchor: Anchor | None) -> np.ndarray:
-    """The candidate ids in ``strategy``'s order (``dates_s``: item dates in epoch seconds)."""
-    scores = comp.composite(fused, np.zeros(len(ids)), strategy.weights,
-                            recency=recency(now.timestamp() - dates_s), importance=importance)
-    order = np.argsort(-scores, kind="stable")
-    ranked, scores, dates_s = ids[order], scores[order], dates_s[order]
+    """The candidate ids in ``strategy``'s order (``dates_s``: item dates in epoch seconds): ``composite.rerank``
+    with the strategy's weights, then, for a temporal strategy, the boost."""
+    order, scores = comp.rerank(np.arange(len(ids)), fused, np.zeros(len(ids)), strategy.weights,
+                                recency=recency(now.timestamp() - dates_s), importance=importance)
+    ranked = ids[order]
     if strategy.temporal_boost > 0:
-        ranked, scores = temporal_rerank(ranked, scores, dates_s, anchor, now, strategy.temporal_boost)
+        ranked, scores = temporal_rerank(ranked, scores, dates_s[order], anchor, now, strategy.temporal_boost)
     return ranked

@@ -312,18 +312,11 @@ def temporal_rerank(ids: np.ndarray, scores: np.ndarray, dates_s: np.ndarray, an
     return ids[order], boosted[order]
 
 
-def epoch_seconds(times: list[datetime | None], fallback: datetime | None = None) -> np.ndarray:
-    """Item times as epoch seconds; a missing time is ``fallback`` (or NaN without one)."""
-    out = []
-    for t in times:
-        t = t or fallback
-        out.append(np.nan if t is None else t.timestamp())
-    return np.array(out, dtype=np.float64)
-
-
-def rerank_temporal(ids: np.ndarray, scores: np.ndarray, times: list[datetime | None], query: str,
+def rerank_temporal(ids: np.ndarray, scores: np.ndarray, item_dates_s: np.ndarray, query: str,
                     now: datetime | None, extract: Extractor, boost: float) -> tuple[np.ndarray, np.ndarray]:
-    """memini's RerankTemporal after the composite: ``times`` are the candidates' dates (None = unknown)."""
-    if boost <= 0 or now is None:
+    """memini's RerankTemporal after the composite. ``item_dates_s``: every item's date in epoch seconds (NaN =
+    unknown), indexed by ``ids``. The anchor comes first: without one (or without ``now``, or with ``boost <= 0``)
+    the list is returned unchanged and no date is looked at."""
+    if boost <= 0 or now is None or (anchor := extract(query, now)) is None:
         return ids, scores
-    return temporal_rerank(ids, scores, epoch_seconds(times), extract(query, now), now, boost)
+    return temporal_rerank(ids, scores, item_dates_s[ids], anchor, now, boost)
