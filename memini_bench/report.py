@@ -64,7 +64,7 @@ def atomic_write(path: Path, write: Callable[[Callable[[bytes], object]], None])
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError as exc:
-        raise BenchError(f"{path}: cannot write ({exc.strerror}); choose another -out") from None
+        raise BenchError(f"{path}: cannot write ({exc.strerror}); choose another path") from None
     try:
         with os.fdopen(fd, "wb") as fh:
             write(fh.write)
@@ -77,6 +77,17 @@ def atomic_write(path: Path, write: Callable[[Callable[[bytes], object]], None])
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def check_destinations(*, folders: Sequence[tuple[str, str]] = (), files: Sequence[tuple[str, str]] = ()) -> None:
+    """Refuse, before any work, output paths that cannot be used: a (flag, folder) that is an existing file, a
+    (flag, file) that is an existing folder or whose parent is a file. Empty paths are skipped."""
+    for flag_name, folder in folders:
+        if folder and Path(folder).exists() and not Path(folder).is_dir():
+            raise BenchError(f"{flag_name} {folder}: is a file, not a folder; choose another path")
+    for flag_name, file in files:
+        if file and (Path(file).is_dir() or (Path(file).parent.exists() and not Path(file).parent.is_dir())):
+            raise BenchError(f"{flag_name} {file}: cannot be written as a file; choose another path")
 
 
 def write_json(path: Path, doc: object) -> None:

@@ -94,3 +94,21 @@ def test_trec_export_scores_the_same_in_ir_measures(tmp_path, capsys):
         assert agg[Success @ row["k"]] == pytest.approx(row["recall_at_k"])
         assert agg[nDCG @ row["k"]] == pytest.approx(row["ndcg_at_k"], abs=1e-4)
         assert agg[RR @ 5] == pytest.approx(row["mrr"])
+
+
+@pytest.mark.parametrize("flag_name", ["-trec", "-out"])
+def test_an_output_folder_that_is_a_file_is_refused_before_any_work(tmp_path, capsys, flag_name):
+    taken = tmp_path / "taken"
+    taken.write_text("x")
+    args = ["-suite", "sample", "-embedder", "hash", flag_name, str(taken)]
+    if flag_name != "-out":
+        args += ["-out", str(tmp_path / "out")]
+    code, _, err = _run(args, capsys)
+    assert code == 2 and f"{flag_name} {taken}: is a file" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_per_question_onto_a_folder_is_refused(tmp_path, capsys):
+    code, _, err = _run(["-suite", "sample", "-embedder", "hash", "-out", str(tmp_path / "out"),
+                         "-per-question", str(tmp_path)], capsys)
+    assert code == 2 and "-per-question" in err and not (tmp_path / "out").exists()

@@ -15,7 +15,15 @@ from memini_bench.loaders.file import SAMPLE_PATH
 from memini_bench.metrics import score_all
 from memini_bench.options import RunOptions
 from memini_bench.provenance import file_sha256, harness
-from memini_bench.report import markdown, per_question_rows, results_document, write_json, write_jsonl, write_trec
+from memini_bench.report import (
+    check_destinations,
+    markdown,
+    per_question_rows,
+    results_document,
+    write_json,
+    write_jsonl,
+    write_trec,
+)
 from memini_bench.runner import run_all
 from memini_bench.systems import System, memini_systems
 
@@ -106,6 +114,9 @@ def select_systems(systems: list[System], wanted: Sequence[str], where: str = "t
 
 
 def run(opts: RunOptions) -> int:
+    if not opts.no_write:
+        check_destinations(folders=[("-out", opts.out), ("-trec", opts.trec)],
+                           files=[("-per-question", opts.per_question)])
     keyword_only = bool(opts.systems) and all(n.removeprefix("memini-") == "keyword" for n in opts.systems)
     encoder = None if keyword_only else build_encoder(opts.embed_settings)  # checks the flags; loads no model
     ds = load_prepared(opts)
