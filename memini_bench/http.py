@@ -1,23 +1,40 @@
 """A small JSON-over-HTTP client for OpenAI-compatible endpoints (embeddings, rerank, chat), stdlib only.
 
-``post_json`` retries on HTTP 429 and 5xx, timeouts and refused connections with exponential backoff
-(``backoff * 2**attempt`` seconds, capped at 8 s), and ends every failure as a BenchError that names the URL and
-what to check: the CLI prints it as one line with exit code 2.
+``post_json`` tries a request up to ``retries + 1`` times, within two limits:
+
+- ``timeout``: seconds per try (the socket's connect and read timeout; a reply still arriving after it is cut);
+- ``deadline``: seconds for the whole request, every try and wait included (default ``2 * timeout``, so a hung
+  server fails after about two timeouts, not ``retries + 1`` of them). No try starts once the deadline is reached,
+  and a try gets at most the time left.
+
+HTTP 408/409/425/429/5xx, timeouts and refused or reset connections are retried. The wait before try n (n >= 1) is
+the reply's ``Retry-After`` (seconds or an HTTP date) when it sent one, capped at ``max_retry_after``, else
+``backoff * 2**(n-1)`` capped at 8 s; when that wait would pass the deadline the request fails at once. Every failure
+ends as a one-line BenchError naming the URL, the number of tries, the total time and the last fault.
+
+``env_seconds`` reads a timeout variable such as ``MEMINI_EMBED_TIMEOUT``: a positive finite number of seconds.
 """
 
 from __future__ import annotations
 
+import email.utils
 import http.client
 import json
+import math
+import os
 import socket
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from memini_bench.errors import BenchError
 
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+MAX_BACKOFF = 8.0
+MAX_RETRY_AFTER = 60.0
+_READ_CHUNK = 1 << 16
 
 
 def bearer(api_key: str) -> dict[str, str]:
@@ -28,42 +45,133 @@ def join_url(base: str, path: str) -> str:
     return base.rstrip("/") + "/" + path.lstrip("/")
 
 
+def check_seconds(value: float, what: str) -> float:
+    """``value`` if it is a positive finite number of seconds, else a BenchError naming ``what``."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
+        raise BenchError(f"{what} {value!r}: must be a positive number of seconds")
+    return float(value)
+
+
+def env_seconds(name: str, default: float) -> float:
+    """The seconds in environment variable ``name`` (``default`` when unset or empty)."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise BenchError(f"{name}={raw!r}: not a number of seconds; set it to e.g. 30 or unset it") from None
+    return check_seconds(value, f"{name}=")
+
+
+def retry_after_seconds(header: str | None, now: float | None = None) -> float | None:
+    """The wait a ``Retry-After`` header asks for (delta-seconds or an HTTP date), None when absent or unreadable;
+    never negative."""
+    if not header:
+        return None
+    text = header.strip()
+    try:
+        seconds = float(text)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(text)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when is None:
+            return None
+        seconds = when.timestamp() - (time.time() if now is None else now)
+    return max(0.0, seconds) if math.isfinite(seconds) else None
+
+
+@dataclass
+class _Fault:
+    """Why one try failed, and the wait the server asked for before the next one (None = none asked)."""
+
+    text: str
+    retry: bool = True
+    retry_after: float | None = None
+
+
+def _read_by(response: http.client.HTTPResponse, stop_at: float) -> bytes:
+    """The whole body, read in chunks; a TimeoutError once ``stop_at`` (monotonic) passes (a trickling reply)."""
+    parts = []
+    while chunk := response.read1(_READ_CHUNK):
+        parts.append(chunk)
+        if time.monotonic() > stop_at:
+            raise TimeoutError
+    return b"".join(parts)
+
+
+def _try_once(request: urllib.request.Request, timeout: float) -> bytes | _Fault:
+    """The reply body of one try, or the fault that ended it."""
+    stop_at = time.monotonic() + timeout
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return _read_by(response, stop_at)
+    except urllib.error.HTTPError as exc:
+        detail = exc.read()[:200].decode("utf-8", "replace").strip()
+        text = f"HTTP {exc.code}" + (f" ({detail})" if detail else "")
+        return _Fault(text, exc.code in RETRY_STATUS, retry_after_seconds(exc.headers.get("Retry-After")))
+    except TimeoutError:
+        return _Fault(f"no reply within {_secs(timeout)} s")
+    except urllib.error.URLError as exc:
+        if isinstance(exc.reason, TimeoutError | socket.timeout):
+            return _Fault(f"no reply within {_secs(timeout)} s")
+        return _Fault(f"unreachable ({exc.reason})")
+    except (OSError, http.client.HTTPException) as exc:  # reset, refused mid-way, or not an HTTP server
+        return _Fault(f"connection failed ({type(exc).__name__}: {exc})")
+
+
+def _secs(seconds: float) -> str:
+    """Seconds for a message: at most two decimals, no trailing zeros (0.2, 1.5, 60)."""
+    return f"{round(seconds, 2):g}"
+
+
+def _tries(n: int) -> str:
+    return f"{n} {'try' if n == 1 else 'tries'}"
+
+
 def post_json(url: str, payload: object, *, headers: Mapping[str, str] | None = None, timeout: float = 60.0,
-              retries: int = 6, backoff: float = 0.5, what: str = "server") -> object:
-    """POST ``payload`` as JSON and return the decoded JSON reply (see the module docstring for failures)."""
+              retries: int = 6, backoff: float = 0.5, deadline: float | None = None,
+              max_retry_after: float = MAX_RETRY_AFTER, what: str = "server", timeout_hint: str = "") -> object:
+    """POST ``payload`` as JSON and return the decoded JSON reply (limits and failures: the module docstring).
+    ``timeout_hint`` (e.g. which variable sets the timeout) is added to the error when the last try timed out."""
+    timeout = check_seconds(timeout, "timeout")
+    deadline = 2 * timeout if deadline is None else check_seconds(deadline, "deadline")
     body = json.dumps(payload).encode("utf-8")
     request_headers = {"Content-Type": "application/json", "Accept": "application/json", **(headers or {})}
-    last = ""
+    start = time.monotonic()
+    fault = _Fault("no try made")
+    tried = 0
+    stop = ""
     for attempt in range(retries + 1):
         if attempt:
-            time.sleep(min(backoff * 2 ** (attempt - 1), 8.0))
-        request = urllib.request.Request(url, data=body, headers=request_headers, method="POST")
-        try:
-            with urllib.request.urlopen(request, timeout=timeout) as response:
-                raw = response.read()
-        except urllib.error.HTTPError as exc:
-            detail = exc.read()[:200].decode("utf-8", "replace").strip()
-            last = f"HTTP {exc.code}" + (f" ({detail})" if detail else "")
-            if exc.code in RETRY_STATUS:
-                continue
-            raise BenchError(f"{what} at {url} answered {last}; check the URL, model name and API key") from None
-        except TimeoutError:
-            last = f"no reply within {timeout:g} s"
-            continue
-        except urllib.error.URLError as exc:
-            reason = exc.reason
-            if isinstance(reason, TimeoutError | socket.timeout):
-                last = f"no reply within {timeout:g} s"
-                continue
-            last = f"unreachable ({reason})"
-            continue
-        except (OSError, http.client.HTTPException) as exc:  # reset, refused mid-way, or not an HTTP server
-            last = f"connection failed ({type(exc).__name__}: {exc})"
-            continue
-        try:
-            return json.loads(raw)
-        except ValueError:
-            snippet = raw[:80].decode("utf-8", "replace")
-            raise BenchError(f"{what} at {url} sent a reply that is not JSON: {snippet!r}") from None
-    raise BenchError(f"{what} at {url} failed after {retries + 1} attempts: {last}; "
-                     "is the server up and the URL right?")
+            wait = (min(fault.retry_after, max_retry_after) if fault.retry_after is not None
+                    else min(backoff * 2 ** (attempt - 1), MAX_BACKOFF))
+            left = deadline - (time.monotonic() - start)
+            if wait >= left:
+                kind = "the server's Retry-After" if fault.retry_after is not None else "the backoff"
+                stop = f"; {kind} wait of {_secs(wait)} s before the next try would pass the {_secs(deadline)} s "
+                stop += "deadline"
+                break
+            time.sleep(wait)
+        left = deadline - (time.monotonic() - start)
+        if left <= 0:
+            break
+        tried += 1
+        outcome = _try_once(urllib.request.Request(url, data=body, headers=request_headers, method="POST"),
+                            min(timeout, left))
+        if isinstance(outcome, bytes):
+            try:
+                return json.loads(outcome)
+            except ValueError:
+                snippet = outcome[:80].decode("utf-8", "replace")
+                raise BenchError(f"{what} at {url} sent a reply that is not JSON: {snippet!r}") from None
+        fault = outcome
+        if not fault.retry:
+            raise BenchError(f"{what} at {url} answered {fault.text}; check the URL, model name and API key")
+    elapsed = time.monotonic() - start
+    hint = f"; {timeout_hint}" if timeout_hint and fault.text.startswith("no reply") else ""
+    raise BenchError(f"{what} at {url} failed after {_tries(tried)} in {_secs(elapsed)} s (timeout "
+                     f"{_secs(timeout)} s per try, deadline {_secs(deadline)} s): {fault.text}{stop}; is the server "
+                     f"up and the URL right?{hint}")

@@ -1,5 +1,6 @@
 """An OpenAI-compatible chat client driven by memini's variables: ``MEMINI_LLM_BASE_URL``, ``MEMINI_LLM_API_KEY``,
-``MEMINI_LLM_MODEL`` (default gpt-4o-mini). ``POST {base}/chat/completions``, 120 s timeout, max_tokens 4096.
+``MEMINI_LLM_MODEL`` (default gpt-4o-mini). ``POST {base}/chat/completions``, 120 s timeout per try, a deadline
+of twice that per request across retries (``memini_bench.http``), max_tokens 4096.
 ``MEMINI_LLM_API`` may be unset, empty or ``openai``; memini's other value, ``anthropic``, is not supported here
 (a BenchError before any call)."""
 
@@ -23,6 +24,7 @@ class ChatClient:
     timeout: float = 120.0
     max_tokens: int = 4096
     retries: int = 3
+    deadline: float | None = None  # seconds per request across retries (None: twice the timeout)
 
     @classmethod
     def from_env(cls, **overrides: object) -> ChatClient:
@@ -45,7 +47,8 @@ class ChatClient:
         messages = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": user}]
         reply = post_json(self.url, {"model": self.model, "messages": messages, "temperature": temperature,
                                      "max_tokens": self.max_tokens},
-                          headers=bearer(self.api_key), timeout=self.timeout, retries=self.retries, what="LLM")
+                          headers=bearer(self.api_key), timeout=self.timeout, deadline=self.deadline,
+                          retries=self.retries, what="LLM")
         try:
             content = reply["choices"][0]["message"]["content"]
         except (KeyError, IndexError, TypeError):

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
+import pytest
 
 from memini_bench.embed.cache import DiskCache, cache_file
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.hashing import HashEmbedder
+from memini_bench.errors import BenchError
 
 
 class _Spy(HashEmbedder):
@@ -86,3 +91,79 @@ def test_killed_writer_leaves_a_sound_cache(tmp_path):
     vectors = cache.get_many([f"t0-{j}" for j in range(200)] + [f"t1-{j}" for j in range(200)])
     assert all(v is not None and v.shape == (64,) for v in vectors)
     assert not list(tmp_path.glob("*.corrupt-*"))
+
+
+# --- a cache folder the run cannot write: one line, never "damaged" ---------------------------------------------
+
+_OPEN = """
+import sys
+from memini_bench.embed.cache import DiskCache
+from memini_bench.errors import BenchError
+try:
+    DiskCache(sys.argv[1], "m", 8)
+except BenchError as exc:
+    print("BENCHERROR", exc)
+"""
+
+
+def _in_read_only(folder: Path, args: list[str]) -> subprocess.CompletedProcess:
+    """Run ``python -c ARGS`` with ``folder`` read-only: by its mode bits, or (root writes through those) in a
+    private mount namespace where it is bind-mounted read-only; skips when neither is possible."""
+    command = [sys.executable, "-c", *args]
+    if os.geteuid() != 0:
+        folder.chmod(0o555)
+    else:
+        if not shutil.which("unshare"):
+            pytest.skip("running as root without unshare: cannot make a folder read-only")
+        script = f'mount --bind "{folder}" "{folder}" && mount -o remount,ro,bind "{folder}" && exec "$@"'
+        command = ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh", *command]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=Path(__file__).resolve().parents[1])
+    if os.geteuid() == 0 and run.returncode != 0 and "mount" in run.stderr:
+        pytest.skip(f"cannot bind-mount read-only here: {run.stderr.strip()[:100]}")
+    return run
+
+
+def test_read_only_cache_folder_is_one_line_not_damage(tmp_path):
+    folder = tmp_path / "cache"
+    DiskCache(folder, "m", 8).close()                     # an existing cache file, in a folder made read-only
+    try:
+        for target in (folder, folder / "sub"):            # the folder itself, and one that cannot be created
+            run = _in_read_only(folder, [_OPEN, str(target)])
+            assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
+            assert run.stdout.startswith("BENCHERROR") and "-cache-dir" in run.stdout and run.stdout.count("\n") == 1
+            assert "damaged" not in run.stdout + run.stderr
+    finally:
+        folder.chmod(0o755)
+    assert not list(folder.glob("*.corrupt-*"))
+
+
+def test_unopenable_cache_file_is_one_line_not_damage(tmp_path, capsys):
+    """SQLite's "unable to open database file" (here: a folder where the file should be) is no damage."""
+    cache_file(tmp_path, "m", 8).mkdir()
+    with pytest.raises(BenchError, match=r"cannot use the embedding cache here \(unable to open database file\); "
+                                         "pass -cache-dir with a writable folder, or -no-cache"):
+        DiskCache(tmp_path, "m", 8)
+    assert "damaged" not in capsys.readouterr().err and not list(tmp_path.glob("*.corrupt-*"))
+
+
+def test_cli_unusable_cache_dir_exits_2_with_one_line(tmp_path, capsys, monkeypatch):
+    from loopback import ScriptedServer
+
+    from memini_bench.cli import main
+
+    def embeddings(path, body):
+        vectors = HashEmbedder(8).encode(body["input"])
+        return 200, {"data": [{"index": i, "embedding": v.tolist()} for i, v in enumerate(vectors)]}
+
+    cache = tmp_path / "cache"
+    with ScriptedServer(embeddings) as srv:
+        monkeypatch.setenv("MEMINI_EMBED_BASE_URL", srv.url)
+        monkeypatch.setenv("MEMINI_EMBED_DIMS", "8")
+        monkeypatch.delenv("MEMINI_EMBED_MODEL", raising=False)
+        cache_file(cache, f"openai:{srv.url}|text-embedding-3-small", 8).mkdir(parents=True)
+        with pytest.raises(SystemExit) as exc:
+            main(["-suite", "sample", "-out", str(tmp_path / "out"), "-cache-dir", str(cache)])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "Traceback" not in err and "damaged" not in err
+    assert err.splitlines()[-1].startswith(f"memini-bench: error: {cache}: cannot use the embedding cache here")
+    assert not list((tmp_path / "out").glob("*.json")) if (tmp_path / "out").exists() else True

@@ -56,7 +56,8 @@ def test_retries_server_errors_then_succeeds():
 
 
 @pytest.mark.parametrize("handler, message", [
-    (lambda p, b: (500, {"error": "boom"}), "failed after 3 attempts: HTTP 500"),
+    (lambda p, b: (500, {"error": "boom"}), r"failed after 3 tries in [0-9.]+ s \(timeout 60 s per try, "
+                                            r"deadline 120 s\): HTTP 500"),
     (lambda p, b: (401, {"error": "bad key"}), "answered HTTP 401"),
     (lambda p, b: (200, b"{not json"), "not JSON"),
     (lambda p, b: (200, {"data": [{"index": 0, "embedding": [0.1] * 7}]}), "length 7, expected 32"),

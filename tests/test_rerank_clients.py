@@ -167,7 +167,7 @@ def test_retries_a_500_then_succeeds():
 
 def test_unreachable_rerank_server_names_the_url():
     url = closed_port_url()
-    with pytest.raises(BenchError, match=f"{url}/rerank failed after 1 attempts"):
+    with pytest.raises(BenchError, match=f"{url}/rerank failed after 1 try in "):
         HttpCrossEncoder(url, retries=0).rerank("q", CANDS)
 
 

@@ -14,7 +14,9 @@ class Embedder(Protocol):
 
     ``identity`` names the model and every setting that changes its vectors (it keys the disk cache and is
     recorded in results); ``dims`` is the vector length; ``max_chars`` truncates each text before embedding
-    (memini's Batched client cuts to 8000 characters; None = no cut).
+    (memini's Batched client cuts to 8000 characters; None = no cut). An embedder whose definition yields zero
+    vectors (VetoBench's fnv64) sets ``allows_zero_vectors = True``; for every other one an all-zero vector is a
+    fault (``embed.checks``).
     """
 
     identity: str

@@ -3,8 +3,12 @@
 The key covers everything that changes a vector: the embedder's ``identity`` (model, max tokens) and ``dims``
 name the file; the text hashed is the final text sent to the model (prefix included, after truncation).
 Writes are SQLite transactions (WAL journal), committed once per batch, so a killed run loses at most the batch
-in flight and never corrupts the file. A damaged file (not a database, failed integrity check, a vector of the
-wrong length) is reported on stderr, set aside as ``<file>.corrupt-<unix time>`` and rebuilt, never a crash.
+in flight and never corrupts the file. A damaged file (not a database, failed integrity check) is reported on
+stderr, set aside as ``<file>.corrupt-<unix time>`` and rebuilt, never a crash. Every vector read passes the same
+check as a freshly embedded one (``embed.checks``: the declared length, finite, not all zero): one that fails (e.g.
+NaN written by an older version) is reported, treated as a miss and re-embedded, and the new vector replaces it.
+A folder or file the cache cannot write (read-only folder or disk, no permission) is a one-line BenchError before
+any work, never mistaken for damage: pass a writable ``-cache-dir`` or ``-no-cache``.
 Location: ``-cache-dir``, else ``$MEMINI_BENCH_CACHE``, else ``$XDG_CACHE_HOME/memini-bench`` (``~/.cache``).
 """
 
@@ -21,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from memini_bench.embed.checks import sound_rows
 from memini_bench.errors import BenchError
 
 _CHUNK = 500
@@ -45,8 +50,9 @@ def cache_file(directory: Path, identity: str, dims: int) -> Path:
 class DiskCache:
     """``get_many`` / ``put_many`` over one embedder identity's SQLite file (see the module docstring)."""
 
-    def __init__(self, directory: Path, identity: str, dims: int) -> None:
+    def __init__(self, directory: Path, identity: str, dims: int, *, allow_zero: bool = False) -> None:
         self.dims = dims
+        self.allow_zero = allow_zero
         self.path = cache_file(directory, identity, dims)
         self.hits = 0
         self.misses = 0
@@ -55,7 +61,14 @@ class DiskCache:
         except OSError as exc:
             raise BenchError(f"{self.path.parent}: cannot create the embedding cache ({exc.strerror}); "
                              "pass -cache-dir DIR or -no-cache") from None
+        for target in (self.path.parent, self.path):
+            if target.exists() and not os.access(target, os.W_OK):
+                raise self._unusable(f"{'folder' if target.is_dir() else 'file'} {target} is not writable")
         self.db = self._open()
+
+    def _unusable(self, why: object) -> BenchError:
+        return BenchError(f"{self.path.parent}: cannot use the embedding cache here ({why}); pass -cache-dir with a "
+                          "writable folder, or -no-cache")
 
     def _open(self) -> sqlite3.Connection:
         try:
@@ -65,7 +78,12 @@ class DiskCache:
             return self._connect()
 
     def _connect(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+        """Open (creating) the file; an OperationalError (cannot open or write: permissions, read-only disk, lock,
+        I/O) is a BenchError, any other DatabaseError (not a database, failed check) means damage and propagates."""
+        try:
+            db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+        except sqlite3.OperationalError as exc:
+            raise self._unusable(exc) from None
         try:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
@@ -73,13 +91,12 @@ class DiskCache:
             verdict = db.execute("PRAGMA quick_check").fetchone()[0]
             if verdict != "ok":
                 raise sqlite3.DatabaseError(f"integrity check failed: {verdict}")
+        except sqlite3.OperationalError as exc:  # a subclass of DatabaseError: test it first
+            db.close()
+            raise self._unusable(exc) from None
         except sqlite3.DatabaseError:
             db.close()
             raise
-        except sqlite3.OperationalError as exc:
-            db.close()
-            raise BenchError(f"{self.path}: cannot use the embedding cache ({exc}); pass -cache-dir or -no-cache") \
-                from None
         return db
 
     def _set_aside(self, why: str) -> None:
@@ -91,8 +108,7 @@ class DiskCache:
             if src.exists():
                 os.replace(src, Path(str(aside) + suffix))
 
-    def get_many(self, texts: Sequence[str]) -> list[np.ndarray | None]:
-        keys = [text_key(t) for t in texts]
+    def _read(self, keys: list[bytes]) -> dict[bytes, bytes]:
         found: dict[bytes, bytes] = {}
         try:
             for start in range(0, len(keys), _CHUNK):
@@ -100,28 +116,41 @@ class DiskCache:
                 rows = self.db.execute(f"SELECT key, vec FROM vectors WHERE key IN ({','.join('?' * len(chunk))})",
                                        chunk).fetchall()
                 found.update(rows)
+        except sqlite3.OperationalError as exc:  # locked or an I/O error: not damage; embed instead
+            print(f"memini-bench: warning: could not read the embedding cache {self.path} ({exc}); "
+                  "embedding these texts instead", file=sys.stderr)
+            return {}
         except sqlite3.DatabaseError as exc:
             self.db.close()
             self._set_aside(str(exc))
             self.db = self._connect()
-            found = {}
-        out: list[np.ndarray | None] = []
-        bad = 0
-        for key in keys:
-            blob = found.get(key)
-            if blob is not None and len(blob) != 4 * self.dims:
-                bad += 1
-                blob = None
-            out.append(None if blob is None else np.frombuffer(blob, dtype=np.float32).copy())
-        if bad:
-            print(f"memini-bench: warning: embedding cache {self.path}: {bad} vectors of the wrong length "
-                  "ignored; they will be re-embedded", file=sys.stderr)
+            return {}
+        return found
+
+    def get_many(self, texts: Sequence[str]) -> list[np.ndarray | None]:
+        """Each text's cached vector, or None (not cached, or cached but failing the vector check)."""
+        keys = [text_key(t) for t in texts]
+        found = self._read(keys)
+        sized = [k for k, blob in found.items() if len(blob) == 4 * self.dims]
+        matrix = np.frombuffer(b"".join(found[k] for k in sized), dtype=np.float32).reshape(len(sized), self.dims)
+        good = sound_rows(matrix, allow_zero=self.allow_zero)
+        vectors = {k: row for k, row, ok in zip(sized, matrix.copy(), good, strict=True) if ok}
+        faulty = len(found) - len(vectors)
+        if faulty:
+            print(f"memini-bench: warning: embedding cache {self.path}: {faulty} cached vectors failed the check "
+                  "(wrong length, NaN/infinite or all zero); they will be re-embedded", file=sys.stderr)
+        out: list[np.ndarray | None] = [vectors.get(k) for k in keys]
         self.hits += sum(v is not None for v in out)
         self.misses += sum(v is None for v in out)
         return out
 
     def put_many(self, texts: Sequence[str], vectors: np.ndarray) -> None:
-        rows = [(text_key(t), np.asarray(v, dtype=np.float32).tobytes()) for t, v in zip(texts, vectors, strict=True)]
+        """Save vectors (callers pass checked ones; a row failing the vector check is skipped, never saved)."""
+        matrix = np.asarray(vectors, dtype=np.float32)
+        if matrix.shape != (len(texts), self.dims):
+            raise ValueError(f"put_many: {matrix.shape} vectors for {len(texts)} texts of {self.dims} dims")
+        good = sound_rows(matrix, allow_zero=self.allow_zero)
+        rows = [(text_key(t), v.tobytes()) for t, v, ok in zip(texts, matrix, good, strict=True) if ok]
         try:
             with self.db:
                 self.db.execute("BEGIN")

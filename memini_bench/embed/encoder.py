@@ -3,7 +3,10 @@
 Documents are embedded as ``doc_prefix + text`` and queries as ``query_prefix + text`` (no separator, as memini
 does). Each text is cut to ``embedder.max_chars`` characters before embedding. Identical texts are embedded once
 per run (an in-memory memo keyed by the final text), and an optional ``cache`` (the disk cache) is consulted first.
-What is left is embedded longest first in chunks of ``CHUNK`` texts, each saved to the cache when done.
+What is left is embedded longest first in chunks of ``CHUNK`` texts; each chunk's vectors pass
+``embed.checks.validate_vectors`` (the declared length, finite, not all zero unless the embedder sets
+``allows_zero_vectors``) before they are memoised or saved to the cache, so a bad vector is a one-line BenchError
+and never reaches the disk.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from typing import Protocol
 import numpy as np
 
 from memini_bench.embed.base import Embedder
+from memini_bench.embed.checks import validate_vectors
 from memini_bench.progress import progress
 
 CHUNK = 1024  # texts per embedding call: the unit of progress and of cache commits
@@ -69,8 +73,11 @@ class TextEncoder:
         chunks = [ordered[i:i + CHUNK] for i in range(0, len(ordered), CHUNK)]
         bar = progress(chunks, len(chunks), f"embedding {len(texts)} texts", unit="chunk") if len(chunks) > 1 \
             else chunks
+        allow_zero = bool(getattr(self.embedder, "allows_zero_vectors", False))
         for chunk in bar:
-            vectors = np.asarray(self.embedder.encode(chunk), dtype=np.float32)
+            raw = self.embedder.encode(chunk)
+            vectors = validate_vectors(raw, count=len(chunk), dims=self.dims, allow_zero=allow_zero,
+                                       source=f"embedder {self.embedder.identity}")
             self.embedded += len(chunk)
             if self.cache is not None:
                 self.cache.put_many(chunk, vectors)

@@ -73,6 +73,7 @@ class VetoHashEmbedder:
     dims = VETO_HASH_DIMS
     max_chars = None
     identity = "vetobench-fnv1a32-64"
+    allows_zero_vectors = True  # a text without a token is the zero vector by definition (module docstring)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dims), dtype=np.float64)

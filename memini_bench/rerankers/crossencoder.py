@@ -92,7 +92,8 @@ class HttpCrossEncoder(_CrossEncoderBase):
     """A Cohere/Jina/TEI/llama-server style ``/rerank`` endpoint (module docstring)."""
 
     def __init__(self, base_url: str, model: str = "", *, api_key: str = "", max_doc_chars: int = 2048,
-                 max_batch_chars: int = 6000, api: str = "cohere", timeout: float = 60.0, retries: int = 2) -> None:
+                 max_batch_chars: int = 6000, api: str = "cohere", timeout: float = 60.0, retries: int = 2,
+                 deadline: float | None = None) -> None:
         if api not in APIS:
             raise BenchError(f"-rerank-api {api!r}: unknown; use one of {', '.join(APIS)}")
         if max_doc_chars < 0 or max_batch_chars < 0:
@@ -105,6 +106,7 @@ class HttpCrossEncoder(_CrossEncoderBase):
         self.api = api
         self.timeout = timeout
         self.retries = retries
+        self.deadline = deadline  # seconds per request across retries (None: twice the timeout; memini_bench.http)
 
     def scores(self, query: str, candidates: Sequence[Candidate]) -> dict[str, float]:
         """Every scored candidate's relevance, over as many batches as the caps need."""
@@ -128,7 +130,8 @@ class HttpCrossEncoder(_CrossEncoderBase):
 
     def _post(self, query: str, docs: list[str]) -> list[tuple[int, float]]:
         reply = post_json(self.url, self._payload(query, docs), headers=bearer(self.api_key), timeout=self.timeout,
-                          retries=self.retries, what="rerank server")
+                          deadline=self.deadline, retries=self.retries, what="rerank server",
+                          timeout_hint="raise -rerank-timeout to wait longer")
         results = reply.get("results") if isinstance(reply, dict) else reply
         if not isinstance(results, list) or not results:
             raise BenchError(f"rerank server at {self.url} sent no results for {len(docs)} documents; expected "
