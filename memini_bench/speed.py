@@ -2,8 +2,9 @@
 
 1. keyword leg: per-query latency of the numpy BM25 backend vs the SQLite FTS5 reference on LoCoMo turn level
    (pool 50, the hybrid's per-leg depth), interleaved query by query; the rankings must be identical.
-2. embedding: throughput of the harness's encoder (truncation, de-duplication, batching) vs calling
-   ``model.encode`` directly on the same texts with the same model object.
+2. embedding: throughput of the harness's encoder (truncation, de-duplication, batching) at fp32 and at
+   ``precision="bf16"`` vs calling ``model.encode`` (fp32) directly on the same texts with the same model object,
+   interleaved round by round; bf16's largest ``1 - cos`` against fp32 on those texts.
 3. end to end: wall time of the full LoCoMo turn-level run (``-k 5,10``, MiniLM) with a cold cache and warm.
 """
 
@@ -52,27 +53,32 @@ def keyword_leg(path: str, rounds: int = 3) -> dict[str, float]:
 
 def embedding(path: str, n_texts: int, rounds: int = 4) -> dict[str, float]:
     from memini_bench.embed.encoder import TextEncoder
-    from memini_bench.embed.factory import build_embedder
+    from memini_bench.embed.local import minilm
 
     texts = [i.content for i in load("locomo", path).items][:n_texts]
-    embedder = build_embedder("minilm")
+    embedder = minilm()
+    half = minilm(precision="bf16")
     model = embedder.model
     model.encode(texts[:64], batch_size=embedder.batch_size)  # warm-up
-    direct, harness = [], []
+    half.encode(texts[:64])
+    times: dict[str, list[float]] = {"direct": [], "harness": [], "bf16": []}
+    vectors: dict[str, np.ndarray] = {}
     for r in range(rounds):
-        runs = [("direct", direct), ("harness", harness)]
-        if r % 2:
-            runs.reverse()
-        for kind, sink in runs:
+        kinds = list(times) if r % 2 == 0 else list(reversed(times))
+        for kind in kinds:
             t = time.perf_counter()
             if kind == "direct":
                 model.encode(texts, batch_size=embedder.batch_size, convert_to_numpy=True)
-            else:
-                TextEncoder(embedder).documents(texts)  # fresh memo: every text really embedded
-            sink.append(time.perf_counter() - t)
-    d, h = min(direct), min(harness)
+            else:  # a fresh encoder (empty memo): every text really embedded
+                vectors[kind] = TextEncoder(embedder if kind == "harness" else half).documents(texts)
+            times[kind].append(time.perf_counter() - t)
+    d, h, b = (min(times[k]) for k in ("direct", "harness", "bf16"))
+    full, low = vectors["harness"], vectors["bf16"]
+    cosine = (full * low).sum(axis=1) / np.linalg.norm(full, axis=1) / np.linalg.norm(low, axis=1)
     return {"texts": len(texts), "direct_texts_per_s": len(texts) / d, "harness_texts_per_s": len(texts) / h,
-            "harness_overhead_pct": (h / d - 1) * 100}
+            "harness_overhead_pct": (h / d - 1) * 100, "bf16_precision": half.precision,
+            "bf16_texts_per_s": len(texts) / b, "bf16_speedup": d / b,
+            "bf16_max_1_minus_cos": float((1 - cosine).max())}
 
 
 def end_to_end(path: str) -> dict[str, float]:
@@ -109,6 +115,9 @@ def main(argv: list[str] | None = None) -> None:
         print(f"embedding, MiniLM on {e['texts']} LoCoMo turns: harness {e['harness_texts_per_s']:.0f} texts/s vs "
               f"model.encode {e['direct_texts_per_s']:.0f} texts/s -> overhead {e['harness_overhead_pct']:+.1f}%",
               flush=True)
+        print(f"embedding at -precision bf16 ({e['bf16_precision']} in effect): {e['bf16_texts_per_s']:.0f} texts/s "
+              f"-> {e['bf16_speedup']:.2f}x plain model.encode fp32; max(1 - cos) vs fp32 "
+              f"{e['bf16_max_1_minus_cos']:.1e}", flush=True)
     if "end-to-end" not in skip:
         w = end_to_end(args.locomo)
         print(f"full LoCoMo turn-level run (-k 5,10, MiniLM): cold cache {w['cold_s']:.1f} s, warm cache "

@@ -130,7 +130,9 @@ def _run(args, capsys):
     return exc.value.code, capsys.readouterr().err
 
 
-def _recalls(path):
+def _recalls(out):
+    """The recall rows of the one results file in folder ``out`` (its name depends on the run's settings)."""
+    (path,) = out.glob("memini-sample*.json")
     doc = json.loads(path.read_text())
     return sorted((r["system"], r["k"], r["recall_at_k"]) for r in doc["results"])
 
@@ -167,10 +169,10 @@ def test_cli_bad_endpoint_exits_2_then_the_fixed_server_gives_the_right_numbers(
         handler.fault = ""
         code, err = _run(args, capsys)
         assert code == 0, err
-        healed = _recalls(out / "memini-sample.json")
+        healed = _recalls(out)
         code, _ = _run(["-suite", "sample", "-out", str(tmp_path / "clean"), "-cache-dir", str(tmp_path / "c2")],
                        capsys)
-    assert code == 0 and healed == _recalls(tmp_path / "clean" / "memini-sample.json")
+    assert code == 0 and healed == _recalls(tmp_path / "clean")
 
 
 def test_cli_cache_holding_nan_heals_on_the_next_run(tmp_path, capsys, endpoint_env):
@@ -179,7 +181,7 @@ def test_cli_cache_holding_nan_heals_on_the_next_run(tmp_path, capsys, endpoint_
     with ScriptedServer(Switchable()) as srv:
         endpoint_env(srv.url)
         assert _run(args, capsys)[0] == 0
-        good = _recalls(out / "memini-sample.json")
+        good = _recalls(out)
         rows = _rows(cache)
         with sqlite3.connect(next(cache.glob("embeddings-*.sqlite"))) as db:   # what an older version let in
             db.execute("UPDATE vectors SET vec = ?", (np.full(DIMS, np.nan, dtype=np.float32).tobytes(),))
@@ -187,11 +189,11 @@ def test_cli_cache_holding_nan_heals_on_the_next_run(tmp_path, capsys, endpoint_
         code, err = _run(args, capsys)
         assert code == 0 and sum(map(int, re.findall(r"(\d+) cached vectors failed the check", err))) == rows
         assert sum(len(b["input"]) for _, b, _ in srv.requests[before:]) == rows     # all re-embedded
-        assert _recalls(out / "memini-sample.json") == good
+        assert _recalls(out) == good
         before = len(srv.requests)
         code, err = _run(args, capsys)
         assert code == 0 and "failed the check" not in err and len(srv.requests) == before   # healed: no calls
-    assert _recalls(out / "memini-sample.json") == good
+    assert _recalls(out) == good
     path = cache_file(cache, f"openai:{srv.url}/v1|test-model", DIMS)
     with sqlite3.connect(path) as db:
         blobs = [row[0] for row in db.execute("SELECT vec FROM vectors")]

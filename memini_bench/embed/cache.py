@@ -131,7 +131,7 @@ class DiskCache:
         """Each text's cached vector, or None (not cached, or cached but failing the vector check)."""
         keys = [text_key(t) for t in texts]
         found = self._read(keys)
-        sized = [k for k, blob in found.items() if len(blob) == 4 * self.dims]
+        sized = [k for k, blob in found.items() if isinstance(blob, bytes) and len(blob) == 4 * self.dims]
         matrix = np.frombuffer(b"".join(found[k] for k in sized), dtype=np.float32).reshape(len(sized), self.dims)
         good = sound_rows(matrix, allow_zero=self.allow_zero)
         vectors = {k: row for k, row, ok in zip(sized, matrix.copy(), good, strict=True) if ok}

@@ -17,6 +17,7 @@ name), so the disk cache never serves vectors of one precision to the other.
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -144,12 +145,15 @@ class SentenceTransformerEmbedder:
 
         hf_logging.set_verbosity_error()
         hf_logging.disable_progress_bar()
+        logging.getLogger("huggingface_hub").setLevel(logging.ERROR)  # no per-retry lines: the error is one line
         try:
             model = SentenceTransformer(self.location, device=resolve_device(self.device),
                                         local_files_only=self.local)
         except Exception as exc:  # the library raises many kinds; all mean "this model cannot be loaded"
-            raise BenchError(f"cannot load sentence-transformers model {self.location!r}: {exc}".splitlines()[0]) \
-                from None
+            hint = "" if self.local else ("; to use only the local Hugging Face cache set HF_HUB_OFFLINE=1, or pass "
+                                          "st:PATH to a model folder")
+            raise BenchError(f"cannot load sentence-transformers model {self.location!r}: "
+                             f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}{hint}") from None
         if not self.local:
             check_max_tokens(self.max_tokens, _loaded_limit(model), self.name)
         if self.max_tokens:
