@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -28,13 +27,12 @@ def _minilm_folder() -> Path:
 
 def _hub_cache(root: Path, model_id: str, files: Path | None = None) -> Path:
     """A Hugging Face hub cache holding ``model_id`` (main -> snapshot ``abc123``), laid out as huggingface_hub
-    writes it, with the files of ``files`` (or an empty snapshot)."""
+    writes it, with symbolic links to the files of ``files`` (as the hub links to its blobs), or empty."""
     repo = root / ("models--" + model_id.replace("/", "--"))
     snapshot = repo / "snapshots" / "abc123"
-    if files is not None:
-        shutil.copytree(files, snapshot)
-    else:
-        snapshot.mkdir(parents=True)
+    snapshot.mkdir(parents=True)
+    for entry in files.iterdir() if files is not None else ():
+        (snapshot / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
     (repo / "refs").mkdir()
     (repo / "refs" / "main").write_text("abc123")
     return snapshot

@@ -152,8 +152,8 @@ class SentenceTransformerEmbedder:
         except Exception as exc:  # the library raises many kinds; all mean "this model cannot be loaded"
             hint = "" if self.local else ("; to use only the local Hugging Face cache set HF_HUB_OFFLINE=1, or pass "
                                           "st:PATH to a model folder")
-            raise BenchError(f"cannot load sentence-transformers model {self.location!r}: "
-                             f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}{hint}") from None
+            why = str(exc).splitlines()[0].rstrip(".") if str(exc) else type(exc).__name__
+            raise BenchError(f"cannot load sentence-transformers model {self.location!r}: {why}{hint}") from None
         if not self.local:
             check_max_tokens(self.max_tokens, _loaded_limit(model), self.name)
         if self.max_tokens:
