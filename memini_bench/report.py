@@ -17,8 +17,32 @@ import orjson
 from memini_bench.errors import BenchError
 from memini_bench.metrics import Score, first_gold_rank
 from memini_bench.runner import RunResult
+from memini_bench.settings import setting
 
 HYBRID = "memini-hybrid"
+
+
+@dataclasses.dataclass(frozen=True)
+class OutputOptions:
+    """Where results go. The results file is ``<out>/<stem>.json`` with the stem from ``memini_bench.identity``."""
+
+    out: str = setting("out", "results", "Directory for the JSON results file (named after the data set and every "
+                       "non-default setting; see -name).")
+    name: str = setting("name", "", "Label for the results file instead of the settings suffix: "
+                        "<out>/<dataset>-<LABEL>.json.")
+    per_question: str = setting("per-question", "", "Also write per-question JSONL (id, gold, ranked ids and "
+                                "scores, rank, latency) to this file.")
+    trec: str = setting("trec", "", "Also write TREC files to this folder: <stem>.qrels and <stem>.<system>.run "
+                        "(for trec_eval / ir_measures).")
+    no_write: bool = setting("no-write", False, "Print tables only; write no file (not combinable with "
+                             "-per-question or -trec).")
+
+    def __post_init__(self) -> None:
+        if self.no_write and (self.per_question or self.trec):
+            flag = "-per-question" if self.per_question else "-trec"
+            raise BenchError(f"{flag}: cannot be combined with -no-write (which writes nothing); drop one of them")
+        if self.name and (set(self.name) & set('/\\\0') or self.name.startswith(".")):
+            raise BenchError(f"-name {self.name!r}: use a plain label (no slashes, not starting with a dot)")
 
 
 def _pct(x: float) -> str:

@@ -42,7 +42,7 @@ from memini_bench.provenance import harness
 from memini_bench.report import write_json
 from memini_bench.retrieval.composite import DURABLE_TIERS
 from memini_bench.runner import RunResult, run_system
-from memini_bench.systems import HybridSystem, MeminiBackend, pool_size
+from memini_bench.systems import HybridConfig, HybridSystem, MeminiBackend, pool_size
 from quality import corpus
 
 
@@ -122,8 +122,8 @@ def score_board(result: RunResult, tiers: dict[str, str]) -> Board:
 
 def hybrid(encoder: TextEncoder, config: Config, keyword_backend: str = "numpy") -> HybridSystem:
     """A fresh store and memini's hybrid recall for one config, reinforcing as memini's scoreboard does."""
-    return HybridSystem(MeminiBackend(encoder, keyword_backend), name=f"memini-hybrid {config.label}",
-                        reinforce=True, semantic_reserve=config.reserve)
+    settings = HybridConfig(reinforce=True, semantic_reserve=config.reserve, keyword_backend=keyword_backend)
+    return HybridSystem(MeminiBackend(encoder, keyword_backend), settings, name=f"memini-hybrid {config.label}")
 
 
 def run_config(encoder: TextEncoder, ds: Dataset, config: Config, keyword_backend: str = "numpy") -> RunResult:
@@ -181,7 +181,7 @@ def run(embedders: Sequence[str], *, dims: int = 256, keyword_backend: str = "nu
     identities: dict[str, str] = {}
     problems: list[str] = []
     for name in embedders:
-        encoder = build_encoder(EmbedSettings(name=name, dims=dims))  # the disk cache serves repeated runs
+        encoder = build_encoder(EmbedSettings(embedder=name, dims=dims))  # the disk cache serves repeated runs
         identities[name] = encoder.embedder.identity
         rows, runs = [], []
         for config in configs:

@@ -13,7 +13,7 @@ import pytest
 from memini_bench.dataset import Item
 from memini_bench.retrieval import composite as comp
 from memini_bench.retrieval.reserve import reserve_order
-from memini_bench.systems import HybridSystem, MeminiBackend
+from memini_bench.systems import HybridConfig, HybridSystem, MeminiBackend
 
 E, D = False, True
 
@@ -109,7 +109,7 @@ class _FixedRanking(HybridSystem):
         backend = MeminiBackend(None)
         backend.items = tuple(items)
         backend.access = np.zeros(len(items), dtype=np.int64)
-        super().__init__(backend, **kwargs)
+        super().__init__(backend, HybridConfig(**kwargs))
         self._ranking = (np.array(ranking), np.array(scores))
 
     def ranked(self, group, query, k, now=None):
@@ -142,7 +142,7 @@ def test_negative_reserve_is_refused():
     from memini_bench.errors import BenchError
 
     with pytest.raises(BenchError, match="semantic-reserve"):
-        HybridSystem(MeminiBackend(None), semantic_reserve=-1)
+        HybridConfig(semantic_reserve=-1)
 
 
 def test_tier_quality_matches_memini():

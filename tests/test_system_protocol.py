@@ -16,7 +16,7 @@ class WordOverlap:
     def ingest(self, items):
         self.items = list(items)
 
-    def recall(self, group, query, k, *, now=None):
+    def recall(self, group, query, k, *, now=None, context=None):
         words = set(query.lower().split())
         scored = [(len(words & set(it.content.lower().split())), it) for it in self.items if it.group == group]
         scored.sort(key=lambda pair: -pair[0])

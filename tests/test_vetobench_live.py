@@ -21,7 +21,7 @@ from memini_bench.llm import ChatClient
 from memini_bench.modes import vetobench as mode
 from memini_bench.vetobench import live
 from memini_bench.vetobench.composite import veto_composite_systems
-from memini_bench.vetobench.fixtures import read_suites, suite_dataset
+from memini_bench.vetobench.fixtures import read_suites
 
 
 @pytest.fixture(scope="module")
@@ -62,8 +62,7 @@ def _violations(summary: dict, condition: str) -> int:
 
 
 def test_live_loop_judges_every_condition(suite):
-    ds = suite_dataset(suite)
-    systems = veto_composite_systems(ds.questions)
+    systems = veto_composite_systems()
     with ScriptedServer(scripted_agent(suite, fence=True)) as srv:
         client = ChatClient(srv.url + "/v1", model="scripted", retries=0)
         conditions = live.conditions_for(suite, systems)
@@ -91,8 +90,7 @@ def test_live_loop_judges_every_condition(suite):
 
 def test_lifecycle_contexts_carry_dates_and_inherited_vetoes(fixtures_dir):
     life = read_suites(fixtures_dir)[1]
-    ds = suite_dataset(life)
-    conds = {c.name: c for c in live.conditions_for(life, veto_composite_systems(ds.questions, files="known"))}
+    conds = {c.name: c for c in live.conditions_for(life, veto_composite_systems(files="known"))}
     s = life.scenarios[0]
     flat = conds["flatfile"].context(s)
     assert "- [2026-01-15] Cache session lookups in Redis" in flat  # superseded decisions stay in a flat file
@@ -218,7 +216,7 @@ def test_live_builds_each_suites_conditions_once(suite):
         def ingest(self, items):
             self.ingests += 1
 
-        def recall(self, group, query, k, *, now=None):
+        def recall(self, group, query, k, *, now=None, context=None):
             return []
 
     system = Counting()

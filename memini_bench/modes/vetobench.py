@@ -18,70 +18,78 @@ import dataclasses
 import importlib.util
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
 
 from memini_bench.dataset import Dataset, prepare
 from memini_bench.embed.encoder import TextEncoder
-from memini_bench.embed.factory import build_encoder
+from memini_bench.embed.factory import EmbedSettings, build_encoder
 from memini_bench.errors import BenchError
-from memini_bench.flags import flag
-from memini_bench.modes.compare import hybrid_settings, log, select_systems
+from memini_bench.modes.compare import hybrid_settings, log
 from memini_bench.options import RunOptions
 from memini_bench.provenance import file_sha256, harness
 from memini_bench.report import write_json
+from memini_bench.settings import CommaList, Int, setting
+from memini_bench.systems import HybridConfig
 from memini_bench.vetobench.composite import COMPOSITE_EMBEDDER, DEFAULT_FILES, FILES_KNOWN, VETO_FILES
 from memini_bench.vetobench.scale import DEFAULT_SEED, DEFAULT_SIZES, PLOT_NEEDS
 
-FLAGS = [
-    flag("veto-files", default=DEFAULT_FILES, type=click.Choice(list(VETO_FILES)),
-         help="VetoBench: veto-composite with each scenario's files in scope (known), without (none), or both."),
-    flag("veto-embedders", default="hash,minilm", help="VetoBench: embedders for memini's hybrid/vector systems, "
-         "one set each (comma-separated; -dims applies to hash)."),
-    flag("composite-embedder", default=COMPOSITE_EMBEDDER, help="VetoBench: veto-composite's semantic embedder: "
-         "fnv64 (the doc's 64-dim hashed bag of tokens) or any -embedder name."),
-    flag("scale", is_flag=True, default=False, help="VetoBench: also run the scale curve (generated distractor "
-         "decisions, veto recall@5 per system at each -veto-sizes)."),
-    flag("veto-sizes", default=",".join(map(str, DEFAULT_SIZES)), help="VetoBench -scale: corpus sizes (decisions)."),
-    flag("scale-seed", default=DEFAULT_SEED, type=int, help="VetoBench -scale: seed of the distractor generator."),
-    flag("plot", is_flag=True, default=False, help="VetoBench -scale: also write <out>/vetobench-scale.png."),
-    flag("live", is_flag=True, default=False, help="VetoBench: behavioural layer through the OpenAI-compatible "
-         "chat endpoint in MEMINI_LLM_BASE_URL / _API_KEY / _MODEL (temperature 0)."),
-    flag("archive", default="", help="VetoBench -live: write every context, reply and verdict to this JSON file "
-         "(-run<i> added before .json when -veto-runs > 1)."),
-    flag("veto-runs", default=1, type=click.IntRange(min=1), help="VetoBench -live: repeat the run N times."),
-    flag("veto-conditions", default="", help="VetoBench -live: conditions (none, conventions, flatfile, any "
-         "system name), comma-separated; default all."),
-    flag("veto-summary", default="", help="VetoBench: summarize these -archive files (comma-separated): violation "
-         "and acknowledgement rates as min-max across runs."),
-]
+NAME = "-suite vetobench"
+
+
+@dataclass(frozen=True)
+class VetoOptions:
+    veto_files: str = setting("veto-files", DEFAULT_FILES, "VetoBench: veto-composite with each scenario's files in "
+                              "scope (known), without (none), or both.", type=click.Choice(list(VETO_FILES)))
+    veto_embedders: tuple[str, ...] = setting("veto-embedders", ("hash", "minilm"), "VetoBench: embedders for "
+                                              "memini's hybrid/vector systems, one set each (comma-separated; -dims "
+                                              "applies to hash).", type=CommaList())
+    composite_embedder: str = setting("composite-embedder", COMPOSITE_EMBEDDER, "VetoBench: veto-composite's "
+                                      "semantic embedder: fnv64 (the doc's 64-dim hashed bag of tokens) or any "
+                                      "-embedder name.")
+    scale: bool = setting("scale", False, "VetoBench: also run the scale curve (generated distractor decisions, "
+                          "veto recall@5 per system at each -veto-sizes).")
+    veto_sizes: tuple[int, ...] = setting("veto-sizes", DEFAULT_SIZES, "VetoBench -scale: corpus sizes "
+                                          "(decisions).", type=CommaList(Int(min=1, max=1_000_000), sort=True))
+    scale_seed: int = setting("scale-seed", DEFAULT_SEED, "VetoBench -scale: seed of the distractor generator.",
+                              type=Int())
+    plot: bool = setting("plot", False, "VetoBench -scale: also write <out>/vetobench-scale.png.")
+    live: bool = setting("live", False, "VetoBench: behavioural layer through the OpenAI-compatible chat endpoint in "
+                         "MEMINI_LLM_BASE_URL / _API_KEY / _MODEL (temperature 0).")
+    archive: str = setting("archive", "", "VetoBench -live: write every context, reply and verdict to this JSON file "
+                           "(-run<i> added before .json when -veto-runs > 1).")
+    veto_runs: int = setting("veto-runs", 1, "VetoBench -live: repeat the run N times.", type=Int(min=1, max=1000))
+    veto_conditions: tuple[str, ...] = setting("veto-conditions", (), "VetoBench -live: conditions (none, "
+                                               "conventions, flatfile, any system name), comma-separated; default "
+                                               "all.", type=CommaList(allow_empty=True))
+    veto_summary: tuple[str, ...] = setting("veto-summary", (), "VetoBench: summarize these -archive files "
+                                            "(comma-separated): violation and acknowledgement rates as min-max "
+                                            "across runs.", type=CommaList(allow_empty=True))
+
+    def __post_init__(self) -> None:
+        if self.plot and not self.scale:
+            raise BenchError("-plot: VetoBench draws only the scale curve; add -scale")
+        if (self.archive or self.veto_runs != 1 or self.veto_conditions) and not self.live:
+            raise BenchError("-archive / -veto-runs / -veto-conditions: need -live")
+
+
+OPTIONS = VetoOptions
+USES = (HybridConfig, EmbedSettings, "holdout", "limit", "systems", "system", "out", "no_write")
+
 
 GATE_SYSTEM = FILES_KNOWN
 GATE_MIN = 0.80
 
 
 def selected(opts: RunOptions) -> bool:
-    return opts.suite == "vetobench" or bool(opts.extra.get("veto_summary"))
-
-
-def _names(text: str) -> list[str]:
-    return [p.strip() for p in text.split(",") if p.strip()]
-
-
-def _sizes(text: str) -> list[int]:
-    try:
-        sizes = sorted({int(p) for p in _names(text)})
-    except ValueError:
-        raise BenchError(f"-veto-sizes {text!r}: use comma-separated decision counts like 24,100,300") from None
-    if not sizes or sizes[0] <= 0:
-        raise BenchError(f"-veto-sizes {text!r}: use positive decision counts")
-    return sizes
+    return opts.suite == "vetobench" or bool(opts.mode(VetoOptions).veto_summary)
 
 
 def _encoder(opts: RunOptions, name: str) -> TextEncoder:
     """The run's embedding settings (model flags, cache) with another embedder name."""
-    return build_encoder(dataclasses.replace(opts.embed_settings, name=name))
+    return build_encoder(dataclasses.replace(opts.embed, embedder=name))
 
 
 def _archive_path(base: str, run: int, runs: int) -> Path:
@@ -94,49 +102,49 @@ def run(opts: RunOptions) -> int:
     from memini_bench.vetobench import live, scale
     from memini_bench.vetobench.fixtures import read_suites, suite_dataset, suite_files
 
-    x = opts.extra
-    if x["veto_summary"]:
-        sys.stdout.write(live.summarize_archives(live.read_archives(_names(x["veto_summary"]))))
+    x = opts.mode(VetoOptions)
+    if x.veto_summary:
+        sys.stdout.write(live.summarize_archives(live.read_archives(list(x.veto_summary))))
         return 0
 
     # Everything a user can get wrong is checked here, before any system ingests or any file is written.
     suites = read_suites(opts.data)
-    encoders = {name: _encoder(opts, name) for name in _names(x["veto_embedders"])}
-    composite_encoder = _encoder(opts, x["composite_embedder"])  # one per run: every suite and size shares it
+    encoders = {name: _encoder(opts, name) for name in x.veto_embedders}
+    composite_encoder = _encoder(opts, x.composite_embedder)  # one per run: every suite and size shares it
 
     def systems_for(ds: Dataset) -> list:
-        return select_systems(ev.lineup(ds, encoders, composite_encoder=composite_encoder,
-                                        veto_files=x["veto_files"], opts=opts), opts.systems, "VetoBench")
+        return ev.select_systems(ev.lineup(ds, encoders, composite_encoder=composite_encoder,
+                                        veto_files=x.veto_files, opts=opts), opts.core.systems, "VetoBench")
 
     runs, emptied = [], []  # (suite, prepared data set, its systems); suites the holdout left without scenarios
     for suite in suites:
-        ds = prepare(suite_dataset(suite), holdout=opts.holdout, limit=opts.limit)
+        ds = prepare(suite_dataset(suite), holdout=opts.core.holdout, limit=opts.core.limit)
         if ds.questions:
             runs.append((suite, ds, systems_for(ds)))
         else:
             emptied.append(suite)
     if not runs:
-        raise BenchError(f"-holdout {opts.holdout}: leaves no scenario in any suite of {opts.data}; use -holdout "
+        raise BenchError(f"-holdout {opts.core.holdout}: leaves no scenario in any suite of {opts.data}; use -holdout "
                          "all (or tune)")
     names = [s.name for s in runs[0][2]]
     sizes, base = [], None
-    if x["scale"]:
-        sizes = _sizes(x["veto_sizes"])
+    if x.scale:
+        sizes = list(x.veto_sizes)
         base = next((s for s in suites if not s.lifecycle), suites[0])
         if sizes[0] < len(base.active):
             raise BenchError(f"-veto-sizes {sizes[0]}: smaller than suite {base.name}'s {len(base.active)} "
                              f"decisions; use sizes from {len(base.active)} up")
-        if x["plot"] and not opts.no_write and importlib.util.find_spec("matplotlib") is None:
+        if x.plot and not opts.output.no_write and importlib.util.find_spec("matplotlib") is None:
             raise BenchError(PLOT_NEEDS)
-    client, wanted = None, _names(x["veto_conditions"])
-    if x["live"]:
+    client, wanted = None, list(x.veto_conditions)
+    if x.live:
         from memini_bench.llm import ChatClient
 
         live.condition_names(names, wanted)
         client = ChatClient.from_env()
     for suite in emptied:
         log(f'suite "{suite.name}": none of its {len(suite.scenarios)} scenarios is left after -holdout '
-            f"{opts.holdout}; skipped")
+            f"{opts.core.holdout}; skipped")
     if GATE_SYSTEM not in names:
         log(f"gate: {GATE_SYSTEM} is not in this run (-systems / -veto-files); the {GATE_MIN:.2f} veto recall@5 "
             "gate is not checked")
@@ -161,30 +169,30 @@ def run(opts: RunOptions) -> int:
         verdict = "PASS" if gate >= GATE_MIN else "FAIL"
         print(f"gate: {GATE_SYSTEM} veto recall@5 (files known) {gate:.2f} >= {GATE_MIN:.2f}: {verdict}\n")
 
-    out = Path(opts.out)
+    out = Path(opts.output.out)
     config = {"suite": "vetobench", "data": opts.data,
               "data_sha256": {str(p): file_sha256(p) for pair in suite_files(opts.data) for p in pair},
-              "systems": names, "veto_files": x["veto_files"], "composite_embedder": x["composite_embedder"],
+              "systems": names, "veto_files": x.veto_files, "composite_embedder": x.composite_embedder,
               "embedders": {name: enc.describe() for name, enc in encoders.items()},
-              **hybrid_settings(opts), "holdout": opts.holdout, "limit": opts.limit, **harness()}
-    if not opts.no_write:
+              **hybrid_settings(opts), "holdout": opts.core.holdout, "limit": opts.core.limit, **harness()}
+    if not opts.output.no_write:
         write_json(out / "vetobench.json", {"config": config, "suites": records})
         log(f"wrote {out / 'vetobench.json'}")
 
     if base is not None:
-        points = scale.curve(base, systems_for, sizes, seed=x["scale_seed"], echo=log)
+        points = scale.curve(base, systems_for, sizes, seed=x.scale_seed, echo=log)
         sys.stdout.write(scale.markdown(points, base.name))
-        if not opts.no_write:
-            write_json(out / "vetobench-scale.json", {"config": {**config, "sizes": sizes, "seed": x["scale_seed"]},
+        if not opts.output.no_write:
+            write_json(out / "vetobench-scale.json", {"config": {**config, "sizes": sizes, "seed": x.scale_seed},
                                                       "points": scale.as_json(points)})
             log(f"wrote {out / 'vetobench-scale.json'}")
-            if x["plot"]:
+            if x.plot:
                 scale.plot(points, out / "vetobench-scale.png", f"{base.name}: veto recall@5 vs decision-log size",
                            len(base.active))
                 log(f"wrote {out / 'vetobench-scale.png'}")
 
     if client is not None:
-        _live(client, live_suites, runs=x["veto_runs"], wanted=wanted, archive=x["archive"])
+        _live(client, live_suites, runs=x.veto_runs, wanted=wanted, archive=x.archive)
     return 0 if gate is None or gate >= GATE_MIN else 1
 
 

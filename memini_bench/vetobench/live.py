@@ -93,7 +93,8 @@ class RetrievalCondition:
         system.ingest(suite_items(suite))
 
     def context(self, scenario: Scenario) -> str:
-        hits = self.system.recall(self.suite.name, scenario.task, RETRIEVAL_K, now=self.suite.as_of)
+        hits = self.system.recall(self.suite.name, scenario.task, RETRIEVAL_K, now=self.suite.as_of,
+                                  context={"files_in_scope": scenario.files_in_scope})
         decisions = [self._by_id[i] for h in hits for i in h.ids if i in self._by_id][:RETRIEVAL_K]
         body = "\n".join(render_decision(d, vetoes=True, dates=self.suite.lifecycle) for d in decisions)
         return f"Relevant prior decisions for this task (from team memory):\n{body}"
