@@ -104,6 +104,13 @@ def paired_bootstrap(a: Sequence[float], b: Sequence[float], *, resamples: int =
                              seed=seed, confidence=confidence)
 
 
+def bootstrap_mean(values: Sequence[float], *, resamples: int = RESAMPLES, seed: int = SEED,
+                   confidence: float = CONFIDENCE) -> BootstrapInterval:
+    """The percentile interval of one system's ``mean(values)`` (a sweep cell's error bar): the paired bootstrap
+    against an all-zero arm, so ``delta`` is the mean itself."""
+    return paired_bootstrap(values, np.zeros(len(values)), resamples=resamples, seed=seed, confidence=confidence)
+
+
 def holm(pvalues: Sequence[float]) -> list[float]:
     """Holm's step-down adjusted p-values, in the input order (formula in the module docstring); monotone in the
     sorted order, each >= its raw p and <= 1. Ties keep their input order."""

@@ -11,7 +11,7 @@ import pytest
 from scipy.stats import binomtest
 
 from memini_bench import stats
-from memini_bench.stats import adjust, compare, discordant, holm, mcnemar_exact, paired_bootstrap
+from memini_bench.stats import adjust, bootstrap_mean, compare, discordant, holm, mcnemar_exact, paired_bootstrap
 
 
 @pytest.mark.parametrize(("b", "c", "expected"), [
@@ -136,6 +136,16 @@ def test_bootstrap_p_value_tracks_the_interval():
     assert strong.low > 0 and strong.p == pytest.approx(2 / 1000)
     noise = paired_bootstrap([1.0, 0.0] * 50, [0.0, 1.0] * 50, resamples=999)
     assert noise.low < 0 < noise.high and noise.p > 0.5
+
+
+def test_bootstrap_mean_is_the_interval_of_one_arm():
+    rng = np.random.default_rng(2)
+    values = (rng.random(500) < 0.4).astype(float)
+    interval = bootstrap_mean(values, resamples=3000, seed=4)
+    assert interval == paired_bootstrap(values, [0.0] * 500, resamples=3000, seed=4)
+    assert interval.delta == pytest.approx(values.mean())
+    half = 1.959964 * values.std(ddof=1) / math.sqrt(500)  # the normal approximation's half-width
+    assert interval.high - interval.low == pytest.approx(2 * half, rel=0.1)
 
 
 def test_bootstrap_refuses_bad_input():
