@@ -8,6 +8,8 @@ and K), and a row is significant when its Holm-adjusted p is below alpha (formul
 Per-question values come from ``memini_bench.metrics`` (recall_any, reciprocal_rank, ndcg) over
 ``runner.RunResult`` objects: a live run's, or those ``per_question.read_per_question`` rebuilds from a file.
 Questions are aligned by id, in A's order; the two sides must hold the same question ids with the same gold.
+When the two sides were recalled at different depths (two files from runs with different -k), both rankings are
+cut to the smaller depth first, so MRR (taken at the recalled depth) compares like with like.
 """
 
 from __future__ import annotations
@@ -50,11 +52,14 @@ def compare_pairs(pairs: Sequence[tuple[RunResult, RunResult]], ks: Sequence[int
         raise BenchError(f"-k {','.join(map(str, ks))}: cut-offs must be positive integers")
     rows: list[PairedComparison] = []
     for a, b in pairs:
-        runs_a, runs_b = align(a, b)
         for result in (a, b):
             if ks[-1] > result.depth:
                 raise BenchError(f"-k {ks[-1]}: {result.system} ranks at most {result.depth} hits per question; "
                                  f"choose K <= {result.depth}")
+        runs_a, runs_b = align(a, b)
+        if a.depth != b.depth:
+            depth = min(a.depth, b.depth)
+            runs_a, runs_b = _cut(runs_a, depth), _cut(runs_b, depth)
 
         def row(metric: str, metric_fn, binary: bool, a=a, b=b, runs_a=runs_a, runs_b=runs_b) -> PairedComparison:
             return compare(a.system, b.system, metric, [metric_fn(r) for r in runs_a],
@@ -165,6 +170,11 @@ def _p(p: float, bound: bool = False) -> str:
 
 def _labels(a: Path, b: Path) -> tuple[str, str]:
     return (a.name, b.name) if a.name != b.name else (str(a), str(b))
+
+
+def _cut(runs: Sequence[QuestionRun], depth: int) -> list[QuestionRun]:
+    return [dataclasses.replace(r, ranked_ids=r.ranked_ids[:depth], scores=r.scores[:depth], tokens=r.tokens[:depth])
+            for r in runs]
 
 
 def _relabel(result: RunResult, system: str) -> RunResult:

@@ -3,6 +3,7 @@ over the family, the markdown table, and the errors a user can cause."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -96,6 +97,17 @@ def test_two_single_system_files_with_different_names_are_compared(tmp_path):
     sig = compare_files(a, b, [5])
     assert (sig.rows[0].system_a, sig.rows[0].system_b) == ("rrf.jsonl:memini-hybrid", "alpha.jsonl:memini-keyword")
     assert sig.rows[0].p == mcnemar_exact(6, 0)
+
+
+def test_runs_at_different_depths_are_cut_to_the_smaller_one():
+    deep = _run("memini-hybrid", [6] * 12)  # gold at rank 7 of 8: MRR 1/7 at depth 8
+    shallow = dataclasses.replace(_run("memini-keyword", [None] * 12), depth=4)
+    shallow = dataclasses.replace(shallow, questions=tuple(dataclasses.replace(r, ranked_ids=r.ranked_ids[:4])
+                                                           for r in shallow.questions))
+    mrr = next(c for c in compare_run([deep, shallow], [1, 4]).rows if c.metric == "MRR")
+    assert (mrr.mean_a, mrr.mean_b, mrr.p) == (0.0, 0.0, 1.0)  # both cut to depth 4: neither finds the gold
+    assert next(c for c in compare_run([deep, _run("memini-keyword", [None] * 12)], [1]).rows
+                if c.metric == "MRR").mean_a == pytest.approx(1 / 7)
 
 
 def test_markdown_marks_significant_rows():
