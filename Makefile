@@ -9,7 +9,7 @@ LOCOMO ?= ../shared/data/locomo/locomo10.json
 LME ?= ../shared/data/longmemeval
 VETO ?= ../shared/data/vetobench
 # Embedders for `make quality`; add a sentence-transformers model with e.g. QUALITY_EMBEDDERS=hash,minilm,st:PATH
-QUALITY_EMBEDDERS ?= hash,minilm
+QUALITY_EMBEDDERS ?= hash,minilm,wordllama
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet "$(TORCH_SPEC)"
-	$(PY) -m pip install --quiet -e '.[dev,plot]'
+	$(PY) -m pip install --quiet -e '.[dev,plot,wordllama]'
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -40,5 +40,8 @@ EMBEDDERS.add("st", "memini_bench.embed.factory:make_st", "st:PATH_OR_NAME: any 
 EMBEDDERS.add("openai", "memini_bench.embed.factory:make_openai", "an OpenAI-compatible /v1/embeddings endpoint "
               "(MEMINI_EMBED_BASE_URL, _API_KEY, _MODEL, _DIMS)")
 EMBEDDERS.add("hash", "memini_bench.embed.factory:make_hash", "memini's deterministic hash embedder (-dims)")
+EMBEDDERS.add("wordllama", "memini_bench.embed.wordllama:make", "WordLlama l2_supercat static token embeddings "
+              "(256-d, or wordllama:64/128), weights inside the wordllama wheel: offline, no torch",
+              extra="wordllama")
 EMBEDDERS.add("fnv64", "memini_bench.embed.factory:make_fnv64", "VetoBench's 64-dim hashed bag of tokens")
 
