@@ -19,6 +19,7 @@ from memini_bench.loaders import LoadOptions, load
 from memini_bench.loaders.file import SAMPLE_PATH
 from memini_bench.metrics import score_all
 from memini_bench.options import CoreOptions, RunOptions
+from memini_bench.poison import PoisonOptions, poison
 from memini_bench.provenance import file_sha256, harness
 from memini_bench.report import (
     OutputOptions,
@@ -34,7 +35,7 @@ from memini_bench.runner import run_all
 from memini_bench.systems import HybridConfig
 
 NAME = "the system comparison"
-OPTIONS = None
+OPTIONS = PoisonOptions
 USES = (CoreOptions, LoadOptions, HybridConfig, EmbedSettings, OutputOptions)
 
 
@@ -57,6 +58,10 @@ def load_prepared(opts: RunOptions) -> Dataset:
     if prepared is not ds:
         log(f'prepared "{prepared.name}": {len(prepared.items)} items, scoring {len(prepared.questions)} of '
             f"{len(ds.questions)} questions (holdout {opts.core.holdout}, limit {opts.core.limit or 'none'})")
+    debris = opts.mode(PoisonOptions).poison
+    if debris:
+        prepared = poison(prepared, debris)
+        log(f'poisoned "{prepared.name}": {prepared.notes[-1].removeprefix("poisoned: ")}')
     note = opts.hybrid.floor_note(opts.k)
     if note:
         log(f"  note: {note}")
@@ -139,7 +144,9 @@ def run(opts: RunOptions) -> int:
     if opts.output.no_write:
         return 0
     backend = getattr(systems[0], "backend", None)
-    config = build_config(opts, ds, ctx, systems, timings_ms=getattr(backend, "timings_ms", {}))
+    debris = opts.mode(PoisonOptions).poison
+    config = build_config(opts, ds, ctx, systems, timings_ms=getattr(backend, "timings_ms", {}),
+                          mode_settings={"poison": debris} if debris else None)
     out = results_path(opts, ds, ctx, systems)
     write_results(out, results_document(config, scores))
     if opts.output.per_question:

@@ -1,0 +1,52 @@
+"""``-poison N``: memini's ``bench/poison.go → Poison(ds, perGroup, filler)``, a low-quality bulk import.
+
+For every group that has questions (in the order its first question appears; memini walks a Go map, so its
+order is random, which only moves the debris' place in the item list), append N items
+
+    id = "debris/<group>/<i>"  (i = 0 .. N-1),  group = <group>,  content = FILLER
+
+all with one content (memini's: "TODO: revisit this later, low-signal note from a bulk import"), so a dedup pass
+can collapse them. The questions are unchanged; the data set is renamed ``<name>-poisoned``. N <= 0 returns the
+data set itself. Debris items take the suite's defaults otherwise (semantic tier, no time), as memini's do.
+
+Applied after the holdout split and ``-limit`` (debris goes to the groups being scored). ``PoisonOptions`` is the
+flag; ``load_prepared`` (modes/compare.py) applies it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memini_bench.dataset import Dataset, Item
+from memini_bench.errors import BenchError
+from memini_bench.settings import Int, setting
+
+FILLER = "TODO: revisit this later, low-signal note from a bulk import"
+MAX_PER_GROUP = 100_000
+
+
+@dataclass(frozen=True)
+class PoisonOptions:
+    poison: int = setting("poison", 0, "Add N low-signal debris items per question group (memini's bench/poison.go: "
+                          "one shared filler text, ids debris/<group>/<i>); the data set becomes <name>-poisoned.",
+                          type=Int(min=0, max=MAX_PER_GROUP))
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.poison <= MAX_PER_GROUP:
+            raise BenchError(f"-poison {self.poison}: use 0 (off) to {MAX_PER_GROUP} debris items per group")
+
+
+def poison(ds: Dataset, per_group: int, filler: str = FILLER) -> Dataset:
+    """``ds`` with ``per_group`` debris items added to each questioned group (module docstring)."""
+    if per_group <= 0:
+        return ds
+    filler = filler or FILLER
+    taken = {it.id for it in ds.items}
+    groups = list(dict.fromkeys(q.group for q in ds.questions))
+    debris = tuple(Item(id=f"debris/{group}/{i}", content=filler, group=group)
+                   for group in groups for i in range(per_group))
+    clash = next((d.id for d in debris if d.id in taken), None)
+    if clash is not None:
+        raise BenchError(f"-poison: the data set already has an item {clash!r}; rename it or drop -poison")
+    note = f"poisoned: {per_group} debris items added to each of {len(groups)} groups ({len(debris)} in all)"
+    return ds.with_(name=f"{ds.name}-poisoned", items=ds.items + debris, notes=ds.notes + (note,))
