@@ -24,6 +24,7 @@ MODE_MODULES = [
     "memini_bench.modes.gates",
     "memini_bench.modes.vetobench",
     "memini_bench.modes.multihop",
+    "memini_bench.modes.entity_bridge",
     "memini_bench.modes.compare",
 ]
 ALWAYS_USED = frozenset({"suite", "data"})
