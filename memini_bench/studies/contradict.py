@@ -50,6 +50,9 @@ class DetectorConfig:
     alias_prefix_min: int = 4
 
 
+DEFAULT = DetectorConfig()
+
+
 @dataclass(frozen=True, slots=True)
 class Verdict:
     label: str
@@ -193,7 +196,7 @@ def retro_cue(new_text: str, old_text: str) -> str:
     return next((cue for cue in RETRO_CUES if cue in new and cue not in old), "")
 
 
-def classify(new_text: str, old_text: str, config: DetectorConfig = DetectorConfig()) -> Verdict:
+def classify(new_text: str, old_text: str, config: DetectorConfig = DEFAULT) -> Verdict:
     """The verdict on ``new_text`` against its neighbour ``old_text`` (module docstring)."""
     if fingerprint(new_text) == fingerprint(old_text):
         return Verdict(RESTATEMENT, "identical content")
