@@ -50,3 +50,28 @@ def poison(ds: Dataset, per_group: int, filler: str = FILLER) -> Dataset:
         raise BenchError(f"-poison: the data set already has an item {clash!r}; rename it or drop -poison")
     note = f"poisoned: {per_group} debris items added to each of {len(groups)} groups ({len(debris)} in all)"
     return ds.with_(name=f"{ds.name}-poisoned", items=ds.items + debris, notes=ds.notes + (note,))
+
+
+def render(clean: dict, poisoned: dict) -> str:
+    """Markdown: how each system's recall moves from a clean results file to its ``-poison`` twin (same suite,
+    same settings); rows are the systems both files hold, at every K both hold."""
+    def by_key(doc: dict) -> dict[tuple[str, int], dict]:
+        return {(r["system"], r["k"]): r for r in doc["results"]}
+
+    before, after = by_key(clean), by_key(poisoned)
+    ks = sorted({k for _, k in before} & {k for _, k in after})
+    systems = [s for s in dict.fromkeys(s for s, _ in before) if all((s, k) in after for k in ks)]
+    n = poisoned["config"].get("identity", {}).get("mode_settings", {}).get("poison", "?")
+    head = " | ".join(f"R@{k} clean → poisoned" for k in ks)
+    out = [f"Poison — {poisoned['config']['dataset']}: {n} debris items per group "
+           f"({poisoned['config']['items'] - clean['config']['items']} in all), embedder "
+           f"{poisoned['config'].get('embedder') or '-'}", "", f"| system | {head} | MRR clean → poisoned |",
+           "|---|" + "--:|" * (len(ks) + 1)]
+    for s in systems:
+        cells = [f"{before[(s, k)]['recall_at_k'] * 100:.1f} → {after[(s, k)]['recall_at_k'] * 100:.1f} "
+                 f"({(after[(s, k)]['recall_at_k'] - before[(s, k)]['recall_at_k']) * 100:+.1f})" for k in ks]
+        m0, m1 = before[(s, ks[-1])]["mrr"], after[(s, ks[-1])]["mrr"]
+        out.append(f"| {s} | {' | '.join(cells)} | {m0 * 100:.1f} → {m1 * 100:.1f} ({(m1 - m0) * 100:+.1f}) |")
+    out += ["", "memini's poison test (sample + 50 debris per group, then its maintenance dedup) asserts that gold "
+            "recall does not drop; it published no figure."]
+    return "\n".join(out) + "\n"

@@ -9,7 +9,7 @@ import pytest
 from memini_bench.cli import main
 from memini_bench.dataset import Dataset, Item, Question
 from memini_bench.errors import BenchError
-from memini_bench.poison import FILLER, PoisonOptions, poison
+from memini_bench.poison import FILLER, PoisonOptions, poison, render
 
 
 def _toy() -> Dataset:
@@ -70,3 +70,18 @@ def test_poison_is_refused_by_modes_that_do_not_use_it(capsys):
     assert code == 2 and "-poison: not used by -rerank" in err
     code, _, err = _run(["-suite", "sample", "-poison", "-3"], capsys)
     assert code == 2 and "-poison" in err
+
+
+def test_render_compares_clean_and_poisoned_per_system():
+    def doc(items, rows, poison_n=None):
+        ident = {"mode_settings": {"poison": poison_n}} if poison_n else {"mode_settings": {}}
+        return {"config": {"dataset": "d-poisoned" if poison_n else "d", "items": items, "embedder": "hash",
+                           "identity": ident},
+                "results": [{"system": s, "k": k, "recall_at_k": r, "mrr": m} for s, k, r, m in rows]}
+
+    clean = doc(10, [("a", 5, 0.5, 0.4), ("a", 10, 0.6, 0.4), ("b", 5, 0.2, 0.1), ("b", 10, 0.3, 0.1)])
+    bad = doc(20, [("a", 5, 0.5, 0.4), ("a", 10, 0.5, 0.35), ("b", 5, 0.1, 0.05), ("b", 10, 0.3, 0.05)], 5)
+    text = render(clean, bad)
+    assert "5 debris items per group (10 in all)" in text
+    assert "| a | 50.0 → 50.0 (+0.0) | 60.0 → 50.0 (-10.0) | 40.0 → 35.0 (-5.0) |" in text
+    assert "| b | 20.0 → 10.0 (-10.0) | 30.0 → 30.0 (+0.0) | 10.0 → 5.0 (-5.0) |" in text
