@@ -90,8 +90,10 @@ def test_strategies_hand_computed():
 
 def test_rank_tally_hand_computed():
     tally = RankTally(k=2)
-    for cat, ranked in [("a", ["g", "x"]), ("a", ["x", "y", "g"]), ("b", ["x", "g"]), ("", ["y"])]:
-        tally.add("s", cat, ranked, ["g"])
+    from memini_bench.dataset import Question
+
+    for n, (cat, ranked) in enumerate([("a", ["g", "x"]), ("a", ["x", "y", "g"]), ("b", ["x", "g"]), ("", ["y"])]):
+        tally.add("s", Question(f"q{n}", "query", ("g",), category=cat), ranked)
     rows = {r.category: r for r in tally.rows()}
     assert list(rows) == ["a", "all", "b"]
     assert (rows["a"].questions, rows["a"].recall_at_1, rows["a"].recall_at_k) == (2, 0.5, 0.5)

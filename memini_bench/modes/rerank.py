@@ -87,7 +87,7 @@ def run(opts: RunOptions) -> int:
     dates = np.where(np.isnan(times), FALLBACK_TIME.timestamp(), times)
     importance = np.array([it.importance for it in backend.items], dtype=np.float64)
     plan = strategies(opts.hybrid.temporal_extractor)
-    tally = _ranking.RankTally(k)
+    tally = _ranking.RankTally(k, ds.name)
     per_question = []
     anchored = 0
     for q in questions:
@@ -100,7 +100,7 @@ def run(opts: RunOptions) -> int:
         for s in plan:
             ranked = rank(s, fused_ids, fused, dates_s=dates[fused_ids], importance=importance[fused_ids], now=now,
                           anchor=anchor)
-            ranks[s.name] = tally.add(s.name, q.category, (backend.items[i].id for i in ranked.tolist()), q.gold)
+            ranks[s.name] = tally.add(s.name, q, (backend.items[i].id for i in ranked.tolist()))
         per_question.append({"id": q.id, "category": q.category, "query": q.query, "gold": list(q.gold),
                              "anchor": None if anchor is None else [anchor.days, anchor.tolerance], "ranks": ranks})
     rows = tally.rows()
