@@ -71,7 +71,9 @@ class RunOptions:
         from memini_bench.modes import mode_option_classes
 
         values = dict(values or {})
-        if isinstance(values.get("system"), tuple):  # -system is repeatable, each value a comma list
+        if values.get("system") is None:
+            values.pop("system", None)
+        elif isinstance(values.get("system"), tuple | list):  # -system is repeatable, each value a comma list
             values["system"] = tuple(s.strip() for v in values["system"] for s in str(v).split(",") if s.strip())
         core, load, hybrid, embed, output = (settings.build(c, values) for c in cls.concern_classes())
         modes = {c: settings.build(c, values) for c in mode_option_classes()}

@@ -1,7 +1,7 @@
 """Output: memini's markdown tables, the JSON results file and the per-question JSONL, all written atomically.
 
-Markdown: one table per K (ascending), rows sorted by recall_any@K descending (stable), then the per-category
-table (recall_any and recall_all) of ``memini-hybrid`` (else the first system) at the largest K. JSON: ``{"config": {...}, "results": [...]}`` (fractions in 0..1).
+
+
 """
 
 from __future__ import annotations
