@@ -11,7 +11,6 @@ import argparse
 import sys
 from pathlib import Path
 
-
 FLAGS = ("<!-- flags:begin -->", "<!-- flags:end -->")
 
 
