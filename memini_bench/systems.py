@@ -280,9 +280,11 @@ class HybridSystem(_BackendSystem):
         fused_ids, fused = fuse_legs(self.backend.vector_leg(group, query, pool),
                                      self.backend.keyword_leg(group, query, pool), c.fusion)
         ids, scores = comp.rerank(fused_ids, fused, self.backend.qualities(fused_ids, now))
-        if c.temporal_boost > 0:
-            ids, scores = temporal.rerank_temporal(ids, scores, self.backend.item_times(), query, now,
-                                                   self.temporal_extractor, c.temporal_boost)
+        if c.temporal_boost > 0 and now is not None:
+            anchor = self.temporal_extractor(query, now)
+            if anchor is not None:
+                ids, scores = temporal.temporal_rerank(ids, scores, self.backend.item_times()[ids], anchor, now,
+                                                       c.temporal_boost)
         return ids, scores
 
     def recall(self, group: str, query: str, k: int, *, now: datetime | None = None,

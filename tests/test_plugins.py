@@ -137,8 +137,8 @@ def test_entry_point_plugin_is_listed_and_runs(tmp_path):
                for line in lines), listed.stdout
     assert any(line.startswith("  tiny [entry point") for line in lines)
     assert any(line.startswith("  constant [entry point") for line in lines)
-    run = _cli(["-suite", "tiny", "-data", str(tmp_path / "tests_plugin.py"), "-embedder", "constant", "-systems", "hybrid,word-overlap", "-k", "1",
-                "-out", str(tmp_path / "out")], tmp_path)
+    run = _cli(["-suite", "tiny", "-data", str(tmp_path / "tests_plugin.py"), "-embedder", "constant",
+                "-systems", "hybrid,word-overlap", "-k", "1", "-out", str(tmp_path / "out")], tmp_path)
     assert run.returncode == 0, run.stderr
     assert "| word-overlap | 100.0% |" in run.stdout and "| memini-hybrid |" in run.stdout
     config = json.loads(next((tmp_path / "out").glob("tiny*.json")).read_text())["config"]
