@@ -243,6 +243,7 @@ def test_scale_curve_small_and_plot(suites, tmp_path):
     first = {s.system: s for s in points[0].scores}
     assert first["veto-composite-nofiles"].recall[5] == pytest.approx(0.70)  # 24 = the real corpus, unchanged
     assert all(len(s.ranks) == 10 for p in points for s in p.scores)
+    pytest.importorskip("matplotlib", reason="the scale plot needs matplotlib (the plot extra)")
     png = tmp_path / "curve.png"
     plot(points, png, "test", 24)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
