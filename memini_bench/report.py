@@ -34,6 +34,8 @@ class OutputOptions:
                                 "scores, rank, latency) to this file.")
     trec: str = setting("trec", "", "Also write TREC files to this folder: <stem>.qrels and <stem>.<system>.run "
                         "(for trec_eval / ir_measures).")
+    plot: bool = setting("plot", False, "Also write a PNG: the per-category bar chart of a normal run "
+                         "(<out>/<stem>-categories.png), the sweep's chart, VetoBench's scale curve (with -scale).")
     no_write: bool = setting("no-write", False, "Print tables only; write no file (not combinable with "
                              "-per-question or -trec).")
 

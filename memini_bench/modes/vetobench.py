@@ -55,7 +55,6 @@ class VetoOptions:
                                           "(decisions).", type=CommaList(Int(min=1, max=1_000_000), sort=True))
     scale_seed: int = setting("scale-seed", DEFAULT_SEED, "VetoBench -scale: seed of the distractor generator.",
                               type=Int())
-    plot: bool = setting("plot", False, "VetoBench -scale: also write <out>/vetobench-scale.png.")
     live: bool = setting("live", False, "VetoBench: behavioural layer through the OpenAI-compatible chat endpoint in "
                          "MEMINI_LLM_BASE_URL / _API_KEY / _MODEL (temperature 0).")
     archive: str = setting("archive", "", "VetoBench -live: write every context, reply and verdict to this JSON file "
@@ -69,14 +68,12 @@ class VetoOptions:
                                             "across runs.", type=CommaList(allow_empty=True))
 
     def __post_init__(self) -> None:
-        if self.plot and not self.scale:
-            raise BenchError("-plot: VetoBench draws only the scale curve; add -scale")
         if (self.archive or self.veto_runs != 1 or self.veto_conditions) and not self.live:
             raise BenchError("-archive / -veto-runs / -veto-conditions: need -live")
 
 
 OPTIONS = VetoOptions
-USES = (HybridConfig, EmbedSettings, "holdout", "limit", "systems", "system", "out", "no_write")
+USES = (HybridConfig, EmbedSettings, "holdout", "limit", "systems", "system", "out", "no_write", "plot")
 
 
 GATE_SYSTEM = FILES_KNOWN
@@ -103,6 +100,8 @@ def run(opts: RunOptions) -> int:
     from memini_bench.vetobench.fixtures import read_suites, suite_dataset, suite_files
 
     x = opts.mode(VetoOptions)
+    if opts.output.plot and not x.scale:
+        raise BenchError("-plot: VetoBench draws only the scale curve; add -scale")
     if x.veto_summary:
         sys.stdout.write(live.summarize_archives(live.read_archives(list(x.veto_summary))))
         return 0
@@ -134,7 +133,7 @@ def run(opts: RunOptions) -> int:
         if sizes[0] < len(base.active):
             raise BenchError(f"-veto-sizes {sizes[0]}: smaller than suite {base.name}'s {len(base.active)} "
                              f"decisions; use sizes from {len(base.active)} up")
-        if x.plot and not opts.output.no_write and importlib.util.find_spec("matplotlib") is None:
+        if opts.output.plot and not opts.output.no_write and importlib.util.find_spec("matplotlib") is None:
             raise BenchError(PLOT_NEEDS)
     client, wanted = None, list(x.veto_conditions)
     if x.live:
@@ -186,7 +185,7 @@ def run(opts: RunOptions) -> int:
             write_json(out / "vetobench-scale.json", {"config": {**config, "sizes": sizes, "seed": x.scale_seed},
                                                       "points": scale.as_json(points)})
             log(f"wrote {out / 'vetobench-scale.json'}")
-            if x.plot:
+            if opts.output.plot:
                 scale.plot(points, out / "vetobench-scale.png", f"{base.name}: veto recall@5 vs decision-log size",
                            len(base.active))
                 log(f"wrote {out / 'vetobench-scale.png'}")
