@@ -19,6 +19,7 @@ from memini_bench.errors import BenchError
 
 MODE_MODULES = [
     "memini_bench.modes.listing",
+    "memini_bench.modes.significance",
     "memini_bench.modes.rerank",
     "memini_bench.modes.rerank_tier",
     "memini_bench.modes.gates",
