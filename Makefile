@@ -50,8 +50,8 @@ quality: $(STAMP)
 # pinned (~5 minutes with a cold embedding cache on 2 cores, under 2 with a warm one).
 MB := $(PY) -m memini_bench -embedder minilm
 results: $(STAMP)
-	$(MB) -suite locomo -data $(LOCOMO) -k 5,10
-	$(MB) -suite locomo-sessions -data $(LOCOMO) -k 5,10
+	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -significance
+	$(MB) -suite locomo-sessions -data $(LOCOMO) -k 5,10 -significance
 	$(MB) -suite longmemeval -data $(LME)/longmemeval_s_single.json -k 5,10
 	$(MB) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -k 5,10
 	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -systems hybrid -reinforce
@@ -67,6 +67,9 @@ results: $(STAMP)
 	$(MB) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -rerank \
 		-temporal-extractor extended -per-question results/longmemeval-shared-rerank-tx-extended.jsonl
 	$(MB) -suite locomo -data $(LOCOMO) -vec-gate 0,0.4,0.45,0.5,0.55,0.6
+	for s in locomo locomo-sessions; do for g in 'pool=30,50,80' 'fusion=0.3,0.5,-1'; do \
+	  $(MB) -suite $$s -data $(LOCOMO) -k 5,10 -sweep "$$g" || exit 1; done; done
+	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -holdout tune -sweep 'fusion=0.3,0.5,-1' -select MRR
 	$(PY) -m memini_bench -suite vetobench -data $(VETO) -scale -plot
 	$(PY) -m quality.scoreboard -embedders $(QUALITY_EMBEDDERS) -out results/quality.json
 	$(PY) cmd/results_table.py

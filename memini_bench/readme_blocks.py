@@ -260,3 +260,86 @@ def extractor_diff(results_dir: Path) -> str:
         lines.append(f"| {label} | {sum(r['anchor'] is not None for r in regex.values())} | "
                      f"{sum(e['anchor'] is not None for e in ext.values())} | {changed} | {up} | {down} |")
     return "\n".join(lines) + "\n"
+
+
+# memini's published LoCoMo turn-level hybrid at pool depths 30 / 50 / 80 (R@5 / R@10 / MRR), from anchors.md.
+PUBLISHED_POOL = {"pool=30": "60.0 / 70.1 / 42.1", "pool=50": "59.8 / 69.8 / 42.6", "pool=80": "59.3 / 69.6 / 42.7"}
+SWEEPS = (("LoCoMo turn", "locomo-sweep-pool"), ("LoCoMo session", "locomo-sessions-sweep-pool"),
+          ("LoCoMo turn", "locomo-sweep-fusion"), ("LoCoMo session", "locomo-sessions-sweep-fusion"))
+
+
+def _summary(results_dir: Path, folder: str) -> dict | None:
+    import orjson
+
+    path = results_dir / folder / "summary.json"
+    return orjson.loads(path.read_bytes()) if path.exists() else None
+
+
+def _sweep_rows(phase: dict, published: dict | None = None) -> list[str]:
+    sig = {(r["system_a"], r["metric"]): r for r in phase["significance"]}
+
+    def trio(scores: list[dict]) -> str:
+        by_k = {s["k"]: s for s in scores}
+        return f"{_pct(by_k[5]['recall_at_k'])} / {_pct(by_k[10]['recall_at_k'])} / {_pct(by_k[10]['mrr'])}"
+
+    def mark(row: dict, text: str) -> str:
+        return f"**{text}**" if row["significant"] else text
+
+    rows = [f"| baseline (defaults) | {trio(phase['baseline'])} | | | |" + (" |" if published is not None else "")]
+    for cell in phase["cells"]:
+        r5, mrr = sig[(cell["cell"], "R@5")], sig[(cell["cell"], "MRR")]
+        d5, dmrr = f"{r5['delta'] * 100:+.1f}", f"{mrr['delta'] * 100:+.1f}"
+        row = (f"| {cell['cell']} | {trio(cell['scores'])} | {mark(r5, d5)} "
+               f"| {r5['p']:.3g} ({r5['p_adjusted']:.3g}) | {mark(mrr, dmrr)} "
+               f"[{mrr['ci_low'] * 100:+.1f}, {mrr['ci_high'] * 100:+.1f}] |")
+        if published is not None:
+            row += f" {published.get(cell['cell'], '-')} |"
+        rows.append(row)
+    return rows
+
+
+def sweeps(results_dir: Path) -> str:
+    """memini's pool-depth and fusion sweeps, each cell against the defaults (McNemar on R@5 with its Holm p,
+    bootstrap MRR interval; bold = significant after Holm)."""
+    out = []
+    for level, folder in SWEEPS:
+        summary = _summary(results_dir, folder)
+        if summary is None:
+            out.append(_missing(f"{folder}/summary.json"))
+            continue
+        published = PUBLISHED_POOL if folder == "locomo-sweep-pool" else None
+        head = "| cell | R@5 / R@10 / MRR | Δ R@5 (pp) | p McNemar (Holm) | Δ MRR (pp) [95% CI] |"
+        out += [f"**{level}, `-sweep '{summary['config']['sweep']}'`** ({summary['tune']['split']} questions)", "",
+                head + (" memini published |" if published else ""),
+                "|---|--:|--:|--:|--:|" + ("--:|" if published else ""), *_sweep_rows(summary["tune"], published), ""]
+    return "\n".join(out)
+
+
+def selection(results_dir: Path) -> str:
+    """One tune/held selection end to end: the cells on tune, the winner and the baseline on held."""
+    summary = _summary(results_dir, "locomo-tune-sweep-fusion")
+    if summary is None:
+        return _missing("locomo-tune-sweep-fusion/summary.json")
+    head = ["| cell | R@5 / R@10 / MRR | Δ R@5 (pp) | p McNemar (Holm) | Δ MRR (pp) [95% CI] |",
+            "|---|--:|--:|--:|--:|"]
+    out = [f"Tune split, {summary['config']['cells']} cells tried, selected by {summary['config']['select']}: "
+           f"**{summary['selected']}**", "", *head, *_sweep_rows(summary["tune"]), ""]
+    if summary.get("held"):
+        out += ["Held split (the honest number):", "", *head, *_sweep_rows(summary["held"]), ""]
+    return "\n".join(out)
+
+
+def legs(results_dir: Path) -> str:
+    """Is the hybrid ahead of each leg, significantly? (``-significance`` on the main LoCoMo runs.)"""
+    lines = ["| level | hybrid vs | metric | hybrid | leg | Δ (pp) [95% CI] | test | p (Holm) | significant |",
+             "|---|---|---|--:|--:|---|---|--:|:-:|"]
+    for level, name in (("turn", "locomo.json"), ("session", "locomo-sessions.json")):
+        doc = _get(results_dir, name, CompareResults)
+        for r in (doc.raw.get("significance", []) if doc else []):
+            if r["metric"] not in ("R@5", "R@10", "MRR"):
+                continue
+            lines.append(f"| {level} | {r['system_b'].removeprefix('memini-')} | {r['metric']} | "
+                         f"{_pct(r['mean_a'])} | {_pct(r['mean_b'])} | {r['delta'] * 100:+.1f} "
+                         f"[{r['ci_low'] * 100:+.1f}, {r['ci_high'] * 100:+.1f}] | {r['test']} | "
+                         f"{r['p_adjusted']:.3g} | {'yes' if r['significant'] else 'no'} |")
+    return "\n".join(lines) + "\n"

@@ -20,7 +20,8 @@ def blocks() -> dict:
 
     return {"results": rb.main_table, "reproduction": rb.reproduction, "temporal": rb.temporal_boost,
             "rerank": rb.rerank_table, "extractors": rb.extractor_diff, "vecgate": rb.vec_gate,
-            "quality": rb.quality_table, "vetobench": rb.vetobench_table, "vetoscale": rb.vetobench_scale}
+            "quality": rb.quality_table, "vetobench": rb.vetobench_table, "vetoscale": rb.vetobench_scale,
+            "sweeps": rb.sweeps, "selection": rb.selection, "legs": rb.legs}
 
 
 def flags_table() -> str:
