@@ -150,7 +150,8 @@ def run(opts: RunOptions) -> int:
                      "prompts": prompts.fingerprint()}
     qa_config = {**mode_settings, "reader_url": reader.url, "judge_url": judge.url, "concurrency": x.concurrency,
                  "retries": x.qa_retries, "system_prompts": {"reader": prompts.READER_SYSTEM, **prompts.RUBRICS}}
-    config = build_config(opts, ds, ctx, systems, mode="qa", mode_settings=mode_settings, qa=qa_config)
+    config = build_config(opts, ds, ctx, systems, mode="qa", mode_settings=mode_settings, ks=list(x.qa_k),
+                          qa=qa_config)
     path = results_path(opts, ds, ctx, None, suffix="-qa", extra_tokens=_name_tokens(x, names, reader, judge))
     if not opts.output.no_write:
         check_overwrite(path, config["identity"])
