@@ -9,7 +9,8 @@
   the Holm-adjusted p over all pairs (``stats.holm``); ``delta = acc_A - acc_B`` on those questions.
 
 ``render_markdown(doc)`` renders a results file's JSON (``{"config", "results", "comparisons"}``) as markdown: the
-README's QA tables are made from committed results files with it, never typed.
+README's QA tables are made from committed results files with it, never typed. ``render_published()`` renders
+memini's own published QA figures (``MEMINI_PUBLISHED``, from its bench/README.md@05e7da55) to print beside ours.
 """
 
 from __future__ import annotations
@@ -121,6 +122,29 @@ def compare_arms(arms: Sequence[Arm], graded: Sequence[Graded]) -> list[ArmCompa
         adjusted = holm([r.p for r in rows])
         rows = [ArmComparison(**{**asdict(r), "p_adjusted": adj}) for r, adj in zip(rows, adjusted, strict=True)]
     return rows
+
+
+# memini's published LongMemEval-S QA accuracy (bench/README.md@05e7da55): reader Qwen3.6-35b-fast, bge-m3
+# embeddings, k = 10, all 500 questions; (category, accuracy %, n). Its LoCoMo QA run is "pending" there.
+MEMINI_PUBLISHED = {
+    "data": "LongMemEval-S (500 questions, abstention included)", "reader": "Qwen3.6-35b-fast", "embedder": "bge-m3",
+    "k": 10, "overall": "80.6",
+    "per_category": (("single-session-assistant", "98.2", 56), ("single-session-user", "92.2", 64),
+                     ("knowledge-update", "86.1", 72), ("temporal-reasoning", "81.9", 127),
+                     ("multi-session", "67.8", 121), ("single-session-preference", "40.0", 30),
+                     ("abstention", "~98", 36)),
+}
+
+
+def render_published() -> str:
+    """memini's published QA figures as a markdown table (``MEMINI_PUBLISHED``)."""
+    p = MEMINI_PUBLISHED
+    out = [f"memini's published QA accuracy on {p['data']}: reader {p['reader']}, {p['embedder']} embeddings, "
+           f"k = {p['k']} (its bench/README.md; the data set is not in ../shared/data)\n",
+           "| category | n | memini |", "|---|--:|--:|"]
+    out += [f"| {c} | {n} | {acc} |" for c, acc, n in p["per_category"]]
+    out.append(f"| **overall** | 500 | **{p['overall']}** |")
+    return "\n".join(out) + "\n"
 
 
 def _pct(x: float) -> str:
