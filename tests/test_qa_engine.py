@@ -165,3 +165,20 @@ def test_chat_reply_reads_usage_only_when_well_formed():
                                                                            "completion_tokens": "x"}}
     with ScriptedServer(handler) as srv:
         assert ChatClient(srv.url, retries=0).chat("s", "u") == ChatReply("ok", 7, None)
+
+
+def test_judge_settings_default_to_the_readers_but_keep_the_key_on_its_host(monkeypatch):
+    from memini_bench.llm import judge_from_env
+
+    for key in ("MEMINI_JUDGE_API", "MEMINI_JUDGE_BASE_URL", "MEMINI_JUDGE_API_KEY", "MEMINI_JUDGE_MODEL"):
+        monkeypatch.delenv(key, raising=False)
+    reader = ChatClient("http://reader:1/v1", model="r", api_key="secret")
+    assert judge_from_env(reader) == ChatClient("http://reader:1/v1", model="r", api_key="secret")
+    monkeypatch.setenv("MEMINI_JUDGE_MODEL", "j")
+    monkeypatch.setenv("MEMINI_JUDGE_BASE_URL", "http://judge:2/v1")
+    assert judge_from_env(reader, retries=0) == ChatClient("http://judge:2/v1", model="j", api_key="", retries=0)
+    monkeypatch.setenv("MEMINI_JUDGE_API_KEY", "other")
+    assert judge_from_env(reader).api_key == "other"
+    monkeypatch.setenv("MEMINI_JUDGE_API", "anthropic")
+    with pytest.raises(Exception, match="MEMINI_JUDGE_API='anthropic'"):
+        judge_from_env(reader)
