@@ -42,6 +42,8 @@ class CoreOptions:
                                        "keyword.", type=CommaList(allow_empty=True))
     system: tuple[str, ...] = setting("system", (), "Add a system beside the default ones: a registered name or a "
                                       "module:attr factory (repeatable, or comma-separated).", multiple=True)
+    rewrite: bool = setting("rewrite", False, "Run memini-hybrid-rewrite (LLM query expansion through MEMINI_LLM_*) "
+                            "in place of memini-hybrid (memini's -rewrite).")
 
 
 @dataclass(frozen=True)

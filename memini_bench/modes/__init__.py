@@ -24,6 +24,7 @@ MODE_MODULES = [
     "memini_bench.modes.rerank_tier",
     "memini_bench.modes.gates",
     "memini_bench.modes.vetobench",
+    "memini_bench.modes.qa",
     "memini_bench.modes.sweep",
     "memini_bench.modes.compare",
 ]
