@@ -181,6 +181,9 @@ def test_condition_names_and_kinds(suite, registered_own):
     with pytest.raises(BenchError, match="-veto-conditions robrain: unknown; use none, conventions, flatfile, "
                                          r"extract-e2e, a system of this run \(veto-composite\)"):
         cond.condition_names(names, ["robrain"])
+    with pytest.raises(BenchError, match="-veto-conditions hybrid: names this run's memini-hybrid/hash; give the "
+                                         "full name"):
+        cond.condition_names(["memini-hybrid/hash"], ["hybrid"])
     with pytest.raises(BenchError, match="-veto-conditions extract-e2e: needs the chat endpoint"):
         cond.conditions_for(suite, [], ["extract-e2e"])
 

@@ -154,9 +154,8 @@ def run(opts: RunOptions) -> int:
         client = ChatClient.from_env()
         extractor = dataclasses.replace(client, model=x.extract_model) if x.extract_model else client
         first = next(iter(encoders.values()), None)
-        makers = Makers(third_party=lambda name: _third_party(opts, name, first),
-                                   extract=extractor.complete, extract_model=extractor.model,
-                                   composite_encoder=composite_encoder, echo=log)
+        makers = Makers(third_party=lambda name: _third_party(opts, name, first), extract=extractor.complete,
+                        extract_model=extractor.model, composite_encoder=composite_encoder, echo=log)
     for suite in emptied:
         log(f'suite "{suite.name}": none of its {len(suite.scenarios)} scenarios is left after -holdout '
             f"{opts.core.holdout}; skipped")
@@ -212,14 +211,11 @@ def run(opts: RunOptions) -> int:
 
 
 def _third_party(opts: RunOptions, name: str, encoder: TextEncoder | None) -> System:
-    """A fresh registered system for a third-party condition, on the run's options and first embedder (exactly one
-    system: a condition is one)."""
-    from memini_bench.lineup import build_systems, context_for
+    """A fresh registered system for a third-party condition, on the run's options and first embedder."""
+    from memini_bench.lineup import context_for
+    from memini_bench.vetobench.conditions import registry_system
 
-    systems = build_systems([name], context_for(opts, lambda: encoder))
-    if len(systems) != 1:
-        raise BenchError(f"-veto-conditions {name}: its factory made {len(systems)} systems; a condition is one")
-    return systems[0]
+    return registry_system(name, context_for(opts, lambda: encoder))
 
 
 def _live(client, live_suites: list, *, runs: int = 1, wanted: Sequence[str] = (), archive: str = "",

@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from memini_bench.contract import Closable, Hit, System, describe
+from memini_bench.contract import Closable, Hit, System, SystemContext, describe
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.errors import BenchError
 from memini_bench.vetobench.composite import FILES_KNOWN, VetoCompositeSystem
@@ -38,6 +38,7 @@ from memini_bench.vetobench.context import (
     recall_context,
     render_decision,
 )
+from memini_bench.vetobench.evaluate import names_system
 from memini_bench.vetobench.extract import EXTRACTION_PROMPT, Complete, extract_suite
 from memini_bench.vetobench.fixtures import Scenario, VetoSuite, suite_items, suite_questions
 from memini_bench.vetobench.transcripts import transcript_items
@@ -180,13 +181,19 @@ def registered(name: str) -> bool:
 
 def condition_kind(name: str, system_names: Sequence[str]) -> str:
     """built-in, extraction (``extract-e2e``), corpus (a system of the run) or third-party (any other registered
-    system); a name that is none of them is a BenchError listing what is known."""
+    system); a short name of a run's system (``hybrid`` for ``memini-hybrid/hash``, as ``-systems`` reads it) is
+    refused rather than read as a third party, and a name that is none of them is a BenchError listing what is
+    known."""
     if name in BUILTIN_CONDITIONS:
         return BUILTIN
     if name == EXTRACT_E2E:
         return EXTRACTION
     if name in system_names:
         return CORPUS
+    variants = [n for n in system_names if names_system(name, n)]
+    if variants:
+        raise BenchError(f"-veto-conditions {name}: names this run's {', '.join(variants)}; give the full name "
+                         "(a corpus condition)")
     if registered(name):
         return THIRD_PARTY
     raise BenchError(f"-veto-conditions {name}: unknown; use {', '.join([*BUILTIN_CONDITIONS, EXTRACT_E2E])}, a "
@@ -203,12 +210,13 @@ def condition_names(system_names: Sequence[str], wanted: Sequence[str] = ()) -> 
     return list(dict.fromkeys(wanted)) or [*BUILTIN_CONDITIONS, *system_names]
 
 
-def registry_system(name: str) -> System:
-    """A fresh system from the registry on a context of default options (exactly one: a condition is one system)."""
+def registry_system(name: str, ctx: SystemContext | None = None) -> System:
+    """A fresh system from the registry on ``ctx`` (default: default options), exactly one: a condition is one
+    system."""
     from memini_bench.lineup import build_systems, context_for
     from memini_bench.options import RunOptions
 
-    systems = build_systems([name], context_for(RunOptions.build()))
+    systems = build_systems([name], ctx or context_for(RunOptions.build()))
     if len(systems) != 1:
         raise BenchError(f"-veto-conditions {name}: its factory made {len(systems)} systems; a condition is one")
     return systems[0]
