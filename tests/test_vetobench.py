@@ -281,7 +281,8 @@ def test_bad_scale_live_and_plot_flags_fail_before_anything_is_written(fixtures_
     assert err.count("\n") == 1
     monkeypatch.setenv("MEMINI_LLM_BASE_URL", "http://127.0.0.1:9/v1")
     code, _, err = _cli([*base, "-live", "-veto-conditions", "none,robrain"], capsys)
-    assert code == 2 and "-veto-conditions robrain: unknown; use none, conventions, flatfile, veto-composite" in err
+    assert code == 2 and ("-veto-conditions robrain: unknown; use none, conventions, flatfile, extract-e2e, a system "
+                          "of this run (veto-composite, veto-composite-nofiles") in err
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "matplotlib" else real(name, *a))
     code, _, err = _cli([*base, "-scale", "-veto-sizes", "24", "-plot"], capsys)
