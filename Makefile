@@ -61,7 +61,7 @@ results: $(STAMP)
 	    -systems hybrid -temporal-boost 0.4 -temporal-extractor $$x || exit 1; done
 	$(MB) -suite locomo -data $(LOCOMO) -rerank -rerank-cats "" -per-question results/locomo-rerank-cats-all.jsonl
 	$(MB) -suite locomo -data $(LOCOMO) -rerank -rerank-cats "" -temporal-extractor extended \
-		-per-question results/locomo-rerank-cats-all-tx-extended.jsonl
+		-per-question results/locomo-rerank-tx-extended-cats-all.jsonl
 	$(MB) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -rerank \
 		-per-question results/longmemeval-shared-rerank.jsonl
 	$(MB) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -rerank \

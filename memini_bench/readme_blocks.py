@@ -114,42 +114,36 @@ def temporal_boost(results_dir: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
-RERANK_COLUMNS = (("locomo-rerank-cats-all", "all", "LoCoMo all"), ("locomo-rerank-cats-all", "2", "LoCoMo cat 2"),
-                  ("longmemeval-shared-rerank", "knowledge-update", "LME KU"),
-                  ("longmemeval-shared-rerank", "temporal-reasoning", "LME TR"))
+# (regex file stem, extended file stem, category, column label): the stems ``make results`` writes.
+LOCOMO_RERANK = ("locomo-rerank-cats-all", "locomo-rerank-tx-extended-cats-all")
+LME_RERANK = ("longmemeval-shared-rerank", "longmemeval-shared-rerank-tx-extended")
+RERANK_COLUMNS = ((*LOCOMO_RERANK, "all", "LoCoMo all"), (*LOCOMO_RERANK, "2", "LoCoMo cat 2"),
+                  (*LME_RERANK, "knowledge-update", "LME KU"), (*LME_RERANK, "temporal-reasoning", "LME TR"))
 
 
 def rerank_table(results_dir: Path) -> str:
     """R@1 / R@5 / MRR of memini's five re-rank strategies (regex extractor, then extended's temporal row)."""
-    docs = {}
-    for base, _, _ in RERANK_COLUMNS:
-        for extended in (False, True):
-            name = f"{base}{'-tx-extended' if extended else ''}.json"
-            docs[name] = _get(results_dir, name, RankingResults)
-    header = [label for _, _, label in RERANK_COLUMNS]
-    first = docs[f"{RERANK_COLUMNS[0][0]}.json"]
+    docs = {stem: _get(results_dir, f"{stem}.json", RankingResults)
+            for regex, extended, _, _ in RERANK_COLUMNS for stem in (regex, extended)}
+    first = docs[RERANK_COLUMNS[0][0]]
     if first is None:
         return _missing(f"{RERANK_COLUMNS[0][0]}.json")
-    counts = []
-    for base, cat, _ in RERANK_COLUMNS:
-        doc = docs[f"{base}.json"]
-        row = doc.row("rrf", cat) if doc else None
-        counts.append(f" ({row.questions})" if row else "")
-    lines = ["| R@1 / R@5 / MRR | " + " | ".join(h + c for h, c in zip(header, counts, strict=True)) + " |",
-             "|---|" + "---|" * len(header)]
+    header = []
+    for regex, _, cat, label in RERANK_COLUMNS:
+        row = docs[regex].row("rrf", cat) if docs[regex] else None
+        header.append(label + (f" ({row.questions})" if row else ""))
+    lines = ["| R@1 / R@5 / MRR | " + " | ".join(header) + " |", "|---|" + "---|" * len(header)]
     strategies = list(dict.fromkeys(r.system for r in first.rows))
     for extended in (False, True):
         for strategy in strategies:
-            if extended and not strategy.startswith("temporal"):
+            temporal = strategy.startswith("temporal")
+            if extended and not temporal:
                 continue
-            label = strategy if not strategy.startswith("temporal") else (
-                f"{strategy.removesuffix('-extended')} ({'extended' if extended else 'regex'})")
+            label = f"{strategy} ({'extended' if extended else 'regex'})" if temporal else strategy
             cells = []
-            for base, cat, _ in RERANK_COLUMNS:
-                doc = docs[f"{base}{'-tx-extended' if extended else ''}.json"]
-                row = doc.row(strategy if not extended else strategy + "-extended", cat) if doc else None
-                if extended and row is None and doc is not None:
-                    row = doc.row(strategy, cat)
+            for regex, ext, cat, _ in RERANK_COLUMNS:
+                doc = docs[ext if extended else regex]
+                row = doc.row(strategy + ("-extended" if extended else ""), cat) if doc else None
                 cells.append("-" if row is None else f"{_pct(row.recall_at_1)} / {_pct(row.recall_at_k)} / "
                              f"{_pct(row.mrr)}")
             lines.append(f"| {label} | {' | '.join(cells)} |")
@@ -231,8 +225,7 @@ def _jsonl(path: Path) -> list[dict]:
     return [orjson.loads(line) for line in path.read_bytes().splitlines() if line.strip()]
 
 
-EXTRACTOR_FILES = (("LoCoMo (all categories)", "locomo-rerank-cats-all"),
-                   ("LME sample, shared haystack", "longmemeval-shared-rerank"))
+EXTRACTOR_FILES = (("LoCoMo (all categories)", *LOCOMO_RERANK), ("LME sample, shared haystack", *LME_RERANK))
 
 
 def extractor_diff(results_dir: Path) -> str:
@@ -240,8 +233,8 @@ def extractor_diff(results_dir: Path) -> str:
     anchored by each, anchors changed, and for how many the temporal0.40 rank of the gold moved up / down."""
     lines = ["| data set | anchored (regex) | anchored (extended) | anchor changed | gold up | gold down |",
              "|---|--:|--:|--:|--:|--:|"]
-    for label, base in EXTRACTOR_FILES:
-        regex_path, ext_path = results_dir / f"{base}.jsonl", results_dir / f"{base}-tx-extended.jsonl"
+    for label, regex_stem, ext_stem in EXTRACTOR_FILES:
+        regex_path, ext_path = results_dir / f"{regex_stem}.jsonl", results_dir / f"{ext_stem}.jsonl"
         if not (regex_path.exists() and ext_path.exists()):
             lines.append(f"| {label} | - | - | - | - | - |")
             continue
