@@ -32,7 +32,8 @@ from memini_bench.errors import BenchError
 from memini_bench.modes.compare import hybrid_settings, log
 from memini_bench.options import RunOptions
 from memini_bench.provenance import file_sha256, harness
-from memini_bench.report import write_json
+from memini_bench.report import check_destinations, write_json
+from memini_bench.runner import close_all
 from memini_bench.settings import CommaList, Int, setting
 from memini_bench.systems import HybridConfig
 from memini_bench.vetobench.composite import COMPOSITE_EMBEDDER, DEFAULT_FILES, FILES_KNOWN, VETO_FILES
@@ -113,6 +114,10 @@ def run(opts: RunOptions) -> int:
     x = opts.mode(VetoOptions)
     if opts.output.plot and not x.scale:
         raise BenchError("-plot: VetoBench draws only the scale curve; add -scale")
+    if x.archive and opts.output.no_write:
+        raise BenchError("-archive: cannot be combined with -no-write (which writes nothing); drop one of them")
+    if not opts.output.no_write:
+        check_destinations(folders=[("-out", opts.output.out)], files=[("-archive", x.archive)])
     if x.veto_summary:
         sys.stdout.write(summary.summarize_archives(summary.read_archives(list(x.veto_summary))))
         return 0
@@ -167,7 +172,7 @@ def run(opts: RunOptions) -> int:
     for suite, ds, systems in runs:
         log(f'suite "{ds.name}": {len(ds.items)} decisions, {len(ds.questions)} scenarios'
             + "".join(f"; {n}" for n in ds.notes))
-        _, scores = ev.evaluate(systems, ds)
+        _, scores = ev.evaluate(systems, ds, close=client is None)  # the live layer reuses them
         sys.stdout.write(ev.markdown(scores, ds, suite.as_of))
         sys.stdout.flush()
         records.append({"suite": ds.name, "decisions": len(ds.items), "scenarios": len(ds.questions),
@@ -206,7 +211,11 @@ def run(opts: RunOptions) -> int:
                 log(f"wrote {out / 'vetobench-scale.png'}")
 
     if client is not None:
-        _live(client, live_suites, runs=x.veto_runs, wanted=wanted, archive=x.archive, makers=makers)
+        try:
+            _live(client, live_suites, runs=x.veto_runs, wanted=wanted, archive=x.archive, makers=makers)
+        finally:
+            for _, systems in live_suites:
+                close_all(systems)
     return 0 if gate is None or gate >= GATE_MIN else 1
 
 

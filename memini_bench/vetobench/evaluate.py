@@ -98,9 +98,10 @@ def select_systems(systems: list[System], wanted: Sequence[str], where: str = "V
     return list(chosen.values())
 
 
-def evaluate(systems: Sequence[System], ds: Dataset) -> tuple[list[RunResult], list[VetoScore]]:
-    """Run every system over the suite at depth min(|decisions|, 100) and score veto recall."""
-    results = run_all(systems, ds, min(len(ds.items), MAX_DEPTH))
+def evaluate(systems: Sequence[System], ds: Dataset, *, close: bool = True) -> tuple[list[RunResult], list[VetoScore]]:
+    """Run every system over the suite at depth min(|decisions|, 100) and score veto recall (``close``: close the
+    systems afterwards; the live layer reuses them and closes them itself)."""
+    results = run_all(systems, ds, min(len(ds.items), MAX_DEPTH), close=close)
     return results, [veto_score(r) for r in results]
 
 
