@@ -14,6 +14,9 @@ SYSTEMS.add("memini-vector", "memini_bench.systems:make_vector", "memini's vecto
             "group's item vectors", aliases=("vector",))
 SYSTEMS.add("memini-keyword", "memini_bench.systems:make_keyword", "memini's keyword leg: FTS5-exact Porter BM25 "
             "(numpy or SQLite FTS5 backend)", aliases=("keyword",))
+SYSTEMS.add("memini-hybrid-rewrite", "memini_bench.rewrite:make", "memini's -rewrite: an LLM (MEMINI_LLM_*) "
+            "expands the query into 2-3 variants, each recalled by the hybrid, fused with RRF (rrfK 5)",
+            aliases=("hybrid-rewrite",))
 SYSTEMS.add("veto-composite", "memini_bench.vetobench.composite:make_files_known", "VetoBench's five-signal "
             "composite scorer with the scenario's files in scope (VetoBench items only)")
 SYSTEMS.add("veto-composite-nofiles", "memini_bench.vetobench.composite:make_no_files", "VetoBench's composite "

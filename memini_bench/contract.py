@@ -21,6 +21,9 @@ Optional hooks, each its own protocol so the runner finds them by ``isinstance``
 - ``IngestTimed.ingest_time_ms``: the ingest cost the system stands for, when the wall clock of its own
   ``ingest`` call is not it (memini's three systems share one store: each reports the parts it uses).
 - ``Closable.close()``: release files, connections, temp folders; called once after the run, also on errors.
+- ``ContextBuilder.build_context(question, hits) -> str``: the context block the system would put in front of an
+  agent for ``question`` from the ``hits`` it recalled for it (VetoBench's behavioural layer asks for it; without
+  the hook the harness renders the hits itself). ``question`` is stripped of its gold, answer and suite meta.
 
 Factories. The registry (``memini_bench.registry.SYSTEMS``) and ``-system module:attr`` take a *factory*:
 ``factory(ctx: SystemContext) -> System | Sequence[System]``. ``ctx.options`` is the run's typed options
@@ -37,7 +40,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from memini_bench.dataset import Item
+    from memini_bench.dataset import Item, Question
     from memini_bench.embed.encoder import TextEncoder
     from memini_bench.options import RunOptions
 
@@ -81,6 +84,11 @@ class IngestTimed(Protocol):
 @runtime_checkable
 class Closable(Protocol):
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class ContextBuilder(Protocol):
+    def build_context(self, question: Question, hits: Sequence[Hit]) -> str: ...
 
 
 @dataclass

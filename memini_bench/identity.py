@@ -22,10 +22,10 @@ from memini_bench.options import RunOptions
 _TOKEN_SAFE = re.compile(r"[^A-Za-z0-9_.+=-]+")
 
 # (field, short token) for HybridConfig and LoadOptions fields, in the order they appear in a stem.
-HYBRID_TOKENS = (("fusion", "fusion"), ("pool_factor", "pf"), ("pool_floor", "pfloor"),
+HYBRID_TOKENS = (("fusion", "fusion"), ("pool", "pool"), ("pool_factor", "pf"), ("pool_floor", "pfloor"),
                  ("temporal_boost", "tboost"), ("temporal_extractor", "tx-"), ("semantic_reserve", "reserve"),
                  ("keyword_backend", "kw-"), ("reinforce", "reinforce"))
-LOAD_TOKENS = (("abstention", "abs-"), ("shared_haystack", "shared"))  # session-doc is in the data set name
+LOAD_TOKENS = (("abstention", "abs-"),)  # session-doc and the shared haystack are in the data set name
 
 
 def _value(v: object) -> str:

@@ -18,11 +18,19 @@ from memini_bench.options import RunOptions
 from memini_bench.registry import SYSTEMS
 
 DEFAULT_SYSTEMS = ("memini-hybrid", "memini-vector", "memini-keyword")
+REWRITE = {"memini-hybrid": "memini-hybrid-rewrite", "hybrid": "memini-hybrid-rewrite"}
 
 
 def wanted_names(opts: RunOptions, default: Sequence[str] = DEFAULT_SYSTEMS) -> list[str]:
-    """``-systems`` (or ``default``) then ``-system``, each once, in order."""
-    return list(dict.fromkeys([*(opts.core.systems or default), *opts.core.system]))
+    """``-systems`` (or ``default``) then ``-system``, each once, in order; with ``-rewrite`` memini-hybrid becomes
+    memini-hybrid-rewrite (memini renames its hybrid the same way)."""
+    names = [*(opts.core.systems or default), *opts.core.system]
+    if opts.core.rewrite:
+        if not any(n in REWRITE for n in names):
+            raise BenchError("-rewrite: memini-hybrid is not among the systems run; add it to -systems or use "
+                             "-system memini-hybrid-rewrite")
+        names = [REWRITE.get(n, n) for n in names]
+    return list(dict.fromkeys(names))
 
 
 def context_for(opts: RunOptions, make_encoder: Callable[[], TextEncoder | None] | None = None,

@@ -42,6 +42,8 @@ class CoreOptions:
                                        "keyword.", type=CommaList(allow_empty=True))
     system: tuple[str, ...] = setting("system", (), "Add a system beside the default ones: a registered name or a "
                                       "module:attr factory (repeatable, or comma-separated).", multiple=True)
+    rewrite: bool = setting("rewrite", False, "Run memini-hybrid-rewrite (LLM query expansion through MEMINI_LLM_*) "
+                            "in place of memini-hybrid (memini's -rewrite).")
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,9 @@ class RunOptions:
         from memini_bench.modes import mode_option_classes
 
         values = dict(values or {})
-        if isinstance(values.get("system"), tuple):  # -system is repeatable, each value a comma list
+        if values.get("system") is None:
+            values.pop("system", None)
+        elif isinstance(values.get("system"), tuple | list):  # -system is repeatable, each value a comma list
             values["system"] = tuple(s.strip() for v in values["system"] for s in str(v).split(",") if s.strip())
         core, load, hybrid, embed, output = (settings.build(c, values) for c in cls.concern_classes())
         modes = {c: settings.build(c, values) for c in mode_option_classes()}

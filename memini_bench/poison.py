@@ -9,13 +9,11 @@ all with one content (memini's: "TODO: revisit this later, low-signal note from 
 can collapse them. The questions are unchanged; the data set is renamed ``<name>-poisoned``. N <= 0 returns the
 data set itself. Debris items take the suite's defaults otherwise (semantic tier, no time), as memini's do.
 
-Applied after the holdout split and ``-limit`` (debris goes to the groups being scored). ``PoisonOptions`` is the
-flag; ``load_prepared`` (modes/compare.py) applies it.
+Applied after the holdout split and ``-limit`` (debris goes to the groups being scored). ``poison_setting`` is the
+flag (a field of ``modes.compare.CompareOptions``); ``load_prepared`` (modes/compare.py) applies it.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 from memini_bench.dataset import Dataset, Item
 from memini_bench.errors import BenchError
@@ -25,15 +23,11 @@ FILLER = "TODO: revisit this later, low-signal note from a bulk import"
 MAX_PER_GROUP = 100_000
 
 
-@dataclass(frozen=True)
-class PoisonOptions:
-    poison: int = setting("poison", 0, "Add N low-signal debris items per question group (memini's bench/poison.go: "
-                          "one shared filler text, ids debris/<group>/<i>); the data set becomes <name>-poisoned.",
-                          type=Int(min=0, max=MAX_PER_GROUP))
-
-    def __post_init__(self) -> None:
-        if not 0 <= self.poison <= MAX_PER_GROUP:
-            raise BenchError(f"-poison {self.poison}: use 0 (off) to {MAX_PER_GROUP} debris items per group")
+def poison_setting():
+    """The ``-poison N`` flag, as a field of the compare mode's options (``modes.compare.CompareOptions``)."""
+    return setting("poison", 0, "Add N low-signal debris items per question group (memini's bench/poison.go: one "
+                   "shared filler text, ids debris/<group>/<i>); the data set becomes <name>-poisoned.",
+                   type=Int(min=0, max=MAX_PER_GROUP))
 
 
 def poison(ds: Dataset, per_group: int, filler: str = FILLER) -> Dataset:

@@ -1,7 +1,7 @@
 """Output: memini's markdown tables, the JSON results file and the per-question JSONL, all written atomically.
 
-Markdown: one table per K (ascending), rows sorted by recall_any@K descending (stable), then the per-category
-table of ``memini-hybrid`` at the largest K. JSON: ``{"config": {...}, "results": [...]}`` (fractions in 0..1).
+
+
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ class OutputOptions:
                                 "scores, rank, latency) to this file.")
     trec: str = setting("trec", "", "Also write TREC files to this folder: <stem>.qrels and <stem>.<system>.run "
                         "(for trec_eval / ir_measures).")
+    plot: bool = setting("plot", False, "Also write a PNG: the per-category bar chart of a normal run "
+                         "(<out>/<stem>-categories.png), the sweep's chart, VetoBench's scale curve (with -scale).")
     no_write: bool = setting("no-write", False, "Print tables only; write no file (not combinable with "
                              "-per-question or -trec).")
 
@@ -67,15 +69,18 @@ def markdown(scores: Sequence[Score], dataset: str, category_labels: dict[str, s
                        f"{_pct(s.ndcg_at_k)} | {s.tokens_injected_mean:.0f} | {s.token_efficiency * 100:.3f}% | "
                        f"{s.p50_ms:.2f} | {s.p95_ms:.2f} | {s.ingest_ms:.1f} |")
         out.append("")
-    top = [s for s in scores if s.system == HYBRID and s.k == ks[-1]]
+    names = [s.system for s in scores]
+    lead = HYBRID if HYBRID in names else names[0]
+    top = [s for s in scores if s.system == lead and s.k == ks[-1]]
     if top and top[0].per_category:
         labels = category_labels or {}
-        out.append(f"### {HYBRID} by category (recall_any@{ks[-1]})\n")
-        out.append("| Category | n | Recall |")
-        out.append("|---|--:|--:|")
+        out.append(f"### {lead} by category (recall_any@{ks[-1]} / recall_all@{ks[-1]})\n")
+        out.append("| Category | n | Recall | RecallAll |")
+        out.append("|---|--:|--:|--:|")
         for cat, value in top[0].per_category.items():
             name = f"{cat} ({labels[cat]})" if cat in labels else cat
-            out.append(f"| {name} | {top[0].per_category_questions[cat]} | {_pct(value)} |")
+            out.append(f"| {name} | {top[0].per_category_questions[cat]} | {_pct(value)} | "
+                       f"{_pct(top[0].per_category_all.get(cat, 0.0))} |")
         out.append("")
     return "\n".join(out) + "\n"
 

@@ -64,12 +64,14 @@ def run_system(system: System, ds: Dataset, depth: int) -> RunResult:
     return RunResult(system.name, ds.name, depth, ingest_ms, corpus_tokens, tuple(runs))
 
 
-def run_all(systems: Sequence[System], ds: Dataset, depth: int) -> list[RunResult]:
-    """Every system in order; each closable system is closed afterwards, whatever happened."""
+def run_all(systems: Sequence[System], ds: Dataset, depth: int, *, close: bool = True) -> list[RunResult]:
+    """Every system in order; with ``close`` each closable system is closed afterwards, whatever happened (a caller
+    that reuses the systems passes False and closes them itself, with ``close_all``)."""
     try:
         return [run_system(s, ds, depth) for s in systems]
     finally:
-        close_all(systems)
+        if close:
+            close_all(systems)
 
 
 def close_all(systems: Sequence[System]) -> None:

@@ -52,6 +52,8 @@ def click_options(cls: type) -> list[Callable]:
         default = f.default
         if isinstance(kwargs.get("type"), CommaList) and isinstance(default, tuple):
             default = ",".join(map(str, default))
+        if kwargs.get("multiple") and default == ():
+            default = None  # click's "nothing given" for a repeatable flag
         if isinstance(default, bool) and "is_flag" not in kwargs:
             kwargs["is_flag"] = True
         out.append(flag(meta["flag"], f.name, default=default, help=meta["help"], **kwargs))

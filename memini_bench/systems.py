@@ -74,6 +74,8 @@ class HybridConfig:
 
     fusion: float = setting("fusion", DEFAULT_ALPHA, "Hybrid alpha: in [0, 1] min-max score fusion with this vector "
                             "weight; < 0 RRF (rrfK 5).", type=Fusion())
+    pool: int = setting("pool", 0, "Hybrid per-leg depth itself (memini's sweep's pool); 0 = max(k*factor, floor).",
+                        type=Int(min=0, max=100000))
     pool_factor: int = setting("pool-factor", 0, "Hybrid per-leg pool = max(k*factor, floor); 0 = memini's 5.",
                                type=Int(min=0, max=1000))
     pool_floor: int = setting("pool-floor", 0, "Hybrid per-leg pool floor; 0 = memini's 50.",
@@ -100,13 +102,19 @@ class HybridConfig:
             raise BenchError(f"-keyword-backend {self.keyword_backend!r}: unknown; use numpy or fts5")
         if self.semantic_reserve < 0:
             raise BenchError(f"-semantic-reserve {self.semantic_reserve}: must be 0 (off) or a positive count")
+        if self.pool and (self.pool_factor or self.pool_floor):
+            raise BenchError(f"-pool {self.pool}: sets each leg's depth itself; drop -pool-factor / -pool-floor")
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
 
+    def leg_depth(self, k: int) -> int:
+        """Each leg's depth for a recall of ``k``: ``pool`` when set, else ``max(k * factor, floor)``."""
+        return self.pool or pool_size(k, self.pool_factor, self.pool_floor)
+
     def floor_note(self, ks: Sequence[int]) -> str:
         """A note when ``-pool-floor`` is at or below ``k * factor`` for every K (it then changes nothing)."""
-        if not self.pool_floor:
+        if not self.pool_floor or self.pool:
             return ""
         factor = self.pool_factor or DEFAULT_POOL_FACTOR
         if all(self.pool_floor <= k * factor for k in ks):
@@ -273,16 +281,18 @@ class HybridSystem(_BackendSystem):
     def ranked(self, group: str, query: str, k: int, now: datetime | None = None, *,
                pool: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The composite-ranked candidate list before dedup and the cut (item indices, composite scores). Each
-        leg is ``pool`` deep when given, else ``pool_size(k, pool_factor, pool_floor)``."""
+        leg is ``pool`` deep when given, else ``config.leg_depth(k)``."""
         c = self.config
         if pool is None:
-            pool = pool_size(k, c.pool_factor, c.pool_floor)
+            pool = c.leg_depth(k)
         fused_ids, fused = fuse_legs(self.backend.vector_leg(group, query, pool),
                                      self.backend.keyword_leg(group, query, pool), c.fusion)
         ids, scores = comp.rerank(fused_ids, fused, self.backend.qualities(fused_ids, now))
-        if c.temporal_boost > 0:
-            ids, scores = temporal.rerank_temporal(ids, scores, self.backend.item_times(), query, now,
-                                                   self.temporal_extractor, c.temporal_boost)
+        if c.temporal_boost > 0 and now is not None:
+            anchor = self.temporal_extractor(query, now)
+            if anchor is not None:
+                ids, scores = temporal.temporal_rerank(ids, scores, self.backend.item_times()[ids], anchor, now,
+                                                       c.temporal_boost)
         return ids, scores
 
     def recall(self, group: str, query: str, k: int, *, now: datetime | None = None,

@@ -93,13 +93,11 @@ def test_reserve_is_capped_at_limit():
     assert reserve_order(scores, tiers, 3, 10) == reserve_order(scores, tiers, 3, 3) == [0, 3, 4, 1, 2, 5]
 
 
-def test_percentile_gate_replaces_the_ratio_bar():
-    # window scores sorted [0.2, 0.4, 0.6, 0.8, 1.0]; p50 -> 0.6, p25 -> 0.4 (linear interpolation).
+def test_ratio_bar_gates_promotion():
+    # window [1.0, 0.8, 0.6, 0.4, 0.2]: evictee 0.2, bar max(0.5 x 0.2, 0.4 x 1.0) = 0.4
     scores, tiers = [1.0, 0.8, 0.6, 0.4, 0.2, 0.55], [E, E, E, E, E, D]
-    assert reserve_order(scores, tiers, 5, 1) == [0, 5, 1, 2, 3, 4]  # ratio mode: bar 0.4
-    assert reserve_order(scores, tiers, 5, 1, gate_percentile=50) == list(range(6))  # 0.55 < 0.6
-    assert reserve_order(scores, tiers, 5, 1, gate_percentile=25) == [0, 5, 1, 2, 3, 4]
-    assert reserve_order(scores, tiers, 5, 1, gate_percentile=100) == list(range(6))  # bar = max = 1.0
+    assert reserve_order(scores, tiers, 5, 1) == [0, 5, 1, 2, 3, 4]
+    assert reserve_order([1.0, 0.8, 0.6, 0.4, 0.2, 0.39], tiers, 5, 1) == list(range(6))
 
 
 class _FixedRanking(HybridSystem):

@@ -12,10 +12,10 @@ Handler = Callable[[str, object], tuple[int, object]]
 
 
 class ScriptedServer:
-    """``with ScriptedServer(handler) as srv: srv.url`` -> ``http://127.0.0.1:PORT``; ``srv.requests`` logs
-    (path, body, headers) of every request."""
+    """``with ScriptedServer(handler) as srv: srv.url`` -> ``http://127.0.0.1:PORT`` (a free port unless ``port``
+    is given); ``srv.requests`` logs (path, body, headers) of every request."""
 
-    def __init__(self, handler: Handler) -> None:
+    def __init__(self, handler: Handler, port: int = 0) -> None:
         self.handler = handler
         self.requests: list[tuple[str, object, dict[str, str]]] = []
         outer = self
@@ -43,7 +43,7 @@ class ScriptedServer:
             def log_message(self, *args: object) -> None:
                 pass
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Request)
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), _Request)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 

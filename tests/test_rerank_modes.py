@@ -90,8 +90,10 @@ def test_strategies_hand_computed():
 
 def test_rank_tally_hand_computed():
     tally = RankTally(k=2)
-    for cat, ranked in [("a", ["g", "x"]), ("a", ["x", "y", "g"]), ("b", ["x", "g"]), ("", ["y"])]:
-        tally.add("s", cat, ranked, ["g"])
+    from memini_bench.dataset import Question
+
+    for n, (cat, ranked) in enumerate([("a", ["g", "x"]), ("a", ["x", "y", "g"]), ("b", ["x", "g"]), ("", ["y"])]):
+        tally.add("s", Question(f"q{n}", "query", ("g",), category=cat), ranked)
     rows = {r.category: r for r in tally.rows()}
     assert list(rows) == ["a", "all", "b"]
     assert (rows["a"].questions, rows["a"].recall_at_1, rows["a"].recall_at_k) == (2, 0.5, 0.5)
@@ -379,18 +381,18 @@ def test_rerank_model_name_without_url_is_one_line(lme_file, tmp_path, capsys, e
     assert not out and not (tmp_path / "out").exists()
 
 
-def test_temporal_step_extracts_the_anchor_before_reading_dates():
-    from memini_bench.retrieval.temporal import regex_anchor, rerank_temporal
+def test_temporal_step_extracts_the_anchor_before_reading_dates(monkeypatch):
+    items = [Item("a", "walked the dog", "g", NOW.replace(day=29)), Item("b", "walked the cat", "g", None)]
+    backend = MeminiBackend(TextEncoder(HashEmbedder(64)))
+    backend.ingest(items)
+    hybrid = HybridSystem(backend, HybridConfig(temporal_boost=0.4))
+    hybrid.recall("g", "walked the dog yesterday", 2, now=NOW)             # builds the per-item arrays once
 
-    class Untouchable:
-        def __getitem__(self, key):
-            raise AssertionError("dates read without an anchor")
+    def untouchable():
+        raise AssertionError("dates read without an anchor")
 
-    ids, scores = np.array([2, 0]), np.array([1.0, 0.9])
-    assert rerank_temporal(ids, scores, Untouchable(), "what is my cat's name", NOW, regex_anchor, 0.4)[0] is ids
-    dates = np.array([NOW.timestamp() - DAY, np.nan, NOW.timestamp() - 60 * DAY])    # per item, indexed by ids
-    out_ids, out = rerank_temporal(ids, scores, dates, "what did I do yesterday", NOW, regex_anchor, 0.4)
-    assert out_ids.tolist() == [0, 2] and out.tolist() == pytest.approx([0.9 * 1.4, 1.0])
+    monkeypatch.setattr(backend, "item_times", untouchable)
+    assert len(hybrid.recall("g", "what is my dog's name", 2, now=NOW)) == 2       # no date was read
 
 
 def test_backend_item_times_are_unix_seconds_or_nan():

@@ -191,7 +191,7 @@ def test_real_locomo_run_read_back_matches_its_results_file(tmp_path, capsys, lo
               "-out", str(tmp_path), "-per-question", str(pq)])
     capsys.readouterr()
     assert exc.value.code == 0
-    doc = json.loads((tmp_path / "locomo-limit400.json").read_text())
+    doc = json.loads((tmp_path / "locomo-limit400-emb-hash.json").read_text())
     expected = {(r["system"], r["k"]): r for r in doc["results"]}
     sig = compare_file_systems(pq, [5, 10], resamples=2000)
     assert len(sig.rows) == 10 and sig.questions == 400

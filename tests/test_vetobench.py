@@ -243,6 +243,7 @@ def test_scale_curve_small_and_plot(suites, tmp_path):
     first = {s.system: s for s in points[0].scores}
     assert first["veto-composite-nofiles"].recall[5] == pytest.approx(0.70)  # 24 = the real corpus, unchanged
     assert all(len(s.ranks) == 10 for p in points for s in p.scores)
+    pytest.importorskip("matplotlib", reason="the scale plot needs matplotlib (the plot extra)")
     png = tmp_path / "curve.png"
     plot(points, png, "test", 24)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -280,7 +281,8 @@ def test_bad_scale_live_and_plot_flags_fail_before_anything_is_written(fixtures_
     assert err.count("\n") == 1
     monkeypatch.setenv("MEMINI_LLM_BASE_URL", "http://127.0.0.1:9/v1")
     code, _, err = _cli([*base, "-live", "-veto-conditions", "none,robrain"], capsys)
-    assert code == 2 and "-veto-conditions robrain: unknown; use none, conventions, flatfile, veto-composite" in err
+    assert code == 2 and ("-veto-conditions robrain: unknown; use none, conventions, flatfile, extract-e2e, a system "
+                          "of this run (veto-composite, veto-composite-nofiles") in err
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "matplotlib" else real(name, *a))
     code, _, err = _cli([*base, "-scale", "-veto-sizes", "24", "-plot"], capsys)

@@ -19,10 +19,13 @@ from memini_bench.errors import BenchError
 
 MODE_MODULES = [
     "memini_bench.modes.listing",
+    "memini_bench.modes.significance",
     "memini_bench.modes.rerank",
     "memini_bench.modes.rerank_tier",
     "memini_bench.modes.gates",
     "memini_bench.modes.vetobench",
+    "memini_bench.modes.qa",
+    "memini_bench.modes.sweep",
     "memini_bench.modes.multihop",
     "memini_bench.modes.entity_bridge",
     "memini_bench.modes.compare",

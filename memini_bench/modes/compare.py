@@ -7,19 +7,22 @@ records) and ``write_results`` (the identity-checked JSON write).
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from memini_bench.contract import System, SystemContext, describe
 from memini_bench.dataset import Dataset, prepare
 from memini_bench.embed.factory import EmbedSettings
+from memini_bench.errors import BenchError
 from memini_bench.identity import check_overwrite, identity, stem
 from memini_bench.lineup import DEFAULT_SYSTEMS, context_for, systems_for
 from memini_bench.loaders import LoadOptions, load
 from memini_bench.loaders.file import SAMPLE_PATH
 from memini_bench.metrics import score_all
 from memini_bench.options import CoreOptions, RunOptions
-from memini_bench.poison import PoisonOptions, poison
+from memini_bench.poison import poison, poison_setting
 from memini_bench.provenance import file_sha256, harness
 from memini_bench.report import (
     OutputOptions,
@@ -31,12 +34,42 @@ from memini_bench.report import (
     write_jsonl,
     write_trec,
 )
-from memini_bench.runner import run_all
+from memini_bench.runner import RunResult, run_all
+from memini_bench.settings import Int, setting
 from memini_bench.systems import HybridConfig
 
+
+@dataclass(frozen=True)
+class CompareOptions:
+    significance: bool = setting("significance", False, "Also test every system against the hybrid (or the first "
+                                 "system) on the same questions: exact McNemar on R@K, paired bootstrap on MRR and "
+                                 "nDCG@K, Holm across the family.")
+    resamples: int = setting("resamples", 10_000, "Bootstrap resamples for -significance and -sweep.",
+                             type=Int(min=100, max=1_000_000))
+    seed: int = setting("seed", 0, "Bootstrap seed for -significance and -sweep.", type=Int(min=0))
+    poison: int = poison_setting()
+
+
 NAME = "the system comparison"
-OPTIONS = PoisonOptions
 USES = (CoreOptions, LoadOptions, HybridConfig, EmbedSettings, OutputOptions)
+
+
+OPTIONS = CompareOptions
+
+
+def significance_of(opts: RunOptions, results: list[RunResult]) -> list[dict]:
+    """Print and return the paired tests of every system against the hybrid (else the first system)."""
+    from memini_bench.significance import compare_run
+    from memini_bench.significance import markdown as sig_markdown
+
+    names = [r.system for r in results]
+    if len(names) < 2:
+        raise BenchError("-significance: needs at least two systems in the run (see -systems)")
+    c = opts.mode(CompareOptions)
+    reference = "memini-hybrid" if "memini-hybrid" in names else names[0]
+    sig = compare_run(results, opts.k, reference=reference, resamples=c.resamples, seed=c.seed)
+    sys.stdout.write("\n" + sig_markdown(sig, f"{reference} against each system, paired on the same questions"))
+    return [dataclasses.asdict(r) for r in sig.rows]
 
 
 def selected(opts: RunOptions) -> bool:
@@ -58,7 +91,7 @@ def load_prepared(opts: RunOptions) -> Dataset:
     if prepared is not ds:
         log(f'prepared "{prepared.name}": {len(prepared.items)} items, scoring {len(prepared.questions)} of '
             f"{len(ds.questions)} questions (holdout {opts.core.holdout}, limit {opts.core.limit or 'none'})")
-    debris = opts.mode(PoisonOptions).poison
+    debris = opts.mode(CompareOptions).poison
     if debris:
         prepared = poison(prepared, debris)
         log(f'poisoned "{prepared.name}": {prepared.notes[-1].removeprefix("poisoned: ")}')
@@ -127,9 +160,14 @@ def write_results(path: Path, doc: dict) -> None:
 
 
 def check_outputs(opts: RunOptions) -> None:
+    """Refuse unusable destinations, and ``-plot`` without matplotlib, before any work."""
     if not opts.output.no_write:
         check_destinations(folders=[("-out", opts.output.out), ("-trec", opts.output.trec)],
                            files=[("-per-question", opts.output.per_question)])
+        if opts.output.plot and importlib.util.find_spec("matplotlib") is None:
+            from memini_bench.plots import plot_needs
+
+            raise BenchError(plot_needs("-plot"))
 
 
 def run(opts: RunOptions) -> int:
@@ -140,15 +178,24 @@ def run(opts: RunOptions) -> int:
     results = run_all(systems, ds, opts.depth)
     scores = score_all(results, opts.k)
     sys.stdout.write(markdown(scores, ds.name, ds.category_labels))
+    extra: dict = {}
+    if opts.mode(CompareOptions).significance:
+        extra["significance"] = significance_of(opts, results)
     sys.stdout.flush()
     if opts.output.no_write:
         return 0
     backend = getattr(systems[0], "backend", None)
-    debris = opts.mode(PoisonOptions).poison
+    debris = opts.mode(CompareOptions).poison
     config = build_config(opts, ds, ctx, systems, timings_ms=getattr(backend, "timings_ms", {}),
                           mode_settings={"poison": debris} if debris else None)
     out = results_path(opts, ds, ctx, systems)
-    write_results(out, results_document(config, scores))
+    write_results(out, {**results_document(config, scores), **extra})
+    if opts.output.plot:
+        from memini_bench.plots import category_bars
+
+        png = out.with_name(f"{out.stem}-categories.png")
+        category_bars(scores, png, title=ds.name, labels=ds.category_labels)
+        log(f"wrote {png}")
     if opts.output.per_question:
         write_jsonl(Path(opts.output.per_question), per_question_rows(results))
         log(f"wrote {opts.output.per_question}")

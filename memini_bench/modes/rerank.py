@@ -31,7 +31,7 @@ from memini_bench.retrieval.fusion import fuse_rrf
 from memini_bench.retrieval.recency import FALLBACK_TIME, STRATEGIES, Strategy, rank
 from memini_bench.retrieval.temporal import extractor
 from memini_bench.settings import CommaList, setting
-from memini_bench.systems import MeminiBackend, pool_size
+from memini_bench.systems import MeminiBackend
 
 DEFAULT_CATS = "knowledge-update,temporal-reasoning"
 
@@ -48,8 +48,8 @@ class RerankOptions:
 
 OPTIONS = RerankOptions
 # Reads the hybrid's pool and temporal-extractor settings and the keyword backend; its fusion is RRF by definition.
-USES = (LoadOptions, EmbedSettings, "k", "limit", "holdout", "pool_factor", "pool_floor", "temporal_extractor",
-        "keyword_backend", "out", "name", "per_question", "no_write")
+USES = (LoadOptions, EmbedSettings, "k", "limit", "holdout", "pool", "pool_factor", "pool_floor",
+        "temporal_extractor", "keyword_backend", "out", "name", "per_question", "no_write")
 
 
 def selected(opts: RunOptions) -> bool:
@@ -82,12 +82,12 @@ def run(opts: RunOptions) -> int:
     backend.ingest(ds.items)
     backend.prepare([q.query for q in questions])
     k = opts.k[0]
-    pool = pool_size(k, opts.hybrid.pool_factor, opts.hybrid.pool_floor)
+    pool = opts.hybrid.leg_depth(k)
     times = backend.item_times()
     dates = np.where(np.isnan(times), FALLBACK_TIME.timestamp(), times)
     importance = np.array([it.importance for it in backend.items], dtype=np.float64)
     plan = strategies(opts.hybrid.temporal_extractor)
-    tally = _ranking.RankTally(k)
+    tally = _ranking.RankTally(k, ds.name)
     per_question = []
     anchored = 0
     for q in questions:
@@ -100,7 +100,7 @@ def run(opts: RunOptions) -> int:
         for s in plan:
             ranked = rank(s, fused_ids, fused, dates_s=dates[fused_ids], importance=importance[fused_ids], now=now,
                           anchor=anchor)
-            ranks[s.name] = tally.add(s.name, q.category, (backend.items[i].id for i in ranked.tolist()), q.gold)
+            ranks[s.name] = tally.add(s.name, q, (backend.items[i].id for i in ranked.tolist()))
         per_question.append({"id": q.id, "category": q.category, "query": q.query, "gold": list(q.gold),
                              "anchor": None if anchor is None else [anchor.days, anchor.tolerance], "ranks": ranks})
     rows = tally.rows()

@@ -104,7 +104,7 @@ def run(opts: RunOptions) -> int:
     hybrid.ingest(ds.items)
     backend.prepare([q.query for q in ds.questions])
     k, head_n = opts.k[0], tier.llm_rerank_pool
-    tally = _ranking.RankTally(k)
+    tally = _ranking.RankTally(k, ds.name)
     base_ms: list[float] = []
     added_ms: list[float] = []
     for q in ds.questions:
@@ -112,12 +112,12 @@ def run(opts: RunOptions) -> int:
         ids, _ = hybrid.ranked(q.group, q.query, k, q.now)
         base_ms.append((time.perf_counter() - t0) * 1e3)
         items = [backend.items[i] for i in ids.tolist()]
-        tally.add("baseline", q.category, (it.id for it in items), q.gold)
+        tally.add("baseline", q, (it.id for it in items))
         head = [Candidate(it.id, it.content) for it in items[:head_n]]
         t1 = time.perf_counter()
         order = reranker.rerank(q.query, head)
         added_ms.append((time.perf_counter() - t1) * 1e3)
-        tally.add(reranker.name, q.category, reorder_by_id([c.id for c in head], order), q.gold)
+        tally.add(reranker.name, q, reorder_by_id([c.id for c in head], order))
     rows = tally.rows()
     timing = {"baseline": latency(base_ms), "rerank_added": latency(added_ms)}
     sys.stdout.write(_ranking.markdown(rows, k, f"Hybrid vs {reranker.name} over the top {head_n}",

@@ -78,7 +78,7 @@ def lineup(ds: Dataset, encoders: Mapping[str, TextEncoder], *, composite_encode
     return systems
 
 
-def _matches(wanted: str, name: str) -> bool:
+def names_system(wanted: str, name: str) -> bool:
     """``wanted`` names system ``name`` exactly, without the ``memini-`` prefix, or names the system of which
     ``name`` is a ``<system>/<embedder>`` variant (``hybrid`` and ``memini-hybrid`` match ``memini-hybrid/hash``)."""
     return any(wanted in (n, n.removeprefix("memini-")) for n in (name, name.split("/", 1)[0]))
@@ -90,17 +90,18 @@ def select_systems(systems: list[System], wanted: Sequence[str], where: str = "V
     BenchError listing the names that run on ``where``."""
     if not wanted:
         return systems
-    unknown = [w for w in wanted if not any(_matches(w, s.name) for s in systems)]
+    unknown = [w for w in wanted if not any(names_system(w, s.name) for s in systems)]
     if unknown:
         raise BenchError(f"-systems {','.join(unknown)}: none of them runs on {where}; use "
                          f"{', '.join(s.name for s in systems)}")
-    chosen = {id(s): s for w in wanted for s in systems if _matches(w, s.name)}
+    chosen = {id(s): s for w in wanted for s in systems if names_system(w, s.name)}
     return list(chosen.values())
 
 
-def evaluate(systems: Sequence[System], ds: Dataset) -> tuple[list[RunResult], list[VetoScore]]:
-    """Run every system over the suite at depth min(|decisions|, 100) and score veto recall."""
-    results = run_all(systems, ds, min(len(ds.items), MAX_DEPTH))
+def evaluate(systems: Sequence[System], ds: Dataset, *, close: bool = True) -> tuple[list[RunResult], list[VetoScore]]:
+    """Run every system over the suite at depth min(|decisions|, 100) and score veto recall (``close``: close the
+    systems afterwards; the live layer reuses them and closes them itself)."""
+    results = run_all(systems, ds, min(len(ds.items), MAX_DEPTH), close=close)
     return results, [veto_score(r) for r in results]
 
 
