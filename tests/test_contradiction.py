@@ -141,3 +141,12 @@ def test_command_renders_its_results(tmp_path, capsys):
     doc = json.loads(out.read_text())
     assert doc["config"]["quads"] >= 36 and set(doc["gate"]) == {"hash"} and doc["wild"] == {"hash": {}}
     assert capsys.readouterr().out == contradiction.render(doc)
+
+
+def test_class_scores_by_hand():
+    p = {"quads": 4, "verdicts": {"restatement": {"restatement": 3, "update": 1, "distinct": 0},
+                                  "update": {"restatement": 1, "update": 3, "distinct": 0},
+                                  "distinct": {"restatement": 2, "update": 0, "distinct": 2}}}
+    s = contradiction.class_scores(p)
+    assert s["restatement"] == (pytest.approx(3 / 6), 0.75)
+    assert s["update"] == (pytest.approx(3 / 4), 0.75) and s["distinct"] == (1.0, 0.5)

@@ -162,6 +162,16 @@ def run(embedders: Sequence[str], *, locomo: str = "", lme: str = "", wild_limit
     return doc
 
 
+def class_scores(p: dict) -> dict[str, tuple[float, float]]:
+    """Per class c: precision = verdicts c on c-probes / all verdicts c; recall = verdicts c on c-probes / quads."""
+    v = p["verdicts"]
+    out = {}
+    for cls in PROBES:
+        said = sum(v[probe][cls] for probe in PROBES)
+        out[cls] = (v[cls][cls] / said if said else 0.0, v[cls][cls] / p["quads"])
+    return out
+
+
 def _pricing_row(label: str, p: dict) -> str:
     v, kinds = p["verdicts"], p["update_by_kind"]
     return (f"| {label} | {v['restatement']['update']} | {v['restatement']['distinct']} | {v['update']['update']}/"
@@ -180,6 +190,9 @@ def render(doc: dict) -> str:
            f"{pub['update_recall']}/{pub['quads']} (value {pub['value_recall'][0]}/{pub['value_recall'][1]}, "
            f"polarity {pub['polarity_recall'][0]}/{pub['polarity_recall'][1]}) | {pub['distinct_as_update']} |"]
     out += [_pricing_row(f"{s['setting']}={s['value']}", s) for s in doc["sweeps"]]
+    out += ["", "Per class at the default (expected class = the probe's; precision over every verdict of that class):",
+            "", "| class | precision | recall |", "|---|--:|--:|"]
+    out += [f"| {cls} | {p * 100:.1f}% | {r * 100:.1f}% |" for cls, (p, r) in class_scores(doc["pricing"]).items()]
     for name, g in doc["gate"].items():
         gate_pub = published.GATE.get(published.embedder_key(name) or name, {})
         out += ["", f"Similarity gate — {c['embedders'][name]} (top-1 base by 1/(1+L2); own base found: "
