@@ -175,7 +175,8 @@ def quality_table(results_dir: Path) -> str:
     lines = ["| embedder · config | dur R@k / MRR | epi R@k / MRR | P@3 / P@5 | spray q/n | inj q/n |",
              "|---|---|---|---|---|---|"]
     for b in doc.boards:
-        lines.append(f"| {b['embedder']} · {b['label']} | {b['dur_recall'] * 100:.0f}% / {b['dur_mrr']:.3f} | "
+        mode = " rerank" if b.get("mode") == "rerank" else ""  # the cross-encoder rows (quality.scoreboard)
+        lines.append(f"| {b['embedder']}{mode} · {b['label']} | {b['dur_recall'] * 100:.0f}% / {b['dur_mrr']:.3f} | "
                      f"{b['epi_recall'] * 100:.0f}% / {b['epi_mrr']:.3f} | {b['p3']:.3f} / {b['p5']:.3f} | "
                      f"{b['spray_q']}/{b['spray_n']} | {b['inj_q']}/{b['inj_n']} |")
     return "\n".join(lines) + "\n"
