@@ -11,7 +11,8 @@ memini counts them):
 Three regimes, each an id set S:
 
 - single: S = got;
-- realistic second hop: S = got ∪ recall(query + " " + content(got[0]))   (the top-1 hit's item text);
+- realistic second hop: S = got ∪ recall(query + " " + content(got[0]))   (the top-1 hit's item text; "" for an
+  id the data set does not hold);
 - oracle second hop: S = got ∪ recall(query + " " + content(b)), b = the first gold (in G's order) found in got
   (no second recall when none is found).
 
@@ -85,9 +86,9 @@ def hop_queries(q: Question, got: Sequence[str], content: Mapping[str, str]) -> 
     second recall is made (the question is already covered, nothing was recalled, or no gold was found)."""
     if found(got, q.gold) == len(q.gold):
         return None, None
-    realistic = f"{q.query} {content[got[0]]}" if got else None
+    realistic = f"{q.query} {content.get(got[0], '')}" if got else None
     bridge = next((g for g in q.gold if g in set(got)), None)
-    oracle = f"{q.query} {content[bridge]}" if bridge is not None else None
+    oracle = f"{q.query} {content.get(bridge, '')}" if bridge is not None else None
     return realistic, oracle
 
 
