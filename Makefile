@@ -71,6 +71,12 @@ results: $(STAMP)
 	  $(MB) -suite $$s -data $(LOCOMO) -k 5,10 -sweep "$$g" || exit 1; done; done
 	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -holdout tune -sweep 'fusion=0.3,0.5,-1' -select MRR
 	$(PY) -m memini_bench -suite vetobench -data $(VETO) -scale -plot
+	$(MB) -suite locomo -data $(LOCOMO) -multihop
+	$(MB) -suite locomo -data $(LOCOMO) -entity-bridge
+	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -poison 50
+	$(PY) -m memini_bench.studies.entity_eval -locomo $(LOCOMO)
+	$(PY) -m memini_bench.studies.contradiction -embedders hash,minilm -locomo $(LOCOMO) \
+		-lme $(LME)/longmemeval_oracle_sample97.json
 	$(PY) -m quality.scoreboard -embedders $(QUALITY_EMBEDDERS) -out results/quality.json
 	$(PY) cmd/results_table.py
 

@@ -21,7 +21,13 @@ def blocks() -> dict:
     return {"results": rb.main_table, "reproduction": rb.reproduction, "temporal": rb.temporal_boost,
             "rerank": rb.rerank_table, "extractors": rb.extractor_diff, "vecgate": rb.vec_gate,
             "quality": rb.quality_table, "vetobench": rb.vetobench_table, "vetoscale": rb.vetobench_scale,
-            "sweeps": rb.sweeps, "selection": rb.selection, "legs": rb.legs}
+            "sweeps": rb.sweeps, "selection": rb.selection, "legs": rb.legs, "studies": studies_sections}
+
+
+def studies_sections(results_dir: Path) -> str:
+    from memini_bench.studies.readme import sections
+
+    return sections(results_dir)
 
 
 def flags_table() -> str:
