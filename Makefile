@@ -9,23 +9,27 @@ LOCOMO ?= ../shared/data/locomo/locomo10.json
 LME ?= ../shared/data/longmemeval
 VETO ?= ../shared/data/vetobench
 # Embedders for `make quality`; add a sentence-transformers model with e.g. QUALITY_EMBEDDERS=hash,minilm,st:PATH
-QUALITY_EMBEDDERS ?= hash,minilm
+QUALITY_EMBEDDERS ?= hash,minilm,wordllama
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install bench test test-all lint speed quality results clean
+.PHONY: install bench run test test-all lint speed quality results clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet "$(TORCH_SPEC)"
-	$(PY) -m pip install --quiet -e '.[dev,plot]'
+	$(PY) -m pip install --quiet -e '.[dev,plot,wordllama]'
 	touch $(STAMP)
 
 install: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m memini_bench -suite sample
+
+# Any run of the CLI from the project root: make run ARGS="-suite locomo -data ../shared/data/locomo/locomo10.json"
+run: $(STAMP)
+	$(PY) -m memini_bench $(ARGS)
 
 test: $(STAMP)
 	$(PY) -m pytest -q -m "not slow"
@@ -42,20 +46,37 @@ speed: $(STAMP)
 quality: $(STAMP)
 	$(PY) -m quality.scoreboard -embedders $(QUALITY_EMBEDDERS) -out results/quality.json
 
-# Every committed file in results/ and the README's generated tables, from the shared data sets (MiniLM;
-# ~5 minutes with a cold embedding cache on 2 cores, under 2 with a warm one).
+# Every committed file in results/ and the README's generated tables, from the shared data sets, with MiniLM
+# pinned (~5 minutes with a cold embedding cache on 2 cores, under 2 with a warm one).
+MB := $(PY) -m memini_bench -embedder minilm
 results: $(STAMP)
-	$(PY) -m memini_bench -suite locomo -data $(LOCOMO) -k 5,10
-	$(PY) -m memini_bench -suite locomo-sessions -data $(LOCOMO) -k 5,10
-	$(PY) -m memini_bench -suite longmemeval -data $(LME)/longmemeval_s_single.json -k 5,10
-	$(PY) -m memini_bench -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -k 5,10
-	$(PY) -m memini_bench -suite locomo -data $(LOCOMO) -rerank -rerank-cats ""
-	$(PY) -m memini_bench -suite locomo -data $(LOCOMO) -rerank -rerank-cats "" -temporal-extractor extended
-	$(PY) -m memini_bench -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -rerank
-	$(PY) -m memini_bench -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -rerank \
-		-temporal-extractor extended
-	$(PY) -m memini_bench -suite locomo -data $(LOCOMO) -vec-gate 0,0.4,0.45,0.5,0.55,0.6
+	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -significance
+	$(MB) -suite locomo-sessions -data $(LOCOMO) -k 5,10 -significance
+	$(MB) -suite longmemeval -data $(LME)/longmemeval_s_single.json -k 5,10
+	$(MB) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -k 5,10
+	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -systems hybrid -reinforce
+	for x in regex extended; do \
+	  $(MB) -suite locomo -data $(LOCOMO) -k 5,10 -systems hybrid -temporal-boost 0.4 -temporal-extractor $$x && \
+	  $(MB) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -k 5,10 \
+	    -systems hybrid -temporal-boost 0.4 -temporal-extractor $$x || exit 1; done
+	$(MB) -suite locomo -data $(LOCOMO) -rerank -rerank-cats "" -per-question results/locomo-rerank-cats-all.jsonl
+	$(MB) -suite locomo -data $(LOCOMO) -rerank -rerank-cats "" -temporal-extractor extended \
+		-per-question results/locomo-rerank-tx-extended-cats-all.jsonl
+	$(MB) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -rerank \
+		-per-question results/longmemeval-shared-rerank.jsonl
+	$(MB) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -rerank \
+		-temporal-extractor extended -per-question results/longmemeval-shared-rerank-tx-extended.jsonl
+	$(MB) -suite locomo -data $(LOCOMO) -vec-gate 0,0.4,0.45,0.5,0.55,0.6
+	for s in locomo locomo-sessions; do for g in 'pool=30,50,80' 'fusion=0.3,0.5,-1'; do \
+	  $(MB) -suite $$s -data $(LOCOMO) -k 5,10 -sweep "$$g" || exit 1; done; done
+	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -holdout tune -sweep 'fusion=0.3,0.5,-1' -select MRR
 	$(PY) -m memini_bench -suite vetobench -data $(VETO) -scale -plot
+	$(MB) -suite locomo -data $(LOCOMO) -multihop
+	$(MB) -suite locomo -data $(LOCOMO) -entity-bridge
+	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -poison 50
+	$(PY) -m memini_bench.studies.entity_eval -locomo $(LOCOMO)
+	$(PY) -m memini_bench.studies.contradiction -embedders hash,minilm -locomo $(LOCOMO) \
+		-lme $(LME)/longmemeval_oracle_sample97.json
 	$(PY) -m quality.scoreboard -embedders $(QUALITY_EMBEDDERS) -out results/quality.json
 	$(PY) cmd/results_table.py
 

@@ -39,7 +39,11 @@ class Item:
 
 @dataclass(frozen=True, slots=True)
 class Question:
-    """One question: ``gold`` are item ids (any of them is a hit for recall_any; all for recall_all)."""
+    """One question: ``gold`` are item ids (any of them is a hit for recall_any; all for recall_all).
+
+    ``context`` is what the suite lets a system see besides the query (``recall(..., context=...)``: VetoBench's
+    files in scope); ``meta`` is the suite's own bookkeeping, never shown to a system (it may hold the answer).
+    """
 
     id: str
     query: str
@@ -49,6 +53,7 @@ class Question:
     category: str = ""
     now: datetime | None = None
     meta: tuple[tuple[str, object], ...] = ()
+    context: tuple[tuple[str, object], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,11 +13,13 @@ Each is averaged over all questions (a question with no gold is a miss and still
 - latency p50/p95: memini's floor-index percentile ``sorted(xs)[floor(p * (n - 1) / 100)]``
 - tokens_injected_mean@K: mean over questions of the estimated tokens ((bytes + 3) // 4) of the top-min(K, n) hits
 - token_efficiency@K: tokens_injected_mean@K / estimated tokens of the whole corpus (0 for an empty corpus)
-- per_category: recall_any@K per non-empty category (and its question count)
+- per_category: recall_any@K per non-empty category (and its question count); per_category_all: recall_all@K
+- score_by_category: every metric on each category's questions alone (plus an all-questions row)
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -103,6 +105,7 @@ class Score:
     token_efficiency: float
     per_category: dict[str, float] = field(default_factory=dict)
     per_category_questions: dict[str, int] = field(default_factory=dict)
+    per_category_all: dict[str, float] = field(default_factory=dict)
 
 
 def score(result: RunResult, k: int) -> Score:
@@ -111,9 +114,11 @@ def score(result: RunResult, k: int) -> Score:
     latencies = [r.latency_ms for r in runs]
     injected = _mean([sum(r.tokens[:k]) for r in runs])
     by_cat: dict[str, list[float]] = {}
+    by_cat_all: dict[str, list[float]] = {}
     for r in runs:
         if r.question.category:
             by_cat.setdefault(r.question.category, []).append(recall_any(r, k))
+            by_cat_all.setdefault(r.question.category, []).append(recall_all(r, k))
     return Score(
         system=result.system, dataset=result.dataset, k=k, questions=len(runs),
         recall_at_k=_mean([recall_any(r, k) for r in runs]),
@@ -125,7 +130,17 @@ def score(result: RunResult, k: int) -> Score:
         token_efficiency=injected / result.corpus_tokens if result.corpus_tokens else 0.0,
         per_category={c: _mean(v) for c, v in sorted(by_cat.items())},
         per_category_questions={c: len(v) for c, v in sorted(by_cat.items())},
+        per_category_all={c: _mean(v) for c, v in sorted(by_cat_all.items())},
     )
+
+
+def score_by_category(result: RunResult, k: int, all_label: str = "all") -> dict[str, Score]:
+    """``score`` of the questions of each non-empty category alone, and of every question under ``all_label``."""
+    groups: dict[str, list[QuestionRun]] = {all_label: list(result.questions)}
+    for r in result.questions:
+        if r.question.category and r.question.category != all_label:
+            groups.setdefault(r.question.category, []).append(r)
+    return {cat: score(dataclasses.replace(result, questions=tuple(runs)), k) for cat, runs in groups.items()}
 
 
 def score_all(results: Sequence[RunResult], ks: Sequence[int]) -> list[Score]:

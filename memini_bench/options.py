@@ -1,64 +1,105 @@
-"""The run's settings, one field per CLI flag (same names, ``-pool-factor`` -> ``pool_factor``)."""
+"""The run's options: the core flags here, each concern's typed options beside its code.
+
+``RunOptions`` holds the core flags (suite, data, K list, preparation, system choice) and one frozen dataclass per
+concern: ``load`` (``loaders.LoadOptions``), ``hybrid`` (``systems.HybridConfig``), ``embed``
+(``embed.factory.EmbedSettings``), ``output`` (``report.OutputOptions``) and each mode's own options
+(``opts.mode(RerankOptions)``). ``given`` names the flags the user set explicitly; the dispatcher refuses a given
+flag that the selected mode (or suite) does not use, so no flag is ever silently dropped.
+
+``RunOptions.build(values, given)`` makes the whole set from parsed values keyed by field name (the CLI's way, and
+the tests'); every value is checked as the CLI checks it.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TypeVar
+
+import click
+
+from memini_bench import settings
+from memini_bench.settings import CommaList, Int, setting
+
+T = TypeVar("T")
+HOLDOUTS = ("all", "tune", "held")
 
 
-def parse_ks(text: str) -> list[int]:
-    """memini's -k: comma-separated; non-positive or unparsable entries dropped; empty -> [5]; sorted, unique."""
-    ks = set()
-    for part in text.split(","):
-        try:
-            k = int(part.strip())
-        except ValueError:
-            continue
-        if k > 0:
-            ks.add(k)
-    return sorted(ks) or [5]
+@dataclass(frozen=True)
+class CoreOptions:
+    """The flags every mode reads: what to load, how to prepare it, which systems, which K."""
+
+    suite: str = setting("suite", "sample", "Data set format to load (see -list for every suite, plugins included).")
+    data: str = setting("data", "", "Data set path (required for every suite except sample).")
+    k: tuple[int, ...] = setting("k", (5,), "Comma-separated K list; recall runs once at the largest K.",
+                                 type=CommaList(Int(min=1, max=100), sort=True))
+    limit: int = setting("limit", 0, "Even subsample of N questions (0 = all); results get a -limitN suffix.",
+                         type=Int(min=0))
+    holdout: str = setting("holdout", "all", "Question split: held = 0-based index i % 10 == 9, tune = the rest.",
+                           type=click.Choice(HOLDOUTS))
+    systems: tuple[str, ...] = setting("systems", (), "Comma-separated systems to run: built-in or registered names "
+                                       "(see -list) or module:attr factories; default memini's hybrid, vector, "
+                                       "keyword.", type=CommaList(allow_empty=True))
+    system: tuple[str, ...] = setting("system", (), "Add a system beside the default ones: a registered name or a "
+                                      "module:attr factory (repeatable, or comma-separated).", multiple=True)
+    rewrite: bool = setting("rewrite", False, "Run memini-hybrid-rewrite (LLM query expansion through MEMINI_LLM_*) "
+                            "in place of memini-hybrid (memini's -rewrite).")
 
 
 @dataclass(frozen=True)
 class RunOptions:
-    suite: str = "sample"
-    data: str = ""
-    k: tuple[int, ...] = (5,)
-    dims: int = 256
-    limit: int = 0
-    out: str = "results"
-    fusion: float = 0.5
-    pool_factor: int = 0
-    pool_floor: int = 0
-    semantic_reserve: int = 0
-    temporal_boost: float = 0.0
-    temporal_extractor: str = "regex"
-    holdout: str = "all"
-    session_doc: str = "full"
-    abstention: str = "exclude"
-    shared_haystack: bool = False
-    keyword_backend: str = "numpy"
-    embedder: str = "auto"
-    max_tokens: int = 0
-    batch_size: int = 64
-    device: str = "auto"
-    cache_dir: str = ""
-    no_cache: bool = False
-    reinforce: bool = False
-    systems: tuple[str, ...] = ()
-    per_question: str = ""
-    trec: str = ""
-    no_write: bool = False
-    extra: dict = field(default_factory=dict)
+    """Every option of one run (see the module docstring)."""
+
+    core: CoreOptions = field(default_factory=CoreOptions)
+    load: object = None
+    hybrid: object = None
+    embed: object = None
+    output: object = None
+    modes: Mapping[type, object] = field(default_factory=dict)
+    given: frozenset[str] = frozenset()
+
+    @staticmethod
+    def concern_classes() -> list[type]:
+        from memini_bench.embed.factory import EmbedSettings
+        from memini_bench.loaders import LoadOptions
+        from memini_bench.report import OutputOptions
+        from memini_bench.systems import HybridConfig
+
+        return [CoreOptions, LoadOptions, HybridConfig, EmbedSettings, OutputOptions]
+
+    @classmethod
+    def build(cls, values: Mapping[str, object] | None = None, given: frozenset[str] = frozenset()) -> RunOptions:
+        """Options from values keyed by field name (missing -> default), checked as the CLI checks them."""
+        from memini_bench.modes import mode_option_classes
+
+        values = dict(values or {})
+        if values.get("system") is None:
+            values.pop("system", None)
+        elif isinstance(values.get("system"), tuple | list):  # -system is repeatable, each value a comma list
+            values["system"] = tuple(s.strip() for v in values["system"] for s in str(v).split(",") if s.strip())
+        core, load, hybrid, embed, output = (settings.build(c, values) for c in cls.concern_classes())
+        modes = {c: settings.build(c, values) for c in mode_option_classes()}
+        return cls(core=core, load=load, hybrid=hybrid, embed=embed, output=output, modes=modes, given=given)
+
+    def mode(self, cls: type[T]) -> T:
+        """This run's options of one mode (its defaults when the mode did not register them)."""
+        value = self.modes.get(cls)
+        return value if value is not None else cls()  # type: ignore[return-value]
+
+    # Shorthands for the core flags every mode reads.
+    @property
+    def suite(self) -> str:
+        return self.core.suite
 
     @property
-    def embed_settings(self):
-        from memini_bench.embed.factory import EmbedSettings
+    def data(self) -> str:
+        return self.core.data
 
-        return EmbedSettings(name=self.embedder, dims=self.dims, max_tokens=self.max_tokens,
-                             batch_size=self.batch_size, device=self.device, cache_dir=self.cache_dir,
-                             no_cache=self.no_cache)
+    @property
+    def k(self) -> tuple[int, ...]:
+        return self.core.k
 
     @property
     def depth(self) -> int:
         """The recall depth: the largest K (memini recalls once at max K and scores every K from that list)."""
-        return max(self.k)
+        return max(self.core.k)

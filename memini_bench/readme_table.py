@@ -1,10 +1,8 @@
-"""The README's generated blocks: the results table from the committed ``results/*.json`` (never typed by hand)
-and the flag table from the CLI itself.
+"""The README's generated blocks: every number table from the committed ``results/`` files (never typed by
+hand, see ``readme_blocks``) and the flag table from the CLI itself.
 
-``python cmd/results_table.py`` rewrites the blocks between ``<!-- results:begin -->`` / ``<!-- results:end -->``
-and ``<!-- flags:begin -->`` / ``<!-- flags:end -->`` in README.md; ``--check`` exits 1 when the README is out of
-date (a test runs it). Results rows: one system of one results file, R@5 / R@10 / RecallAll@10 / MRR / nDCG@10,
-p50 latency.
+``python cmd/results_table.py`` rewrites each block between ``<!-- NAME:begin -->`` / ``<!-- NAME:end -->`` in
+README.md; ``--check`` exits 1 when the README is out of date (a test runs it).
 """
 
 from __future__ import annotations
@@ -13,40 +11,23 @@ import argparse
 import sys
 from pathlib import Path
 
-import orjson
-
-RESULTS = ("<!-- results:begin -->", "<!-- results:end -->")
 FLAGS = ("<!-- flags:begin -->", "<!-- flags:end -->")
-# The files the table shows, in order (anything else in results/ is left out of the README).
-TABLE_FILES = ("locomo.json", "locomo-sessions.json", "longmemeval.json", "longmemeval-shared.json")
 
 
-def _pct(x: float) -> str:
-    return f"{x * 100:.1f}"
+def blocks() -> dict:
+    """README block name -> renderer(results_dir) -> markdown (``memini_bench.readme_blocks``)."""
+    from memini_bench import readme_blocks as rb
+
+    return {"results": rb.main_table, "reproduction": rb.reproduction, "temporal": rb.temporal_boost,
+            "rerank": rb.rerank_table, "extractors": rb.extractor_diff, "vecgate": rb.vec_gate,
+            "quality": rb.quality_table, "vetobench": rb.vetobench_table, "vetoscale": rb.vetobench_scale,
+            "sweeps": rb.sweeps, "selection": rb.selection, "legs": rb.legs, "studies": studies_sections}
 
 
-def render(results_dir: Path) -> str:
-    lines = ["| data set | questions | system | embedder | R@5 | R@10 | RecallAll@10 | MRR | nDCG@10 | p50 ms |",
-             "|---|--:|---|---|--:|--:|--:|--:|--:|--:|"]
-    for name in TABLE_FILES:
-        path = results_dir / name
-        if not path.exists():
-            continue
-        doc = orjson.loads(path.read_bytes())
-        config = doc["config"]
-        rows: dict[str, dict[int, dict]] = {}
-        for r in doc["results"]:
-            rows.setdefault(r["system"], {})[r["k"]] = r
-        for system, by_k in rows.items():
-            r5, r10 = by_k.get(5), by_k.get(10)
-            if not (r5 and r10):
-                continue
-            embedder = config.get("embed_model", "") if system != "memini-keyword" else "-"
-            embedder = embedder.replace("st:sentence-transformers/", "").replace("|max_tokens=", " @")
-            lines.append(f"| {config['dataset']} | {r10['questions']} | {system} | {embedder} | "
-                         f"{_pct(r5['recall_at_k'])} | {_pct(r10['recall_at_k'])} | {_pct(r10['recall_all_at_k'])} | "
-                         f"{_pct(r10['mrr'])} | {_pct(r10['ndcg_at_k'])} | {r10['p50_ms']:.2f} |")
-    return "\n".join(lines) + "\n"
+def studies_sections(results_dir: Path) -> str:
+    from memini_bench.studies.readme import sections
+
+    return sections(results_dir)
 
 
 def flags_table() -> str:
@@ -58,7 +39,8 @@ def flags_table() -> str:
         names = [o for o in param.opts if o.startswith("--")]
         if not names or param.name == "version":
             continue
-        default = "" if param.is_flag or param.default in ("", None) else f"`{param.default}`"
+        empty = param.default in ("", None) or (isinstance(param.default, list | tuple) and not param.default)
+        default = "" if param.is_flag or empty else f"`{param.default}`"
         text = (param.help or "").replace("|", "\\|")
         lines.append(f"| `-{names[0][2:]}` | {default} | {text} |")
     return "\n".join(lines) + "\n"
@@ -80,7 +62,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--check", action="store_true", help="exit 1 if the README table is out of date")
     args = parser.parse_args(argv)
     readme = Path(args.readme).read_text()
-    new = updated(updated(readme, RESULTS, render(Path(args.results))), FLAGS, flags_table())
+    new = updated(readme, FLAGS, flags_table())
+    for name, render in blocks().items():
+        marker = (f"<!-- {name}:begin -->", f"<!-- {name}:end -->")
+        if marker[0] in new:
+            new = updated(new, marker, render(Path(args.results)))
     if args.check:
         if new != readme:
             print(f"{args.readme}: results table is out of date; run python cmd/results_table.py", file=sys.stderr)

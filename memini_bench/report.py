@@ -1,7 +1,7 @@
 """Output: memini's markdown tables, the JSON results file and the per-question JSONL, all written atomically.
 
-Markdown: one table per K (ascending), rows sorted by recall_any@K descending (stable), then the per-category
-table of ``memini-hybrid`` at the largest K. JSON: ``{"config": {...}, "results": [...]}`` (fractions in 0..1).
+
+
 """
 
 from __future__ import annotations
@@ -17,8 +17,34 @@ import orjson
 from memini_bench.errors import BenchError
 from memini_bench.metrics import Score, first_gold_rank
 from memini_bench.runner import RunResult
+from memini_bench.settings import setting
 
 HYBRID = "memini-hybrid"
+
+
+@dataclasses.dataclass(frozen=True)
+class OutputOptions:
+    """Where results go. The results file is ``<out>/<stem>.json`` with the stem from ``memini_bench.identity``."""
+
+    out: str = setting("out", "results", "Directory for the JSON results file (named after the data set and every "
+                       "non-default setting; see -name).")
+    name: str = setting("name", "", "Label for the results file instead of the settings suffix: "
+                        "<out>/<dataset>-<LABEL>.json.")
+    per_question: str = setting("per-question", "", "Also write per-question JSONL (id, gold, ranked ids and "
+                                "scores, rank, latency) to this file.")
+    trec: str = setting("trec", "", "Also write TREC files to this folder: <stem>.qrels and <stem>.<system>.run "
+                        "(for trec_eval / ir_measures).")
+    plot: bool = setting("plot", False, "Also write a PNG: the per-category bar chart of a normal run "
+                         "(<out>/<stem>-categories.png), the sweep's chart, VetoBench's scale curve (with -scale).")
+    no_write: bool = setting("no-write", False, "Print tables only; write no file (not combinable with "
+                             "-per-question or -trec).")
+
+    def __post_init__(self) -> None:
+        if self.no_write and (self.per_question or self.trec):
+            flag = "-per-question" if self.per_question else "-trec"
+            raise BenchError(f"{flag}: cannot be combined with -no-write (which writes nothing); drop one of them")
+        if self.name and (set(self.name) & set('/\\\0') or self.name.startswith(".")):
+            raise BenchError(f"-name {self.name!r}: use a plain label (no slashes, not starting with a dot)")
 
 
 def _pct(x: float) -> str:
@@ -43,15 +69,18 @@ def markdown(scores: Sequence[Score], dataset: str, category_labels: dict[str, s
                        f"{_pct(s.ndcg_at_k)} | {s.tokens_injected_mean:.0f} | {s.token_efficiency * 100:.3f}% | "
                        f"{s.p50_ms:.2f} | {s.p95_ms:.2f} | {s.ingest_ms:.1f} |")
         out.append("")
-    top = [s for s in scores if s.system == HYBRID and s.k == ks[-1]]
+    names = [s.system for s in scores]
+    lead = HYBRID if HYBRID in names else names[0]
+    top = [s for s in scores if s.system == lead and s.k == ks[-1]]
     if top and top[0].per_category:
         labels = category_labels or {}
-        out.append(f"### {HYBRID} by category (recall_any@{ks[-1]})\n")
-        out.append("| Category | n | Recall |")
-        out.append("|---|--:|--:|")
+        out.append(f"### {lead} by category (recall_any@{ks[-1]} / recall_all@{ks[-1]})\n")
+        out.append("| Category | n | Recall | RecallAll |")
+        out.append("|---|--:|--:|--:|")
         for cat, value in top[0].per_category.items():
             name = f"{cat} ({labels[cat]})" if cat in labels else cat
-            out.append(f"| {name} | {top[0].per_category_questions[cat]} | {_pct(value)} |")
+            out.append(f"| {name} | {top[0].per_category_questions[cat]} | {_pct(value)} | "
+                       f"{_pct(top[0].per_category_all.get(cat, 0.0))} |")
         out.append("")
     return "\n".join(out) + "\n"
 

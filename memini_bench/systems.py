@@ -1,31 +1,35 @@
-"""The System protocol and memini's three built-in systems over one shared backend.
-
-A System ingests items once and then answers ``recall(group, query, k)`` with ranked hits. memini's three:
+"""memini's three systems over one shared backend (the System contract itself is ``memini_bench.contract``).
 
 - ``memini-keyword``: the keyword leg's top k (FTS5-exact BM25, see ``retrieval.keyword``).
 - ``memini-vector``: the vector leg's top k (``1/(1+L2)``, see ``retrieval.vector``).
 - ``memini-hybrid``: memini's ``service.Recall``: k clamped to [1, 100] (0 -> 10); each leg's top
-  ``pool = max(k * pool_factor, pool_floor)`` (5 and 50); fused (min-max convex with ``alpha`` on the vector leg,
-  or RRF with rrfK 5 when alpha < 0); composite re-rank ``rel * (0.8 + 0.2 * qhat)``; the durable-tier reserve
-  (``semantic_reserve``, 0 = off as in memini's bench, see ``retrieval.reserve``); content dedup; cut to k.
+  ``pool = max(k * pool_factor, pool_floor)`` (5 and 50); fused (min-max convex with ``alpha`` = ``-fusion`` on the
+  vector leg, or RRF with rrfK 5 when alpha < 0); composite re-rank ``rel * (0.8 + 0.2 * qhat)``; the durable-tier
+  reserve (``semantic_reserve``, 0 = off as in memini's bench, see ``retrieval.reserve``); content dedup; cut to k.
   ``temporal_boost`` > 0 (0 = memini's bench; its server uses 0.40) multiplies each composite score by
   ``1 + boost * proximity(item date, now - anchor)`` when the query names a time (``retrieval.temporal``), after
   the composite and before the reserve.
   With ``reinforce`` (memini's synchronous access-count side effect, off by default because memini's published
   numbers match the clean protocol) every returned memory's access count goes up by one after each recall,
   which raises its quality in later recalls of the same group.
+
+Every hybrid setting is a field of ``HybridConfig`` (each a CLI flag); the CLI, the results config and
+``HybridSystem`` read the same object. Ingest time: the three share one store (ingested once, by whichever system
+runs first); each reports the parts it uses (``ingest_time_ms``): keyword the keyword index, vector the item
+embedding, hybrid both.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
 from datetime import datetime
-from typing import Protocol, runtime_checkable
 
+import click
 import numpy as np
 
+from memini_bench.contract import Hit, System, SystemContext
 from memini_bench.dataset import Item
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.errors import BenchError
@@ -36,6 +40,10 @@ from memini_bench.retrieval.keyword import KeywordIndex, NumpyBM25
 from memini_bench.retrieval.keyword_fts5 import FTS5BM25
 from memini_bench.retrieval.reserve import reserve_order
 from memini_bench.retrieval.vector import VectorIndex
+from memini_bench.settings import Int, Real, setting
+
+__all__ = ["Hit", "System", "HybridConfig", "HybridSystem", "KeywordSystem", "VectorSystem", "MeminiBackend",
+           "memini_systems", "pool_size", "clamp_limit"]
 
 MAX_RECALL_LIMIT = 100
 DEFAULT_POOL_FACTOR = 5
@@ -45,24 +53,74 @@ KEYWORD_BACKENDS: dict[str, Callable[[Sequence[str], Sequence[str]], KeywordInde
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Hit:
-    """One recalled memory: the dataset item ids it stands for, its score and its text."""
+def _fusion(value: object, param: object = None, ctx: object = None) -> float:
+    alpha = Real().convert(value, param, ctx)
+    if 1.0 < alpha:
+        raise click.BadParameter(f"{alpha:g}: use an alpha in [0, 1] (min-max fusion) or a negative value (RRF)",
+                                 param=param)  # type: ignore[arg-type]
+    return alpha
 
-    ids: tuple[str, ...]
-    score: float
-    content: str
+
+class Fusion(Real):
+    """``-fusion``: a finite alpha in [0, 1], or any negative value for RRF."""
+
+    def convert(self, value, param, ctx):
+        return _fusion(value, param, ctx)
 
 
-@runtime_checkable
-class System(Protocol):
-    """Anything that can be measured: ingest items once, then recall the best k for a query in a group."""
+@dataclass(frozen=True)
+class HybridConfig:
+    """Every setting of memini's hybrid (and of the store the three systems share)."""
 
-    name: str
+    fusion: float = setting("fusion", DEFAULT_ALPHA, "Hybrid alpha: in [0, 1] min-max score fusion with this vector "
+                            "weight; < 0 RRF (rrfK 5).", type=Fusion())
+    pool: int = setting("pool", 0, "Hybrid per-leg depth itself (memini's sweep's pool); 0 = max(k*factor, floor).",
+                        type=Int(min=0, max=100000))
+    pool_factor: int = setting("pool-factor", 0, "Hybrid per-leg pool = max(k*factor, floor); 0 = memini's 5.",
+                               type=Int(min=0, max=1000))
+    pool_floor: int = setting("pool-floor", 0, "Hybrid per-leg pool floor; 0 = memini's 50.",
+                              type=Int(min=0, max=100000))
+    temporal_boost: float = setting("temporal-boost", 0.0, "Hybrid temporal targeting: score x (1 + B x proximity "
+                                    "to the time the query names); 0 = off (memini's bench; its server uses 0.40).",
+                                    type=Real(min=0, max=100))
+    temporal_extractor: str = setting("temporal-extractor", "regex", "Time-phrase extractor for the temporal "
+                                      "boost: memini's regex, or extended (+ day-month-year dates, spelled-out/vague "
+                                      "counts, weekdays, spans).", type=click.Choice(["regex", "extended"]))
+    semantic_reserve: int = setting("semantic-reserve", 0, "Hybrid durable-tier reserve: keep up to R "
+                                    "semantic/procedural memories in the top k when they clear the gate max(0.5 x "
+                                    "evictee, 0.4 x top-1); 0 = off (memini's bench; its server uses 2).",
+                                    type=Int(min=0, max=100))
+    keyword_backend: str = setting("keyword-backend", "numpy", "BM25 backend: in-process numpy (default) or SQLite "
+                                   "FTS5 (the reference).", type=click.Choice(list(KEYWORD_BACKENDS)))
+    reinforce: bool = setting("reinforce", False, "Simulate memini's access-count reinforcement on the hybrid path "
+                              "(a memini quirk: each returned memory's access count +1, raising its quality in later "
+                              "recalls).")
 
-    def ingest(self, items: Sequence[Item]) -> None: ...
+    def __post_init__(self) -> None:
+        _fusion(self.fusion)
+        if self.keyword_backend not in KEYWORD_BACKENDS:
+            raise BenchError(f"-keyword-backend {self.keyword_backend!r}: unknown; use numpy or fts5")
+        if self.semantic_reserve < 0:
+            raise BenchError(f"-semantic-reserve {self.semantic_reserve}: must be 0 (off) or a positive count")
+        if self.pool and (self.pool_factor or self.pool_floor):
+            raise BenchError(f"-pool {self.pool}: sets each leg's depth itself; drop -pool-factor / -pool-floor")
 
-    def recall(self, group: str, query: str, k: int, *, now: datetime | None = None) -> list[Hit]: ...
+    def as_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+    def leg_depth(self, k: int) -> int:
+        """Each leg's depth for a recall of ``k``: ``pool`` when set, else ``max(k * factor, floor)``."""
+        return self.pool or pool_size(k, self.pool_factor, self.pool_floor)
+
+    def floor_note(self, ks: Sequence[int]) -> str:
+        """A note when ``-pool-floor`` is at or below ``k * factor`` for every K (it then changes nothing)."""
+        if not self.pool_floor or self.pool:
+            return ""
+        factor = self.pool_factor or DEFAULT_POOL_FACTOR
+        if all(self.pool_floor <= k * factor for k in ks):
+            return (f"-pool-floor {self.pool_floor} has no effect: the pool is k x {factor} >= {self.pool_floor} "
+                    f"for every K in {','.join(map(str, ks))}")
+        return ""
 
 
 def pool_size(k: int, factor: int = 0, floor: int = 0) -> int:
@@ -165,6 +223,10 @@ class MeminiBackend:
 
 
 class _BackendSystem:
+    """One of memini's systems over the shared backend; ``uses`` names the backend timings its ingest stands for."""
+
+    uses: tuple[str, ...] = ()
+
     def __init__(self, backend: MeminiBackend, name: str) -> None:
         self.backend = backend
         self.name = name
@@ -175,76 +237,112 @@ class _BackendSystem:
     def prepare(self, queries: Sequence[str]) -> None:
         self.backend.prepare(queries)
 
+    @property
+    def ingest_time_ms(self) -> float:
+        return sum(self.backend.timings_ms.get(key, 0.0) for key in self.uses)
+
+    def describe(self) -> dict:
+        return {"keyword_backend": self.backend.keyword_backend}
+
 
 class KeywordSystem(_BackendSystem):
+    uses = ("keyword_index_ms",)
+
     def __init__(self, backend: MeminiBackend, name: str = "memini-keyword") -> None:
         super().__init__(backend, name)
 
-    def recall(self, group: str, query: str, k: int, *, now: datetime | None = None) -> list[Hit]:
+    def recall(self, group: str, query: str, k: int, *, now: datetime | None = None,
+               context: Mapping[str, object] | None = None) -> list[Hit]:
         return self.backend.hits(*self.backend.keyword_leg(group, query, k))
 
 
 class VectorSystem(_BackendSystem):
+    uses = ("embed_ms",)
+
     def __init__(self, backend: MeminiBackend, name: str = "memini-vector") -> None:
         super().__init__(backend, name)
 
-    def recall(self, group: str, query: str, k: int, *, now: datetime | None = None) -> list[Hit]:
+    def recall(self, group: str, query: str, k: int, *, now: datetime | None = None,
+               context: Mapping[str, object] | None = None) -> list[Hit]:
         return self.backend.hits(*self.backend.vector_leg(group, query, k))
 
 
 class HybridSystem(_BackendSystem):
-    def __init__(self, backend: MeminiBackend, name: str = "memini-hybrid", *, alpha: float = DEFAULT_ALPHA,
-                 pool_factor: int = 0, pool_floor: int = 0, reinforce: bool = False,
-                 semantic_reserve: int = 0, temporal_boost: float = 0.0, temporal_extractor: str = "regex") -> None:
+    uses = ("keyword_index_ms", "embed_ms")
+
+    def __init__(self, backend: MeminiBackend, config: HybridConfig | None = None, name: str = "memini-hybrid") -> None:
         super().__init__(backend, name)
-        if semantic_reserve < 0:
-            raise BenchError(f"-semantic-reserve {semantic_reserve}: must be 0 (off) or a positive count")
-        self.alpha = alpha
-        self.pool_factor = pool_factor
-        self.pool_floor = pool_floor
-        self.reinforce = reinforce
-        self.semantic_reserve = semantic_reserve
-        self.temporal_boost = temporal_boost
-        self.temporal_extractor = temporal.extractor(temporal_extractor)
+        self.config = config or HybridConfig()
+        self.temporal_extractor = temporal.extractor(self.config.temporal_extractor)
+
+    def describe(self) -> dict:
+        return self.config.as_dict()
 
     def ranked(self, group: str, query: str, k: int, now: datetime | None = None, *,
                pool: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The composite-ranked candidate list before dedup and the cut (item indices, composite scores). Each
-        leg is ``pool`` deep when given, else ``pool_size(k, pool_factor, pool_floor)``."""
+        leg is ``pool`` deep when given, else ``config.leg_depth(k)``."""
+        c = self.config
         if pool is None:
-            pool = pool_size(k, self.pool_factor, self.pool_floor)
+            pool = c.leg_depth(k)
         fused_ids, fused = fuse_legs(self.backend.vector_leg(group, query, pool),
-                                     self.backend.keyword_leg(group, query, pool), self.alpha)
+                                     self.backend.keyword_leg(group, query, pool), c.fusion)
         ids, scores = comp.rerank(fused_ids, fused, self.backend.qualities(fused_ids, now))
-        if self.temporal_boost > 0:
-            ids, scores = temporal.rerank_temporal(ids, scores, self.backend.item_times(), query, now,
-                                                   self.temporal_extractor, self.temporal_boost)
+        if c.temporal_boost > 0 and now is not None:
+            anchor = self.temporal_extractor(query, now)
+            if anchor is not None:
+                ids, scores = temporal.temporal_rerank(ids, scores, self.backend.item_times()[ids], anchor, now,
+                                                       c.temporal_boost)
         return ids, scores
 
-    def recall(self, group: str, query: str, k: int, *, now: datetime | None = None) -> list[Hit]:
+    def recall(self, group: str, query: str, k: int, *, now: datetime | None = None,
+               context: Mapping[str, object] | None = None) -> list[Hit]:
         k = clamp_limit(k)
         ids, scores = self.ranked(group, query, k, now)
-        if self.semantic_reserve > 0:
+        if self.config.semantic_reserve > 0:
             durable = [self.backend.items[i].tier in comp.DURABLE_TIERS for i in ids.tolist()]
-            order = reserve_order(scores, durable, k, self.semantic_reserve)
+            order = reserve_order(scores, durable, k, self.config.semantic_reserve)
             ids, scores = ids[order], scores[order]
         keep = comp.dedup([self.backend.dedup_key(i) for i in ids.tolist()], k)
         ids, scores = ids[keep], scores[keep]
-        if self.reinforce:
+        if self.config.reinforce:
             self.backend.access[ids] += 1
         return self.backend.hits(ids, scores)
 
 
-def memini_systems(encoder: TextEncoder | None, *, keyword_backend: str = "numpy", alpha: float = DEFAULT_ALPHA,
-                   pool_factor: int = 0, pool_floor: int = 0, reinforce: bool = False,
-                   semantic_reserve: int = 0, temporal_boost: float = 0.0,
-                   temporal_extractor: str = "regex") -> list[System]:
+def memini_systems(encoder: TextEncoder | None, config: HybridConfig | None = None) -> list[System]:
     """memini's three systems over one shared backend, in memini's order: hybrid, vector, keyword."""
-    backend = MeminiBackend(encoder, keyword_backend)
-    return [
-        HybridSystem(backend, alpha=alpha, pool_factor=pool_factor, pool_floor=pool_floor, reinforce=reinforce,
-                     semantic_reserve=semantic_reserve, temporal_boost=temporal_boost,
-                     temporal_extractor=temporal_extractor),
-        VectorSystem(backend),
-        KeywordSystem(backend),
-    ]
+    config = config or HybridConfig()
+    backend = MeminiBackend(encoder, config.keyword_backend)
+    return [HybridSystem(backend, config), VectorSystem(backend), KeywordSystem(backend)]
+
+
+def _backend(ctx: SystemContext, *, vectors: bool) -> MeminiBackend:
+    """The run's shared memini backend (one per context); ``vectors`` attaches the run's encoder."""
+    config: HybridConfig = ctx.options.hybrid
+    backend = ctx.shared("memini-backend", lambda: MeminiBackend(None, config.keyword_backend))
+    assert isinstance(backend, MeminiBackend)
+    if vectors and backend.encoder is None:
+        if backend.ingested:
+            raise BenchError("internal: the memini backend was ingested before a vector system joined it")
+        backend.encoder = ctx.encoder
+    return backend
+
+
+def _named(system: _BackendSystem, ctx: SystemContext) -> _BackendSystem:
+    if ctx.label:
+        system.name = f"{system.name}/{ctx.label}"
+    return system
+
+
+def make_hybrid(ctx: SystemContext) -> System:
+    """memini-hybrid with the run's HybridConfig, on the run's shared backend."""
+    return _named(HybridSystem(_backend(ctx, vectors=True), ctx.options.hybrid), ctx)
+
+
+def make_vector(ctx: SystemContext) -> System:
+    return _named(VectorSystem(_backend(ctx, vectors=True)), ctx)
+
+
+def make_keyword(ctx: SystemContext) -> System:
+    return _named(KeywordSystem(_backend(ctx, vectors=False)), ctx)

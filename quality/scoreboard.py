@@ -15,6 +15,12 @@ access counts accumulate across the 40 queries). Per returned list of length n (
 - spray q / n: over the 10 episodic and confusable queries, queries with >= 1 injection / injections in total;
   inj q / n: the same over all 40 queries; inj fact / detail: injections on fact and on detail queries.
 
+Cross-encoder rows (memini's ``rerank`` mode, run when ``-rerank-url`` / ``MEMINI_RERANK_URL`` or ``-rerank-model
+local:PATH`` / ``MEMINI_RERANK_MODEL=local:PATH`` names one): the same store and recall, then the cross-encoder
+reorders the returned top k (memini's ``finalizeRecall`` with a reranker and ``MEMINI_RERANK_POOL`` 0: it sees
+the deduplicated top k, so the set, the precision and the injections stay and only the order, hence MRR and P@3,
+moves). A reranker error stops the run (memini falls back to the composite order; a benchmark must not hide it).
+
 The structural check memini asserts (``sanity_violations``): every config with the reserve on keeps durable recall
 at or above the ``reserve=0`` baseline, compared at the config's own depth k. ``production`` (k 5) is compared
 with the baseline's R@5 as reported. ``prod k=3`` cannot be compared at equal depth with a k=5 baseline's R@5 (a
@@ -25,6 +31,7 @@ violation exits 1.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -40,9 +47,10 @@ from memini_bench.flags import flag
 from memini_bench.metrics import first_gold_rank, recall_any, reciprocal_rank
 from memini_bench.provenance import harness
 from memini_bench.report import write_json
+from memini_bench.rerankers import Candidate, Reranker, build_reranker, cross_encoder_requested, reorder_by_id
 from memini_bench.retrieval.composite import DURABLE_TIERS
 from memini_bench.runner import RunResult, run_system
-from memini_bench.systems import HybridSystem, MeminiBackend, pool_size
+from memini_bench.systems import HybridConfig, HybridSystem, MeminiBackend, pool_size
 from quality import corpus
 
 
@@ -122,12 +130,31 @@ def score_board(result: RunResult, tiers: dict[str, str]) -> Board:
 
 def hybrid(encoder: TextEncoder, config: Config, keyword_backend: str = "numpy") -> HybridSystem:
     """A fresh store and memini's hybrid recall for one config, reinforcing as memini's scoreboard does."""
-    return HybridSystem(MeminiBackend(encoder, keyword_backend), name=f"memini-hybrid {config.label}",
-                        reinforce=True, semantic_reserve=config.reserve)
+    settings = HybridConfig(reinforce=True, semantic_reserve=config.reserve, keyword_backend=keyword_backend)
+    return HybridSystem(MeminiBackend(encoder, keyword_backend), settings, name=f"memini-hybrid {config.label}")
 
 
-def run_config(encoder: TextEncoder, ds: Dataset, config: Config, keyword_backend: str = "numpy") -> RunResult:
-    return run_system(hybrid(encoder, config, keyword_backend), ds, config.limit)
+class Reranked:
+    """A system whose top k (from ``inner``) is reordered by a cross-encoder (``rerankers.reorder_by_id``)."""
+
+    def __init__(self, inner: HybridSystem, reranker: Reranker) -> None:
+        self.inner, self.reranker = inner, reranker
+        self.name = f"{inner.name} rerank"
+
+    def ingest(self, items) -> None:
+        self.inner.ingest(items)
+
+    def recall(self, group, query, k, *, now=None, context=None):
+        hits = self.inner.recall(group, query, k, now=now, context=context)
+        by_id = {h.ids[0]: h for h in hits}
+        order = self.reranker.rerank(query, [Candidate(h.ids[0], h.content) for h in hits])
+        return [by_id[i] for i in reorder_by_id(list(by_id), order)]
+
+
+def run_config(encoder: TextEncoder, ds: Dataset, config: Config, keyword_backend: str = "numpy",
+               reranker: Reranker | None = None) -> RunResult:
+    system = hybrid(encoder, config, keyword_backend)
+    return run_system(Reranked(system, reranker) if reranker is not None else system, ds, config.limit)
 
 
 def sanity_violations(rows: Sequence[tuple[Config, RunResult]]) -> list[str]:
@@ -173,30 +200,37 @@ def query_rows(result: RunResult) -> list[dict]:
 
 
 def run(embedders: Sequence[str], *, dims: int = 256, keyword_backend: str = "numpy",
-        configs: Sequence[Config] = CONFIGS, emit=print) -> tuple[dict, list[str]]:
-    """Run every config for every embedder; returns the results document and any sanity violations."""
+        configs: Sequence[Config] = CONFIGS, emit=print, reranker: Reranker | None = None,
+        reranker_label: str = "") -> tuple[dict, list[str]]:
+    """Run every config for every embedder (each also through ``reranker`` when given: the cross-encoder rows);
+    returns the results document and any sanity violations."""
     ds = corpus.build()
     tiers = {it.id: it.tier for it in ds.items}
     results: list[dict] = []
     identities: dict[str, str] = {}
     problems: list[str] = []
     for name in embedders:
-        encoder = build_encoder(EmbedSettings(name=name, dims=dims))  # the disk cache serves repeated runs
+        encoder = build_encoder(EmbedSettings(embedder=name, dims=dims))  # the disk cache serves repeated runs
         identities[name] = encoder.embedder.identity
-        rows, runs = [], []
-        for config in configs:
-            result = run_config(encoder, ds, config, keyword_backend)
-            board = score_board(result, tiers)
-            rows.append((config, board))
-            runs.append((config, result))
-            results.append({"embedder": name, "embed_model": encoder.embedder.identity, **asdict(config),
-                            **asdict(board), "queries": query_rows(result)})
-        emit(table(encoder.embedder.identity, ds, rows))
-        problems += [f"{name} {p}" for p in sanity_violations(runs)]
+        for mode, ce in (("comp", None), ("rerank", reranker)):
+            if mode == "rerank" and ce is None:
+                continue
+            rows, runs = [], []
+            for config in configs:
+                result = run_config(encoder, ds, config, keyword_backend, ce)
+                board = score_board(result, tiers)
+                rows.append((config, board))
+                runs.append((config, result))
+                results.append({"embedder": name, "embed_model": encoder.embedder.identity, "mode": mode,
+                                **asdict(config), **asdict(board), "queries": query_rows(result)})
+            label = encoder.embedder.identity + (f" · rerank ({reranker_label})" if ce is not None else " · comp")
+            emit(table(label, ds, rows))
+            problems += [f"{name} {mode} {p}" for p in sanity_violations(runs)]
     doc = {"config": {"dataset": ds.name, "memories": len(ds.items), "questions": len(ds.questions),
                       "group": corpus.GROUP, "clock": corpus.CLOCK.isoformat(), "fusion_alpha": 0.5,
                       "pool": {c.label: pool_size(c.limit) for c in configs}, "reinforce": True,
-                      "keyword_backend": keyword_backend, "embedders": identities, "dims": dims, **harness()},
+                      "keyword_backend": keyword_backend, "embedders": identities, "dims": dims,
+                      "reranker": reranker_label, **harness()},
            "results": results}
     return doc, problems
 
@@ -205,14 +239,24 @@ def run(embedders: Sequence[str], *, dims: int = 256, keyword_backend: str = "nu
 @flag("embedders", default="hash,minilm", help="Comma-separated embedders: hash, minilm, st:PATH_OR_NAME, ...")
 @flag("dims", default=256, type=int, help="Dimensions of the hash embedder.")
 @flag("keyword-backend", default="numpy", type=click.Choice(["numpy", "fts5"]), help="BM25 backend.")
+@flag("rerank-url", default=lambda: os.environ.get("MEMINI_RERANK_URL", ""), show_default="$MEMINI_RERANK_URL",
+      help="Cross-encoder /rerank base URL: adds the rerank rows (Bearer MEMINI_RERANK_API_KEY).")
+@flag("rerank-model", default=lambda: os.environ.get("MEMINI_RERANK_MODEL", ""), show_default="$MEMINI_RERANK_MODEL",
+      help="Model name for -rerank-url, or local:PATH for a local sentence-transformers CrossEncoder folder.")
 @flag("out", default="results/quality.json", help="The JSON results file.")
 @flag("no-write", is_flag=True, default=False, help="Print the tables only.")
-def command(embedders: str, dims: int, keyword_backend: str, out: str, no_write: bool) -> None:
+def command(embedders: str, dims: int, keyword_backend: str, rerank_url: str, rerank_model: str, out: str,
+            no_write: bool) -> None:
     """memini's recall-quality scoreboard: durable and episodic recall, precision and injections."""
     names = [n.strip() for n in embedders.split(",") if n.strip()]
     if not names:
         raise BenchError("-embedders: name at least one embedder (hash, minilm, st:PATH_OR_NAME)")
-    doc, problems = run(names, dims=dims, keyword_backend=keyword_backend,
+    reranker, label = None, ""
+    if cross_encoder_requested(rerank_url, rerank_model):
+        reranker = build_reranker(url=rerank_url, model=rerank_model)
+        reranker.load()
+        label = rerank_model or rerank_url
+    doc, problems = run(names, dims=dims, keyword_backend=keyword_backend, reranker=reranker, reranker_label=label,
                         emit=lambda text: (sys.stdout.write(text), sys.stdout.flush()))
     if not no_write:
         write_json(Path(out), doc)

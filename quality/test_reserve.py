@@ -13,7 +13,7 @@ import pytest
 from memini_bench.dataset import Item
 from memini_bench.retrieval import composite as comp
 from memini_bench.retrieval.reserve import reserve_order
-from memini_bench.systems import HybridSystem, MeminiBackend
+from memini_bench.systems import HybridConfig, HybridSystem, MeminiBackend
 
 E, D = False, True
 
@@ -93,13 +93,11 @@ def test_reserve_is_capped_at_limit():
     assert reserve_order(scores, tiers, 3, 10) == reserve_order(scores, tiers, 3, 3) == [0, 3, 4, 1, 2, 5]
 
 
-def test_percentile_gate_replaces_the_ratio_bar():
-    # window scores sorted [0.2, 0.4, 0.6, 0.8, 1.0]; p50 -> 0.6, p25 -> 0.4 (linear interpolation).
+def test_ratio_bar_gates_promotion():
+    # window [1.0, 0.8, 0.6, 0.4, 0.2]: evictee 0.2, bar max(0.5 x 0.2, 0.4 x 1.0) = 0.4
     scores, tiers = [1.0, 0.8, 0.6, 0.4, 0.2, 0.55], [E, E, E, E, E, D]
-    assert reserve_order(scores, tiers, 5, 1) == [0, 5, 1, 2, 3, 4]  # ratio mode: bar 0.4
-    assert reserve_order(scores, tiers, 5, 1, gate_percentile=50) == list(range(6))  # 0.55 < 0.6
-    assert reserve_order(scores, tiers, 5, 1, gate_percentile=25) == [0, 5, 1, 2, 3, 4]
-    assert reserve_order(scores, tiers, 5, 1, gate_percentile=100) == list(range(6))  # bar = max = 1.0
+    assert reserve_order(scores, tiers, 5, 1) == [0, 5, 1, 2, 3, 4]
+    assert reserve_order([1.0, 0.8, 0.6, 0.4, 0.2, 0.39], tiers, 5, 1) == list(range(6))
 
 
 class _FixedRanking(HybridSystem):
@@ -109,7 +107,7 @@ class _FixedRanking(HybridSystem):
         backend = MeminiBackend(None)
         backend.items = tuple(items)
         backend.access = np.zeros(len(items), dtype=np.int64)
-        super().__init__(backend, **kwargs)
+        super().__init__(backend, HybridConfig(**kwargs))
         self._ranking = (np.array(ranking), np.array(scores))
 
     def ranked(self, group, query, k, now=None):
@@ -142,7 +140,7 @@ def test_negative_reserve_is_refused():
     from memini_bench.errors import BenchError
 
     with pytest.raises(BenchError, match="semantic-reserve"):
-        HybridSystem(MeminiBackend(None), semantic_reserve=-1)
+        HybridConfig(semantic_reserve=-1)
 
 
 def test_tier_quality_matches_memini():

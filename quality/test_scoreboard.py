@@ -102,7 +102,7 @@ class GateAudit:
     def ingest(self, items):
         self.system.ingest(items)
 
-    def recall(self, group, query, k, *, now=None):
+    def recall(self, group, query, k, *, now=None, context=None):
         items = self.system.backend.items
         ids, scores = self.system.ranked(group, query, k, now)
         pre = [items[i].id for i in ids.tolist()]
@@ -113,7 +113,7 @@ class GateAudit:
         assert post[0] == pre[0], f"{query!r}: top hit {pre[0]} displaced by {post[0]}"
         promoted = [i for i in post if pre.index(i) >= k]
         evictees = [i for i in reversed(pre[:k]) if not durable[i]][:len(promoted)]
-        assert len(promoted) <= max(0, self.system.semantic_reserve - sum(durable[i] for i in pre[:k]))
+        assert len(promoted) <= max(0, self.system.config.semantic_reserve - sum(durable[i] for i in pre[:k]))
         assert post == [pre[0], *promoted, *[i for i in pre[1:k] if i not in evictees]]
         for cand, evictee in zip(promoted, evictees, strict=True):
             assert durable[cand], f"{query!r}: promoted non-durable {cand}"

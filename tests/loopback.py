@@ -15,11 +15,12 @@ Handler = Callable[[str, object], tuple]
 
 
 class ScriptedServer:
-    """``with ScriptedServer(handler) as srv: srv.url`` -> ``http://127.0.0.1:PORT``; ``srv.requests`` logs
-    (path, body, headers) of every request, ``srv.arrivals`` its ``time.monotonic()`` arrival times (both logged
-    before the handler runs) and ``srv.max_in_flight`` the most requests the handler was running at once."""
+    """``with ScriptedServer(handler) as srv: srv.url`` -> ``http://127.0.0.1:PORT`` (a free port unless ``port``
+    is given); ``srv.requests`` logs (path, body, headers) of every request, ``srv.arrivals`` its
+    ``time.monotonic()`` arrival times (both logged before the handler runs) and ``srv.max_in_flight`` the most
+    requests the handler was running at once."""
 
-    def __init__(self, handler: Handler) -> None:
+    def __init__(self, handler: Handler, port: int = 0) -> None:
         self.handler = handler
         self.requests: list[tuple[str, object, dict[str, str]]] = []
         self.arrivals: list[float] = []
@@ -63,7 +64,7 @@ class ScriptedServer:
             def log_message(self, *args: object) -> None:
                 pass
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Request)
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), _Request)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
                                         daemon=True)  # a short poll: shutdown() returns within 50 ms

@@ -24,7 +24,7 @@ def test_sample_run_writes_results(tmp_path, capsys):
     assert "## memini-sample — 8 questions, recall_any@5" in out
     for name in ("memini-hybrid", "memini-vector", "memini-keyword"):
         assert f"| {name} |" in out
-    doc = json.loads((tmp_path / "memini-sample.json").read_text())
+    doc = json.loads((tmp_path / "memini-sample-emb-hash.json").read_text())
     assert doc["config"]["suite"] == "sample" and doc["config"]["embed_model"] == "hash-fnv1a32-256"
     assert len(doc["config"]["data_sha256"]) == 64
     assert [(r["system"], r["k"]) for r in doc["results"]] == [
@@ -37,16 +37,16 @@ def test_gnu_style_flags_limit_suffix_and_per_question(tmp_path, capsys):
     code, out, _ = _run(["--suite=sample", "--embedder", "hash", "--k", "1,3", "--limit", "4", "--out",
                          str(tmp_path), "--per-question", str(pq), "--systems", "keyword"], capsys)
     assert code == 0 and "recall_any@1" in out and "recall_any@3" in out
-    doc = json.loads((tmp_path / "memini-sample-limit4.json").read_text())
+    doc = json.loads((tmp_path / "memini-sample-limit4-sys-keyword.json").read_text())
     assert doc["config"]["limit"] == 4 and doc["results"][0]["questions"] == 4
     rows = [json.loads(line) for line in pq.read_text().splitlines()]
     assert len(rows) == 4 and set(rows[0]) >= {"id", "group", "gold", "ranked", "scores", "first_gold_rank",
                                                 "latency_ms"}
-    assert not (tmp_path / "memini-sample.json").exists()
+    assert not (tmp_path / "memini-sample-emb-hash.json").exists()
 
 
 @pytest.mark.parametrize("args, fragment", [
-    (["-suite", "nope"], "'nope' is not one of"),
+    (["-suite", "nope"], "unknown suite"),
     (["-suite", "locomo"], "needs -data"),
     (["-suite", "file", "-data", "/no/such/file.json"], "no such file"),
     (["-k"], "requires an argument"),
@@ -86,10 +86,10 @@ def test_trec_export_scores_the_same_in_ir_measures(tmp_path, capsys):
     code, _, _ = _run(["-suite", "sample", "-embedder", "hash", "-k", "1,5", "-out", str(tmp_path),
                        "-trec", str(tmp_path / "trec")], capsys)
     assert code == 0
-    doc = json.loads((tmp_path / "memini-sample.json").read_text())
-    qrels = list(ir_measures.read_trec_qrels(str(tmp_path / "trec" / "memini-sample.qrels")))
+    doc = json.loads((tmp_path / "memini-sample-emb-hash.json").read_text())
+    qrels = list(ir_measures.read_trec_qrels(str(tmp_path / "trec" / "memini-sample-emb-hash.qrels")))
     for row in doc["results"]:
-        run = list(ir_measures.read_trec_run(str(tmp_path / "trec" / f"memini-sample.{row['system']}.run")))
+        run = list(ir_measures.read_trec_run(str(tmp_path / "trec" / f"memini-sample-emb-hash.{row['system']}.run")))
         agg = ir_measures.calc_aggregate([Success @ row["k"], nDCG @ row["k"], RR @ 5], qrels, run)
         assert agg[Success @ row["k"]] == pytest.approx(row["recall_at_k"])
         assert agg[nDCG @ row["k"]] == pytest.approx(row["ndcg_at_k"], abs=1e-4)

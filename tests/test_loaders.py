@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from memini_bench.errors import BenchError
-from memini_bench.loaders import load
+from memini_bench.loaders import LoadOptions, load
 
 
 def test_locomo_turn_level(locomo):
@@ -56,7 +56,7 @@ def test_longmemeval_files(lme_dir):
     assert s.items[0].content.startswith(("user: ", "assistant: ")) and s.items[0].content.endswith("\n")
     oracle = load("longmemeval", str(lme_dir / "longmemeval_oracle_sample97.json"))
     assert len(oracle.questions) + sum(1 for n in oracle.notes if "abstention" in n) >= 95
-    examples = load("longmemeval", str(lme_dir / "longmemeval_oracle_examples.json"), abstention="include")
+    examples = load("longmemeval", str(lme_dir / "longmemeval_oracle_examples.json"), LoadOptions(abstention="include"))
     assert [q.id for q in examples.questions] == ["gpt4_2655b836", "09ba9854_abs"]
     excluded = load("longmemeval", str(lme_dir / "longmemeval_oracle_examples.json"))
     assert [q.id for q in excluded.questions] == ["gpt4_2655b836"]
@@ -67,8 +67,8 @@ def test_longmemeval_files(lme_dir):
 def test_longmemeval_session_docs(lme_dir):
     path = str(lme_dir / "longmemeval_s_single.json")
     full = load("longmemeval", path)
-    user = load("longmemeval", path, session_doc_mode="user-only")
-    dated = load("longmemeval", path, session_doc_mode="dated")
+    user = load("longmemeval", path, LoadOptions(session_doc="user-only"))
+    dated = load("longmemeval", path, LoadOptions(session_doc="dated"))
     assert user.name == "longmemeval-user-only" and dated.name == "longmemeval-dated"
     row = json.loads((lme_dir / "longmemeval_s_single.json").read_text())[0]
     turns = row["haystack_sessions"][0]
@@ -80,7 +80,7 @@ def test_longmemeval_session_docs(lme_dir):
 
 
 def test_longmemeval_shared_haystack(lme_dir):
-    ds = load("longmemeval", str(lme_dir / "longmemeval_oracle_sample97.json"), shared_haystack=True)
+    ds = load("longmemeval", str(lme_dir / "longmemeval_oracle_sample97.json"), LoadOptions(shared_haystack=True))
     assert ds.name == "longmemeval-shared" and ds.groups == ["longmemeval"]
     ids = [i.id for i in ds.items]
     assert len(ids) == len(set(ids))

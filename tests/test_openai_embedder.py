@@ -90,5 +90,5 @@ def test_cli_uses_the_endpoint_from_memini_env(tmp_path, monkeypatch, capsys):
     assert exc.value.code == 0
     inputs = [t for _, body, _ in srv.requests for t in body["input"]]
     assert "query: Where is the staging API key stored?" in inputs
-    doc = (tmp_path / "memini-sample.json").read_text()
+    doc = (tmp_path / "memini-sample-emb-openai.json").read_text()
     assert '"embed_model": "openai:' in doc and '"query_prefix": "query: "' in doc

@@ -8,7 +8,7 @@ import pytest
 from memini_bench.embed.factory import EmbedSettings, build_encoder
 from memini_bench.metrics import score
 from memini_bench.runner import run_system
-from memini_bench.systems import memini_systems
+from memini_bench.systems import HybridConfig, memini_systems
 
 pytestmark = pytest.mark.slow
 
@@ -30,7 +30,7 @@ def _figures(system, ds):
 @pytest.mark.parametrize("fixture", ["locomo", "locomo_sessions"])
 def test_minilm_reproduces_published_locomo(fixture, request):
     ds = request.getfixturevalue(fixture)
-    encoder = build_encoder(EmbedSettings(name="minilm"))
+    encoder = build_encoder(EmbedSettings(embedder="minilm"))
     for system in memini_systems(encoder):
         got = _figures(system, ds)
         assert got == pytest.approx(EXPECTED[ds.name][system.name], abs=0.5), system.name
@@ -38,5 +38,5 @@ def test_minilm_reproduces_published_locomo(fixture, request):
 
 def test_reinforcement_quirk_lowers_turn_level_hybrid(locomo):
     """With memini's access-count side effect simulated the turn-level hybrid reads 59.2 / 69.3 / 41.5 (anchors)."""
-    hybrid = memini_systems(build_encoder(EmbedSettings(name="minilm")), reinforce=True)[0]
+    hybrid = memini_systems(build_encoder(EmbedSettings(embedder="minilm")), HybridConfig(reinforce=True))[0]
     assert _figures(hybrid, locomo) == pytest.approx((59.2, 69.3, 41.5), abs=0.06)

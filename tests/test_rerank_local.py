@@ -62,7 +62,7 @@ def test_cli_rerank_tier_with_a_local_model(tiny_cross_encoder, tmp_path, capsys
     out, err = capsys.readouterr()
     assert exc.value.code == 0, err
     assert "| all | baseline | 8 |" in out and "| all | cross-encoder | 8 |" in out
-    doc = json.loads((tmp_path / "memini-sample-rerank-tier.json").read_text())
+    doc = json.loads((tmp_path / "memini-sample-rerank-tier-cross-encoder-emb-hash.json").read_text())
     assert doc["config"]["reranker"] == "cross-encoder" and doc["latency"]["rerank_added"]["p50_ms"] > 0
 
 

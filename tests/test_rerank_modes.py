@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
+import click
 import numpy as np
 import pytest
 from cli_opts import cli_options
@@ -17,10 +18,10 @@ from memini_bench.dataset import Item
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.hashing import HashEmbedder
 from memini_bench.modes._ranking import RankTally
-from memini_bench.modes.gates import Probe, foreign_groups, parse_thresholds, sweep
+from memini_bench.modes.gates import GateOptions, Probe, foreign_groups, sweep
 from memini_bench.retrieval.recency import STRATEGIES, rank
 from memini_bench.retrieval.temporal import Anchor
-from memini_bench.systems import HybridSystem, MeminiBackend
+from memini_bench.systems import HybridConfig, HybridSystem, MeminiBackend
 
 NOW = datetime(2023, 5, 30, 23, 40, tzinfo=UTC)
 DAY = 86400.0
@@ -89,8 +90,10 @@ def test_strategies_hand_computed():
 
 def test_rank_tally_hand_computed():
     tally = RankTally(k=2)
-    for cat, ranked in [("a", ["g", "x"]), ("a", ["x", "y", "g"]), ("b", ["x", "g"]), ("", ["y"])]:
-        tally.add("s", cat, ranked, ["g"])
+    from memini_bench.dataset import Question
+
+    for n, (cat, ranked) in enumerate([("a", ["g", "x"]), ("a", ["x", "y", "g"]), ("b", ["x", "g"]), ("", ["y"])]):
+        tally.add("s", Question(f"q{n}", "query", ("g",), category=cat), ranked)
     rows = {r.category: r for r in tally.rows()}
     assert list(rows) == ["a", "all", "b"]
     assert (rows["a"].questions, rows["a"].recall_at_1, rows["a"].recall_at_k) == (2, 0.5, 0.5)
@@ -113,7 +116,7 @@ def test_rerank_mode_hand_computed_and_json(lme_file, tmp_path, capsys):
     assert [r["id"] for r in rows] == ["q1", "q2"]              # default cats: knowledge-update, temporal-reasoning
     assert rows[0]["ranks"] == {"rrf": 1, "recency0.05": 1, "recency0.15": 0, "recency0.25": 0, "temporal0.40": 0}
     assert rows[0]["anchor"] == [1, 1] and rows[1]["anchor"] == [3, 2]
-    doc = json.loads((tmp_path / "out" / "longmemeval-rerank.json").read_text())
+    doc = json.loads((tmp_path / "out" / "longmemeval-rerank-emb-hash.json").read_text())
     assert doc["config"]["mode"] == "rerank" and doc["config"]["rerank_pool"] == 50
     got = {(r["category"], r["system"]): r for r in doc["results"]}
     assert [r["system"] for r in doc["results"][:5]] == [s.name for s in STRATEGIES]
@@ -159,7 +162,7 @@ def test_rerank_tier_with_a_cross_encoder_server(lme_file, tmp_path, capsys, mon
                for _, body, headers in requests)
     assert "| all | baseline | 3 |" in out and "| all | cross-encoder | 3 |" in out
     assert "+ cross-encoder (added)" in out
-    doc = json.loads((tmp_path / "out" / "longmemeval-rerank-tier.json").read_text())
+    doc = json.loads((tmp_path / "out" / "longmemeval-rerank-tier-cross-encoder-emb-hash.json").read_text())
     got = {(r["category"], r["system"]): r for r in doc["results"]}
     # q1's head is [old, new]; the scorer prefers the short "old" too, so both miss R@1 there
     assert got[("knowledge-update", "baseline")]["recall_at_1"] == 0.0
@@ -217,7 +220,10 @@ def test_sweep_math_and_threshold_parsing():
     rows = sweep(probes, [0.0, 0.55])                           # rows in the given order (parse_thresholds sorts)
     assert [(r.threshold, r.pos_recall_at_k, r.neg_injection_rate) for r in rows] == [
         (0.0, 2 / 3, 1.0), (0.55, 1 / 3, 1 / 3)]
-    assert parse_thresholds("0.5, abc,-1,0", "vec-gate") == [0.0, 0.5]
+    assert cli_options(vec_gate="0.5, 0,0.5").mode(GateOptions).vec_gate == (0.0, 0.5)   # sorted, unique
+    for bad in ("0.5, abc", "0.5,-1", "0.5,,1", "nan"):                 # one list policy: every bad entry is an error
+        with pytest.raises(click.BadParameter):
+            cli_options(vec_gate=bad)
 
 
 def test_foreign_group_is_the_next_different_group():
@@ -228,11 +234,11 @@ def test_foreign_group_is_the_next_different_group():
 
 
 def test_vec_gate_mode(lme_file, tmp_path, capsys):
-    code, out, err = run_cli(base_args(lme_file, tmp_path, "-vec-gate", "0,2,0.5,oops"), capsys)
+    code, out, err = run_cli(base_args(lme_file, tmp_path, "-vec-gate", "0,2,0.5"), capsys)
     assert code == 0, err
     assert "top vector-score distribution (1/(1+L2)) over 3 queries:" in out
     assert "| min_vec_score | pos R@K | neg inject % |" in out
-    doc = json.loads((tmp_path / "out" / "longmemeval-vec-gate.json").read_text())
+    doc = json.loads((tmp_path / "out" / "longmemeval-vec-gate-emb-hash.json").read_text())
     rows = doc["results"]
     assert [r["threshold"] for r in rows] == [0.0, 0.5, 2.0]
     assert rows[0]["neg_injection_rate"] == 1.0 and rows[0]["pos_recall_at_k"] == 1.0  # every gold is in the top 5
@@ -248,14 +254,16 @@ def test_rerank_gate_mode(lme_file, tmp_path, capsys):
     assert n_requests == 6                                         # positive and negative head per question
     assert "top rerank-score distribution over 3 queries (pool=2):" in out     # memini's header
     assert "| min_rerank_score | pos R@K | neg inject % |" in out
-    doc = json.loads((tmp_path / "out" / "longmemeval-rerank-gate.json").read_text())
+    doc = json.loads((tmp_path / "out" / "longmemeval-rerank-gate-emb-hash.json").read_text())
     assert doc["config"]["rerank_gate_pool"] == 2 and doc["results"][0]["neg_injection_rate"] == 1.0
 
 
 @pytest.mark.parametrize(("extra", "fragment"), [
     (["-rerank-gate", "0.1"], "-rerank-gate needs a cross-encoder"),
-    (["-rerank-gate", "0.1", "-llm-rerank"], "-rerank-gate needs a cross-encoder"),
-    (["-vec-gate", "x,-2"], "no valid threshold"),
+    (["-rerank-gate", "0.1", "-llm-rerank"], "-llm-rerank: not used by the gate sweeps"),
+    (["-vec-gate", "x,-2"], "'x' is not a number"),
+    (["-vec-gate", "0.1,-2"], "below the allowed minimum"),
+    (["-vec-gate", "0.1,,2"], "empty entry"),
 ])
 def test_gate_input_errors(lme_file, tmp_path, capsys, extra, fragment):
     code, _, err = run_cli(base_args(lme_file, tmp_path, *extra), capsys)
@@ -267,18 +275,22 @@ def test_single_group_gate_is_one_line(lme_file, tmp_path, capsys):
     assert code == 2 and "at least two groups" in err
 
 
-# --- dispatch precedence: -rerank, then the tier (unless -rerank-gate), then -vec-gate, then -rerank-gate -------
+# --- dispatch: -rerank, then the tier (unless -rerank-gate), then the gates; a flag the chosen mode ignores fails -
 
-def test_dispatch_precedence(lme_file, tmp_path, capsys):
+def test_dispatch_precedence_and_ignored_flags(lme_file, tmp_path, capsys):
     with ScriptedServer(word_scorer) as srv:
-        _, out, _ = run_cli(base_args(lme_file, tmp_path, "-rerank", "-rerank-url", srv.url, "-no-write"), capsys)
-        assert "Recency-aware re-rank" in out and not srv.requests
+        code, out, err = run_cli(base_args(lme_file, tmp_path, "-rerank", "-rerank-url", srv.url, "-no-write"),
+                                 capsys)
+        assert code == 2 and "-rerank-url: not used by -rerank" in err and not out and not srv.requests
         _, out, _ = run_cli(base_args(lme_file, tmp_path, "-rerank-url", srv.url, "-rerank-gate", "0",
                                       "-no-write"), capsys)
         assert "cross-encoder rerank-gate sweep" in out
-        _, out, _ = run_cli(base_args(lme_file, tmp_path, "-vec-gate", "0", "-rerank-gate", "0", "-no-write"),
-                            capsys)
-        assert "vector-relevance gate sweep" in out
+        code, _, err = run_cli(base_args(lme_file, tmp_path, "-rerank-url", srv.url, "-vec-gate", "0",
+                                         "-no-write"), capsys)
+        assert code == 2 and "-vec-gate: not used by the rerank tier" in err
+        code, _, err = run_cli(base_args(lme_file, tmp_path, "-vec-gate", "0", "-rerank-gate", "0", "-no-write"),
+                               capsys)
+        assert code == 2 and "give one sweep per run" in err
 
 
 # --- -temporal-boost on the hybrid system ----------------------------------------------------------------------
@@ -293,7 +305,7 @@ def test_hybrid_temporal_boost_reorders_by_the_named_time():
     query = "where do I keep my spare keys yesterday"
 
     def top(boost, now=NOW, extractor="regex"):
-        system = HybridSystem(backend, temporal_boost=boost, temporal_extractor=extractor)
+        system = HybridSystem(backend, HybridConfig(temporal_boost=boost, temporal_extractor=extractor))
         return [h.ids[0] for h in system.recall("g", query, 3, now=now)]
 
     assert top(0.0) == ["old", "new", "pizza"]
@@ -305,7 +317,8 @@ def test_cli_passes_temporal_boost_to_the_hybrid(lme_file, tmp_path, capsys):
     code, _, err = run_cli(base_args(lme_file, tmp_path, "-temporal-boost", "0.4", "-temporal-extractor",
                                      "extended", "-systems", "hybrid"), capsys)
     assert code == 0, err
-    config = json.loads((tmp_path / "out" / "longmemeval.json").read_text())["config"]
+    out = tmp_path / "out" / "longmemeval-emb-hash-tboost0.4-tx-extended-sys-hybrid.json"
+    config = json.loads(out.read_text())["config"]
     assert (config["temporal_boost"], config["temporal_extractor"]) == (0.4, "extended")
     code, _, err = run_cli(base_args(lme_file, tmp_path, "-temporal-boost", "-1"), capsys)
     assert code == 2 and "-temporal-boost" in err
@@ -319,11 +332,12 @@ def test_hybrid_for_applies_every_hybrid_setting():
     opts = cli_options(fusion=-1.0, pool_factor=3, pool_floor=7, semantic_reserve=2, temporal_boost=0.4,
                        temporal_extractor="extended", reinforce=True, keyword_backend="fts5")
     hybrid = hybrid_for(opts, TextEncoder(HashEmbedder(32)))
-    assert (hybrid.alpha, hybrid.pool_factor, hybrid.pool_floor, hybrid.semantic_reserve, hybrid.temporal_boost,
-            hybrid.reinforce, hybrid.backend.keyword_backend) == (-1.0, 3, 7, 2, 0.4, True, "fts5")
+    c = hybrid.config
+    assert (c.fusion, c.pool_factor, c.pool_floor, c.semantic_reserve, c.temporal_boost,
+            c.reinforce, hybrid.backend.keyword_backend) == (-1.0, 3, 7, 2, 0.4, True, "fts5")
 
 
-@pytest.mark.parametrize("mode", [["-vec-gate", "0"], ["-rerank-gate", "0"], []])
+@pytest.mark.parametrize("mode", [["-rerank-gate", "0"], []])
 def test_gates_and_tier_build_the_hybrid_from_the_run_options(lme_file, tmp_path, capsys, monkeypatch, mode):
     """-vec-gate used to drop -reinforce and -semantic-reserve, and both gates -temporal-boost."""
     import memini_bench.modes.gates as gates
@@ -341,7 +355,8 @@ def test_gates_and_tier_build_the_hybrid_from_the_run_options(lme_file, tmp_path
         code, _, err = run_cli(base_args(lme_file, tmp_path, "-rerank-url", srv.url, *mode, "-reinforce",
                                          "-semantic-reserve", "1", "-temporal-boost", "0.4", "-no-write"), capsys)
     assert code == 0, err
-    assert [(h.reinforce, h.semantic_reserve, h.temporal_boost) for h in built] == [(True, 1, 0.4)]
+    assert [(h.config.reinforce, h.config.semantic_reserve, h.config.temporal_boost) for h in built] == [
+        (True, 1, 0.4)]
 
 
 def test_ranked_with_an_explicit_pool_cuts_each_leg():
@@ -350,7 +365,7 @@ def test_ranked_with_an_explicit_pool_cuts_each_leg():
     backend.ingest(items)
     hybrid = HybridSystem(backend)
     ids, _ = hybrid.ranked("g", "spare keys", 5, pool=2)
-    old_way, _ = HybridSystem(backend, pool_factor=1, pool_floor=1).ranked("g", "spare keys", 2)
+    old_way, _ = HybridSystem(backend, HybridConfig(pool_factor=1, pool_floor=1)).ranked("g", "spare keys", 2)
     assert ids.tolist() == old_way.tolist() and len(ids) <= 4
     assert len(hybrid.ranked("g", "spare keys", 5)[0]) == 8                 # default pool max(25, 50) holds all
 
@@ -366,18 +381,18 @@ def test_rerank_model_name_without_url_is_one_line(lme_file, tmp_path, capsys, e
     assert not out and not (tmp_path / "out").exists()
 
 
-def test_temporal_step_extracts_the_anchor_before_reading_dates():
-    from memini_bench.retrieval.temporal import regex_anchor, rerank_temporal
+def test_temporal_step_extracts_the_anchor_before_reading_dates(monkeypatch):
+    items = [Item("a", "walked the dog", "g", NOW.replace(day=29)), Item("b", "walked the cat", "g", None)]
+    backend = MeminiBackend(TextEncoder(HashEmbedder(64)))
+    backend.ingest(items)
+    hybrid = HybridSystem(backend, HybridConfig(temporal_boost=0.4))
+    hybrid.recall("g", "walked the dog yesterday", 2, now=NOW)             # builds the per-item arrays once
 
-    class Untouchable:
-        def __getitem__(self, key):
-            raise AssertionError("dates read without an anchor")
+    def untouchable():
+        raise AssertionError("dates read without an anchor")
 
-    ids, scores = np.array([2, 0]), np.array([1.0, 0.9])
-    assert rerank_temporal(ids, scores, Untouchable(), "what is my cat's name", NOW, regex_anchor, 0.4)[0] is ids
-    dates = np.array([NOW.timestamp() - DAY, np.nan, NOW.timestamp() - 60 * DAY])    # per item, indexed by ids
-    out_ids, out = rerank_temporal(ids, scores, dates, "what did I do yesterday", NOW, regex_anchor, 0.4)
-    assert out_ids.tolist() == [0, 2] and out.tolist() == pytest.approx([0.9 * 1.4, 1.0])
+    monkeypatch.setattr(backend, "item_times", untouchable)
+    assert len(hybrid.recall("g", "what is my dog's name", 2, now=NOW)) == 2       # no date was read
 
 
 def test_backend_item_times_are_unix_seconds_or_nan():

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from memini_bench.contract import Hit, System
 from memini_bench.loaders import load
 from memini_bench.metrics import score
 from memini_bench.runner import run_system
-from memini_bench.systems import Hit, System
 
 
 class WordOverlap:
@@ -16,7 +16,7 @@ class WordOverlap:
     def ingest(self, items):
         self.items = list(items)
 
-    def recall(self, group, query, k, *, now=None):
+    def recall(self, group, query, k, *, now=None, context=None):
         words = set(query.lower().split())
         scored = [(len(words & set(it.content.lower().split())), it) for it in self.items if it.group == group]
         scored.sort(key=lambda pair: -pair[0])

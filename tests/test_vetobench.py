@@ -38,7 +38,7 @@ def suites(fixtures_dir):
 
 def _composite(suite, files="both"):
     ds = suite_dataset(suite)
-    _, scores = evaluate(veto_composite_systems(ds.questions, files=files), ds)
+    _, scores = evaluate(veto_composite_systems(files=files), ds)
     return {s.system: s for s in scores}
 
 
@@ -51,7 +51,7 @@ def test_loader_reads_both_suites_into_separate_groups(fixtures_dir):
     q = next(q for q in ds.questions if q.id == "s02")
     assert q.gold == ("d102",) and q.category == "direct" and q.group == "vetobench"
     assert q.now == datetime(2026, 7, 1, tzinfo=UTC)
-    assert dict(q.meta)["files_in_scope"] == ("apps/dashboard/src/store.ts",)
+    assert dict(q.context)["files_in_scope"] == ("apps/dashboard/src/store.ts",)
     d101 = decision_of(next(i for i in ds.items if i.id == "d101"))
     assert [r.option for r in d101.rejected] == ["Express", "Fastify"]
     assert ds.items[0].content == d101.decision + " " + d101.rationale
@@ -145,7 +145,7 @@ def test_file_overlap_and_recency_by_hand():
 def test_signals_and_score_of_one_decision_by_hand(suites):
     suite = suites["vetobench"]
     ds = suite_dataset(suite)
-    known = veto_composite_systems(ds.questions, files="known")[0]
+    known = veto_composite_systems(files="known")[0]
     known.ingest(ds.items)
     s = suite.scenarios[3]  # s04 -> d104, created 2026-02-10T10:00Z, reviewed, relevance 0.6, files match fully
     idx, sig = known.signals(suite.name, s.task, s.files_in_scope, suite.as_of)
@@ -153,7 +153,7 @@ def test_signals_and_score_of_one_decision_by_hand(suites):
     age = (datetime(2026, 7, 1, tzinfo=UTC) - datetime(2026, 2, 10, 10, tzinfo=UTC)).total_seconds() / 86400
     assert sig["files"][i] == 1.0 and sig["approval"][i] == 1.0 and sig["relevance"][i] == 0.6
     assert sig["recency"][i] == pytest.approx(0.5 ** (age / 30))
-    hits = known.recall(suite.name, s.task, 1, now=suite.as_of)
+    hits = known.recall(suite.name, s.task, 1, now=suite.as_of, context=dict(ds.questions[3].context))
     expected = 0.32 * sig["semantic"][i] + 0.27 + 0.18 * 0.5 ** (age / 30) + 0.13 * 0.6 + 0.10
     assert hits[0].ids == ("d104",) and hits[0].score == pytest.approx(expected)
 
@@ -210,7 +210,7 @@ def test_cli_prints_every_system_and_writes_results(fixtures_dir, tmp_path, caps
 
 
 def test_cli_bad_flags_are_one_line_errors(fixtures_dir, tmp_path, capsys):
-    for args, message in [(["-veto-sizes", "24,abc", "-scale"], "-veto-sizes '24,abc'"),
+    for args, message in [(["-veto-sizes", "24,abc", "-scale"], "'abc' is not an integer"),
                           (["-systems", "nope"], "-systems nope: none of them runs on VetoBench")]:
         with pytest.raises(SystemExit) as exc:
             main(["-suite", "vetobench", "-data", str(fixtures_dir), "-veto-embedders", "hash", "-no-write", *args])
@@ -238,11 +238,12 @@ def test_scale_curve_small_and_plot(suites, tmp_path):
     suite = suites["vetobench"]
     with pytest.raises(BenchError, match="smaller than the suite's 24 decisions"):
         grow(suite, 10, ())
-    points = curve(suite, lambda ds: veto_composite_systems(ds.questions), [24, 80], seed=1)
+    points = curve(suite, lambda ds: veto_composite_systems(), [24, 80], seed=1)
     assert [p.size for p in points] == [24, 80]
     first = {s.system: s for s in points[0].scores}
     assert first["veto-composite-nofiles"].recall[5] == pytest.approx(0.70)  # 24 = the real corpus, unchanged
     assert all(len(s.ranks) == 10 for p in points for s in p.scores)
+    pytest.importorskip("matplotlib", reason="the scale plot needs matplotlib (the plot extra)")
     png = tmp_path / "curve.png"
     plot(points, png, "test", 24)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -280,7 +281,8 @@ def test_bad_scale_live_and_plot_flags_fail_before_anything_is_written(fixtures_
     assert err.count("\n") == 1
     monkeypatch.setenv("MEMINI_LLM_BASE_URL", "http://127.0.0.1:9/v1")
     code, _, err = _cli([*base, "-live", "-veto-conditions", "none,robrain"], capsys)
-    assert code == 2 and "-veto-conditions robrain: unknown; use none, conventions, flatfile, veto-composite" in err
+    assert code == 2 and ("-veto-conditions robrain: unknown; use none, conventions, flatfile, extract-e2e, a system "
+                          "of this run (veto-composite, veto-composite-nofiles") in err
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "matplotlib" else real(name, *a))
     code, _, err = _cli([*base, "-scale", "-veto-sizes", "24", "-plot"], capsys)
@@ -289,7 +291,7 @@ def test_bad_scale_live_and_plot_flags_fail_before_anything_is_written(fixtures_
 
 
 def test_systems_are_picked_by_full_short_and_variant_names(fixtures_dir, tmp_path, capsys):
-    from memini_bench.modes.compare import select_systems
+    from memini_bench.vetobench.evaluate import select_systems
 
     class Named:
         def __init__(self, name):
@@ -315,13 +317,14 @@ def test_hybrid_flags_reach_memini_systems_and_the_config(suites, fixtures_dir, 
     from memini_bench.embed.hashing import HashEmbedder
     from memini_bench.options import RunOptions
 
-    opts = RunOptions(pool_factor=7, pool_floor=60, semantic_reserve=2, temporal_boost=0.4,
-                      temporal_extractor="extended", reinforce=True, fusion=0.3)
+    opts = RunOptions.build(dict(pool_factor=7, pool_floor=60, semantic_reserve=2, temporal_boost=0.4,
+                                 temporal_extractor="extended", reinforce=True, fusion=0.3))
     ds = suite_dataset(suites["vetobench"])
     hybrid = next(s for s in lineup(ds, {"hash": TextEncoder(HashEmbedder(256))}, opts=opts)
                   if s.name == "memini-hybrid/hash")
-    assert (hybrid.pool_factor, hybrid.pool_floor, hybrid.semantic_reserve, hybrid.temporal_boost, hybrid.reinforce,
-            hybrid.alpha) == (7, 60, 2, 0.4, True, 0.3)
+    c = hybrid.config
+    assert (c.pool_factor, c.pool_floor, c.semantic_reserve, c.temporal_boost, c.reinforce, c.fusion) == (
+        7, 60, 2, 0.4, True, 0.3)
     code, _, err = _cli(["-data", str(fixtures_dir), "-out", str(tmp_path), "-pool-floor", "60", "-semantic-reserve",
                          "2", "-temporal-boost", "0.4", "-temporal-extractor", "extended", "-reinforce"], capsys)
     assert code == 0, err
@@ -336,7 +339,7 @@ def test_veto_scores_come_from_the_shared_metrics(suites):
     from memini_bench.metrics import score
 
     ds = suite_dataset(suites["vetobench"])
-    systems = veto_composite_systems(ds.questions)
+    systems = veto_composite_systems()
     results, scores = evaluate(systems, ds)
     for result, veto in zip(results, scores, strict=True):
         for k in (1, 5):
@@ -352,7 +355,7 @@ def test_fnv64_is_a_registered_embedder_shared_across_lineups(suites, monkeypatc
 
     assert isinstance(build_embedder("fnv64"), Registered) and Registered is VetoHashEmbedder
     monkeypatch.setenv("MEMINI_EMBED_QUERY_PREFIX", "query: ")
-    encoder = build_encoder(EmbedSettings(name="fnv64"))
+    encoder = build_encoder(EmbedSettings(embedder="fnv64"))
     assert encoder.cache is None and encoder.query_prefix == "" and encoder.describe()["embed_dims"] == 64
     suite = suites["vetobench"]
     ds = suite_dataset(suite)

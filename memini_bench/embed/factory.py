@@ -1,11 +1,15 @@
-"""Building the embedder and encoder a run asks for (``-embedder`` and the cache flags).
+"""Building the embedder and encoder a run asks for (``-embedder`` and the model and cache flags).
 
-``-embedder``: ``auto`` (default: the OpenAI-compatible endpoint when ``MEMINI_EMBED_BASE_URL`` is set, else
-``minilm``), ``minilm`` (all-MiniLM-L6-v2, local), ``st:PATH_OR_NAME`` (any sentence-transformers model),
-``openai`` (the endpoint; needs MEMINI_EMBED_BASE_URL), ``hash`` (memini's deterministic embedder, ``-dims``) or
-``fnv64`` (VetoBench's 64-dim hashed bag of tokens, ``embed.hashing.VetoHashEmbedder``).
-Prefixes come from ``MEMINI_EMBED_QUERY_PREFIX`` / ``MEMINI_EMBED_DOC_PREFIX`` for every embedder except ``fnv64``
-(VetoBench's fixed embedder: a prefix would add tokens and change its published numbers).
+``-embedder`` names a registered embedder (``registry.EMBEDDERS``: built-ins below, the ``memini_bench.embedders``
+entry points) or ``module:attr``; ``name:ARG`` hands ARG to the factory (``st:PATH_OR_NAME``). ``auto`` (default)
+is the OpenAI-compatible endpoint when ``MEMINI_EMBED_BASE_URL`` is set, else ``minilm``. An embedder factory is
+``make(settings: EmbedSettings, argument: str) -> Embedder`` (``embed.base.Embedder``).
+
+Built-ins: ``minilm`` (all-MiniLM-L6-v2, local), ``st:PATH_OR_NAME`` (any sentence-transformers model), ``openai``
+(the endpoint; needs MEMINI_EMBED_BASE_URL), ``hash`` (memini's deterministic embedder, ``-dims``) and ``fnv64``
+(VetoBench's 64-dim hashed bag of tokens, ``embed.hashing.VetoHashEmbedder``). Prefixes come from
+``MEMINI_EMBED_QUERY_PREFIX`` / ``MEMINI_EMBED_DOC_PREFIX`` for every embedder except ``fnv64`` (VetoBench's fixed
+embedder: a prefix would add tokens and change its published numbers).
 """
 
 from __future__ import annotations
@@ -14,23 +18,36 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+import click
+
 from memini_bench.embed.base import Embedder
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.hashing import HashEmbedder, VetoHashEmbedder
 from memini_bench.errors import BenchError
+from memini_bench.settings import Int, setting
 
-EMBEDDERS = ("auto", "minilm", "st:PATH_OR_NAME", "openai", "hash", "fnv64")
+DEVICES = ("auto", "cpu", "cuda")
 
 
 @dataclass(frozen=True)
 class EmbedSettings:
-    name: str = "auto"
-    dims: int = 256
-    max_tokens: int = 0  # 0 = the embedder's default (MiniLM: 512)
-    batch_size: int = 64
-    device: str = "auto"
-    cache_dir: str = ""
-    no_cache: bool = False
+    """Which embedder, its model settings, and the disk cache."""
+
+    embedder: str = setting("embedder", "auto", "auto (the endpoint if MEMINI_EMBED_BASE_URL is set, else minilm), "
+                            "or a registered embedder (see -list): minilm, st:PATH_OR_NAME, openai, hash, fnv64.")
+    dims: int = setting("dims", 256, "Dimensions of the hash embedder (-embedder hash).", type=Int(min=1, max=65536))
+    max_tokens: int = setting("max-tokens", 0, "Max tokens per text for local models (0 = default: 512 for "
+                              "MiniLM; at most the model's maximum).", type=Int(min=0))
+    batch_size: int = setting("batch-size", 64, "Embedding batch size for local models.", type=Int(min=1))
+    device: str = setting("device", "auto", "Device for local models.", type=click.Choice(DEVICES))
+    cache_dir: str = setting("cache-dir", "", "Embedding cache folder (default $MEMINI_BENCH_CACHE or "
+                             "~/.cache/memini-bench).")
+    no_cache: bool = setting("no-cache", False, "Bypass the embedding disk cache.")
+
+    @property
+    def resolved(self) -> str:
+        """The embedder name ``auto`` stands for in this environment."""
+        return resolve_name(self.embedder)
 
 
 def resolve_name(name: str) -> str:
@@ -39,37 +56,63 @@ def resolve_name(name: str) -> str:
     return name
 
 
-def build_embedder(name: str, *, dims: int = 256, max_tokens: int = 0, batch_size: int = 64,
-                   device: str = "auto") -> Embedder:
-    name = resolve_name(name)
-    if name == "hash":
-        if dims <= 0:
-            raise BenchError(f"-dims {dims}: must be a positive integer")
-        return HashEmbedder(dims)
-    if name == "fnv64":
-        return VetoHashEmbedder()
-    if name == "minilm":
-        from memini_bench.embed.local import MINILM_MAX_TOKENS, minilm
+def make_minilm(settings: EmbedSettings, argument: str = "") -> Embedder:
+    from memini_bench.embed.local import MINILM_MAX_TOKENS, minilm
 
-        return minilm(max_tokens=max_tokens or MINILM_MAX_TOKENS, batch_size=batch_size, device=device)
-    if name.startswith("st:") and len(name) > 3:
-        from memini_bench.embed.local import SentenceTransformerEmbedder
+    return minilm(max_tokens=settings.max_tokens or MINILM_MAX_TOKENS, batch_size=settings.batch_size,
+                  device=settings.device)
 
-        return SentenceTransformerEmbedder(name[3:], max_tokens=max_tokens, batch_size=batch_size, device=device)
-    if name == "openai":
-        if not os.environ.get("MEMINI_EMBED_BASE_URL"):
-            raise BenchError("-embedder openai needs MEMINI_EMBED_BASE_URL (an OpenAI-compatible /v1 endpoint)")
-        from memini_bench.embed.openai import OpenAIEmbedder
 
-        return OpenAIEmbedder.from_env()
-    raise BenchError(f"-embedder {name!r}: unknown; use one of {', '.join(EMBEDDERS)}")
+def make_st(settings: EmbedSettings, argument: str = "") -> Embedder:
+    if not argument:
+        raise BenchError("-embedder st: needs a model, as st:PATH_OR_NAME")
+    from memini_bench.embed.local import SentenceTransformerEmbedder
+
+    return SentenceTransformerEmbedder(argument, max_tokens=settings.max_tokens, batch_size=settings.batch_size,
+                                       device=settings.device)
+
+
+def make_openai(settings: EmbedSettings, argument: str = "") -> Embedder:
+    if not os.environ.get("MEMINI_EMBED_BASE_URL"):
+        raise BenchError("-embedder openai needs MEMINI_EMBED_BASE_URL (an OpenAI-compatible /v1 endpoint)")
+    from memini_bench.embed.openai import OpenAIEmbedder
+
+    return OpenAIEmbedder.from_env()
+
+
+def make_hash(settings: EmbedSettings, argument: str = "") -> Embedder:
+    return HashEmbedder(settings.dims)
+
+
+def make_fnv64(settings: EmbedSettings, argument: str = "") -> Embedder:
+    return VetoHashEmbedder()
+
+
+def build_embedder(name: str | EmbedSettings = "auto") -> Embedder:
+    """The embedder ``name`` (or ``settings.embedder``) stands for, built with ``settings``."""
+    from memini_bench import builtins  # noqa: F401  (fills the registries)
+    from memini_bench.registry import EMBEDDERS
+
+    settings = name if isinstance(name, EmbedSettings) else EmbedSettings(embedder=name)
+    resolved = settings.resolved
+    base, _, argument = resolved.partition(":")
+    if EMBEDDERS.canonical(base) is not None:
+        factory = EMBEDDERS.get(base)
+    elif ":" in resolved and EMBEDDERS.allow_module:
+        factory, argument = EMBEDDERS.get(resolved), ""
+    else:
+        raise EMBEDDERS.unknown_error(resolved)
+    embedder = factory(settings, argument)
+    if not isinstance(embedder, Embedder):
+        raise BenchError(f"-embedder {resolved}: its factory returned {type(embedder).__name__}, not an Embedder "
+                         "(identity, dims, max_chars, encode)")
+    return embedder
 
 
 def build_encoder(settings: EmbedSettings) -> TextEncoder:
     """The embedder behind memini's prefixes (none for ``fnv64``) and, unless ``no_cache`` (or a hash embedder,
     which is cheaper than a lookup), the disk cache."""
-    embedder = build_embedder(settings.name, dims=settings.dims, max_tokens=settings.max_tokens,
-                              batch_size=settings.batch_size, device=settings.device)
+    embedder = build_embedder(settings)
     hashed = isinstance(embedder, HashEmbedder | VetoHashEmbedder)
     cache = None
     if not settings.no_cache and not hashed:

@@ -1,33 +1,85 @@
 """Run modes: the normal system comparison (``compare``) and the extra comparisons, one module each.
 
-A mode module exposes ``FLAGS`` (click options from ``memini_bench.flags.flag``; their values reach the mode in
-``RunOptions.extra`` under the flag's python name), ``selected(opts) -> bool`` and ``run(opts) -> int``. The CLI
-runs the first selected mode in ``MODE_MODULES`` order; ``compare`` (last) is the default. Keep module-level
-imports light: every module is imported to build --help.
+A mode module exposes ``NAME`` (as the errors call it), ``OPTIONS`` (its frozen options dataclass, whose fields are
+its flags, or None), ``USES`` (what else it reads: option classes, all of whose flags it honours, and field names of
+single flags), ``selected(opts) -> bool`` and ``run(opts) -> int``. The CLI runs the first selected mode in
+``MODE_MODULES`` order; ``compare`` (last) is the default. Before it runs, every flag the user gave is checked
+against the mode's ``USES`` (and the suite's ``Suite.uses`` for loader flags): a flag the mode would ignore is an
+error naming the mode, never silently dropped. Keep module-level imports light: every module is imported to build
+--help.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from types import ModuleType
 
+from memini_bench.errors import BenchError
+
 MODE_MODULES = [
+    "memini_bench.modes.listing",
+    "memini_bench.modes.significance",
     "memini_bench.modes.rerank",
     "memini_bench.modes.rerank_tier",
     "memini_bench.modes.gates",
     "memini_bench.modes.vetobench",
+    "memini_bench.modes.qa",
+    "memini_bench.modes.sweep",
+    "memini_bench.modes.multihop",
+    "memini_bench.modes.entity_bridge",
     "memini_bench.modes.compare",
 ]
+ALWAYS_USED = frozenset({"suite", "data"})
 
 
 def modes() -> list[ModuleType]:
     return [importlib.import_module(name) for name in MODE_MODULES]
 
 
-def dispatch(opts) -> int:
+def mode_option_classes() -> list[type]:
+    return [m.OPTIONS for m in modes() if m.OPTIONS is not None]
+
+
+def used_fields(mod: ModuleType) -> set[str]:
+    """The field names (= flag python names) the mode honours: its own options and everything in ``USES``."""
+    used = set(ALWAYS_USED)
+    for entry in ((mod.OPTIONS,) if mod.OPTIONS is not None else ()) + tuple(mod.USES):
+        if isinstance(entry, str):
+            used.add(entry)
+        else:
+            used.update(f.name for f in dataclasses.fields(entry))
+    return used
+
+
+def check_given(mod: ModuleType, opts) -> None:
+    """Refuse a given flag the selected mode, or the selected suite, does not use."""
+    from memini_bench.loaders import LoadOptions, suite
+    from memini_bench.settings import flag_fields
+
+    owners = {f.name: "-" + f.metadata["flag"] for cls in opts.concern_classes() + mode_option_classes()
+              for f in flag_fields(cls)}
+    used = used_fields(mod)
+    for name in sorted(opts.given):
+        if name in owners and name not in used:
+            raise BenchError(f"{owners[name]}: not used by {mod.NAME}; drop it (see --help)")
+    loader_flags = {f.name for f in dataclasses.fields(LoadOptions)} & set(opts.given) & used
+    if loader_flags:
+        s = suite(opts.suite)
+        for name in sorted(loader_flags - s.uses):
+            raise BenchError(f"{owners[name]}: not used by -suite {opts.suite}; drop it")
+
+
+def selected_mode(opts) -> ModuleType:
     mods = modes()
     default = [m for m in mods if m.__name__.endswith(".compare")]
     for mod in [m for m in mods if m not in default] + default:
         if mod.selected(opts):
-            return mod.run(opts)
+            return mod
     raise AssertionError("compare is always selected")
+
+
+def dispatch(opts) -> int:
+    mod = selected_mode(opts)
+    check_given(mod, opts)
+    return mod.run(opts)

@@ -1,13 +1,14 @@
-"""Scoring ranked candidate lists per strategy and category (memini ``bench/recency.go``: ``score``, ``finalize``,
-``RerankMarkdown``), shared by ``-rerank`` and the rerank tier.
+"""Scoring each strategy's whole ranked list per category (memini ``bench/recency.go``: ``score``, ``finalize``,
+``RerankMarkdown``), shared by ``-rerank`` and the rerank tier, through the one metrics path.
 
-For one question, ``rank`` = the 0-based position of the first gold id in the strategy's whole ranked list
-(-1 if absent). Per (strategy, category), over its questions:
+Each strategy's lists become a ``runner.RunResult`` (one ``QuestionRun`` per question holding the strategy's
+entire candidate list), scored by ``metrics.score`` on the questions of each category:
 
-    R@1 = mean(rank == 0)      R@K = mean(0 <= rank < K)      MRR = mean(1 / (rank + 1)), 0 on a miss
+    R@1 = metrics recall_any@1      R@K = metrics recall_any@K      MRR = metrics MRR over the whole list
 
-MRR is over the entire list (memini does not cut it at K). Every question also counts in the category
-``all``; a question without a category counts only there. Rows: categories sorted, strategies in run order.
+(``rank`` = the 0-based position of the first gold id, -1 if absent; MRR is not cut at K, as memini's.) Every
+question also counts in the category ``all``; a question without a category counts only there. Rows: categories
+sorted, strategies in run order.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from memini_bench.metrics import gold_rank
+from memini_bench.dataset import Question
+from memini_bench.metrics import first_gold_rank, score_by_category
+from memini_bench.runner import QuestionRun, RunResult
 
 ALL = "all"
 
@@ -32,30 +35,35 @@ class RankRow:
 
 
 class RankTally:
-    """Accumulates ranks per (system, category) and turns them into RankRows."""
+    """Collects each strategy's ranked list per question; ``rows()`` scores them with ``metrics``."""
 
-    def __init__(self, k: int) -> None:
+    def __init__(self, k: int, dataset: str = "") -> None:
         self.k = k
-        self._ranks: dict[str, dict[str, list[int]]] = {}
+        self.dataset = dataset
+        self._runs: dict[str, list[QuestionRun]] = {}
 
-    def add(self, system: str, category: str, ranked_ids: Iterable[str], gold: Iterable[str]) -> int:
-        rank = gold_rank([(i,) for i in ranked_ids], gold)
-        by_cat = self._ranks.setdefault(system, {})
-        for cat in {category, ALL} - {""}:
-            by_cat.setdefault(cat, []).append(rank)
-        return rank
+    def add(self, system: str, question: Question, ranked_ids: Iterable[str]) -> int:
+        """Record ``system``'s list for ``question``; returns the first gold rank (-1 if absent)."""
+        run = QuestionRun(question, tuple((i,) for i in ranked_ids), (), (), 0.0)
+        self._runs.setdefault(system, []).append(run)
+        return first_gold_rank(run)
+
+    def results(self) -> list[RunResult]:
+        return [RunResult(system, self.dataset, max((len(r.ranked_ids) for r in runs), default=0), 0.0, 0,
+                          tuple(runs)) for system, runs in self._runs.items()]
 
     def rows(self) -> list[RankRow]:
-        categories = sorted({c for by_cat in self._ranks.values() for c in by_cat})
+        by_system = {r.system: (score_by_category(r, 1, ALL), score_by_category(r, self.k, ALL))
+                     for r in self.results()}
+        categories = sorted({c for at1, _ in by_system.values() for c in at1})
         out = []
         for cat in categories:
-            for system, by_cat in self._ranks.items():
-                ranks = by_cat.get(cat, [])
-                n = len(ranks)
-                out.append(RankRow(system, cat, n,
-                                   sum(r == 0 for r in ranks) / n if n else 0.0,
-                                   sum(0 <= r < self.k for r in ranks) / n if n else 0.0,
-                                   sum(1.0 / (r + 1) for r in ranks if r >= 0) / n if n else 0.0))
+            for system, (at1, atk) in by_system.items():
+                if cat in at1:
+                    out.append(RankRow(system, cat, atk[cat].questions, at1[cat].recall_at_k, atk[cat].recall_at_k,
+                                       atk[cat].mrr))
+                else:
+                    out.append(RankRow(system, cat, 0, 0.0, 0.0, 0.0))
         return out
 
 

@@ -31,50 +31,50 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from pathlib import Path
-
-import click
 
 from memini_bench.dataset import Question
-from memini_bench.embed.factory import build_encoder
+from memini_bench.embed.factory import EmbedSettings, build_encoder
 from memini_bench.errors import BenchError
-from memini_bench.flags import flag
+from memini_bench.lineup import fixed_encoder_context
+from memini_bench.loaders import LoadOptions
 from memini_bench.metrics import gold_rank, percentile
-from memini_bench.modes.compare import build_config, load_prepared, log
-from memini_bench.modes.rerank_tier import cross_encoder_configured, hybrid_for, reranker_from
+from memini_bench.modes.compare import build_config, check_outputs, load_prepared, results_path, write_results
+from memini_bench.modes.rerank_tier import RerankTierOptions, cross_encoder_configured, hybrid_for, reranker_from
 from memini_bench.options import RunOptions
-from memini_bench.report import write_json
 from memini_bench.rerankers import Candidate, ScoringReranker
-from memini_bench.systems import HybridSystem, MeminiBackend
+from memini_bench.settings import CommaList, Int, Real, setting
+from memini_bench.systems import HybridConfig, HybridSystem, MeminiBackend
 
 PERCENTILES = (10, 25, 50, 75, 90)
 
-FLAGS = [
-    flag("vec-gate", default="", help="Vector-gate sweep over these thresholds (e.g. 0,0.2,0.3,0.4): positive "
-         "recall vs foreign-group injection."),
-    flag("rerank-gate", default="", help="Cross-encoder score-gate sweep over these thresholds (needs -rerank-url "
-         "or -rerank-model local:PATH)."),
-    flag("rerank-gate-pool", default=20, type=click.IntRange(min=1), help="Candidates reranked per question for "
-         "-rerank-gate."),
-]
+NAME = "the gate sweeps (-vec-gate / -rerank-gate)"
+
+
+@dataclass(frozen=True)
+class GateOptions:
+    vec_gate: tuple[float, ...] = setting("vec-gate", (), "Vector-gate sweep over these thresholds (e.g. "
+                                          "0,0.2,0.3,0.4): positive recall vs foreign-group injection.",
+                                          type=CommaList(Real(min=0), sort=True, allow_empty=True))
+    rerank_gate: tuple[float, ...] = setting("rerank-gate", (), "Cross-encoder score-gate sweep over these "
+                                             "thresholds (needs -rerank-url or -rerank-model local:PATH).",
+                                             type=CommaList(Real(), sort=True, allow_empty=True))
+    rerank_gate_pool: int = setting("rerank-gate-pool", 20, "Candidates reranked per question for -rerank-gate.",
+                                    type=Int(min=1, max=1000))
+
+    def __post_init__(self) -> None:
+        if self.vec_gate and self.rerank_gate:
+            raise BenchError("-vec-gate and -rerank-gate: give one sweep per run")
+
+
+OPTIONS = GateOptions
+USES = (LoadOptions, HybridConfig, EmbedSettings, "k", "limit", "holdout", "out", "name", "no_write",
+        "rerank_url", "rerank_model", "rerank_api", "rerank_timeout", "rerank_max_doc_chars",
+        "rerank_max_batch_chars")
 
 
 def selected(opts: RunOptions) -> bool:
-    return bool(opts.extra["vec_gate"] or opts.extra["rerank_gate"])
-
-
-def parse_thresholds(text: str, flag_name: str) -> list[float]:
-    out = []
-    for part in text.split(","):
-        try:
-            value = float(part.strip())
-        except ValueError:
-            continue
-        if value >= 0:
-            out.append(value)
-    if not out:
-        raise BenchError(f"-{flag_name} {text!r}: no valid threshold; give non-negative numbers like 0,0.2,0.4")
-    return sorted(out)
+    g = opts.mode(GateOptions)
+    return bool(g.vec_gate or g.rerank_gate)
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,9 +175,11 @@ def rerank_gate_probes(hybrid: HybridSystem, reranker: ScoringReranker, question
 
 
 def run(opts: RunOptions) -> int:
-    vector = bool(opts.extra["vec_gate"])
+    check_outputs(opts)
+    g = opts.mode(GateOptions)
+    vector = bool(g.vec_gate)
     name = "vec-gate" if vector else "rerank-gate"
-    thresholds = parse_thresholds(opts.extra["vec_gate"] or opts.extra["rerank_gate"], name)
+    thresholds = list(g.vec_gate or g.rerank_gate)
     reranker = None
     if not vector:
         if not cross_encoder_configured(opts):
@@ -185,7 +187,7 @@ def run(opts: RunOptions) -> int:
         reranker = reranker_from(opts, llm=False)
         assert isinstance(reranker, ScoringReranker)
         reranker.load()
-    encoder = build_encoder(opts.embed_settings)
+    encoder = build_encoder(opts.embed)
     ds = load_prepared(opts)
     hybrid = hybrid_for(opts, encoder)
     hybrid.ingest(ds.items)
@@ -197,23 +199,24 @@ def run(opts: RunOptions) -> int:
                                       "per-query vector-relevance gate sweep", "min_vec_score")
         extra: dict = {}
     else:
-        pool = opts.extra["rerank_gate_pool"]
+        pool = g.rerank_gate_pool
         probes = rerank_gate_probes(hybrid, reranker, ds.questions, k, pool)
         label, note, title, column = ("top rerank-score distribution", f" (pool={pool})",
                                       "cross-encoder rerank-gate sweep", "min_rerank_score")
-        extra = {"rerank_gate_pool": pool, "rerank_url": opts.extra["rerank_url"],
-                 "rerank_model": opts.extra["rerank_model"]}
+        tier = opts.mode(RerankTierOptions)
+        extra = {"rerank_gate_pool": pool, "rerank_url": tier.rerank_url, "rerank_model": tier.rerank_model}
     rows = sweep(probes, thresholds)
     pos, neg = [p.pos_top for p in probes], [p.neg_top for p in probes]
     sys.stdout.write(_distribution_lines(label, pos, neg, len(probes), note) + "\n")
     sys.stdout.write(_markdown(rows, k, title, column))
     sys.stdout.flush()
-    if opts.no_write:
+    if opts.output.no_write:
         return 0
     dist = {side: {f"p{p}": percentile(xs, p) for p in PERCENTILES} for side, xs in (("positive", pos),
                                                                                        ("negative", neg))}
-    config = build_config(opts, ds, encoder, mode=name, gate_k=k, thresholds=thresholds, **extra)
-    out = Path(opts.out) / f"{ds.name}-{name}.json"
-    write_json(out, {"config": config, "results": [asdict(r) for r in rows], "distribution": dist})
-    log(f"wrote {out}")
+    ctx = fixed_encoder_context(opts, encoder)
+    config = build_config(opts, ds, ctx, mode=name, mode_settings={"thresholds": thresholds, **extra}, gate_k=k,
+                          thresholds=thresholds, **extra)
+    write_results(results_path(opts, ds, ctx, None, suffix=f"-{name}"),
+                  {"config": config, "results": [asdict(r) for r in rows], "distribution": dist})
     return 0

@@ -14,37 +14,46 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from memini_bench.embed.factory import build_encoder
+from memini_bench.embed.factory import EmbedSettings, build_encoder
 from memini_bench.errors import BenchError
-from memini_bench.flags import flag
+from memini_bench.lineup import fixed_encoder_context
+from memini_bench.loaders import LoadOptions
 from memini_bench.modes import _ranking
-from memini_bench.modes.compare import build_config, load_prepared, log
+from memini_bench.modes.compare import build_config, check_outputs, load_prepared, log, results_path, write_results
 from memini_bench.options import RunOptions
-from memini_bench.report import write_json, write_jsonl
+from memini_bench.report import write_jsonl
 from memini_bench.retrieval.fusion import fuse_rrf
 from memini_bench.retrieval.recency import FALLBACK_TIME, STRATEGIES, Strategy, rank
 from memini_bench.retrieval.temporal import extractor
-from memini_bench.systems import MeminiBackend, pool_size
+from memini_bench.settings import CommaList, setting
+from memini_bench.systems import MeminiBackend
 
 DEFAULT_CATS = "knowledge-update,temporal-reasoning"
 
-FLAGS = [
-    flag("rerank", is_flag=True, default=False, help="Compare pure RRF with memini's recency and temporal "
-         "re-rankers on the same fused candidates (R@1 / R@K / MRR per category)."),
-    flag("rerank-cats", default=DEFAULT_CATS, help="Question categories for -rerank, comma-separated (\"\" = all)."),
-]
+NAME = "-rerank"
+
+
+@dataclass(frozen=True)
+class RerankOptions:
+    rerank: bool = setting("rerank", False, "Compare pure RRF with memini's recency and temporal re-rankers on the "
+                           "same fused candidates (R@1 / R@K / MRR per category).")
+    rerank_cats: tuple[str, ...] = setting("rerank-cats", tuple(DEFAULT_CATS.split(",")), "Question categories for "
+                                           "-rerank, comma-separated (\"\" = all).", type=CommaList(allow_empty=True))
+
+
+OPTIONS = RerankOptions
+# Reads the hybrid's pool and temporal-extractor settings and the keyword backend; its fusion is RRF by definition.
+USES = (LoadOptions, EmbedSettings, "k", "limit", "holdout", "pool", "pool_factor", "pool_floor",
+        "temporal_extractor", "keyword_backend", "out", "name", "per_question", "no_write")
 
 
 def selected(opts: RunOptions) -> bool:
-    return bool(opts.extra["rerank"])
-
-
-def parse_cats(text: str) -> list[str]:
-    return [c.strip() for c in text.split(",") if c.strip()]
+    return opts.mode(RerankOptions).rerank
 
 
 def extractor_suffix(extractor_name: str) -> str:
@@ -59,25 +68,26 @@ def strategies(extractor_name: str) -> list[Strategy]:
 
 
 def run(opts: RunOptions) -> int:
-    encoder = build_encoder(opts.embed_settings)
-    extract = extractor(opts.temporal_extractor)
+    check_outputs(opts)
+    encoder = build_encoder(opts.embed)
+    extract = extractor(opts.hybrid.temporal_extractor)
     ds = load_prepared(opts)
-    cats = parse_cats(opts.extra["rerank_cats"])
+    cats = list(opts.mode(RerankOptions).rerank_cats)
     questions = [q for q in ds.questions if not cats or q.category in cats]
     if not questions:
         have = ", ".join(sorted({q.category for q in ds.questions if q.category})) or "none"
         raise BenchError(f"-rerank-cats {','.join(cats)!r}: no question has these categories (this data set has: "
                          f'{have}); use -rerank-cats "" for all')
-    backend = MeminiBackend(encoder, opts.keyword_backend)
+    backend = MeminiBackend(encoder, opts.hybrid.keyword_backend)
     backend.ingest(ds.items)
     backend.prepare([q.query for q in questions])
     k = opts.k[0]
-    pool = pool_size(k, opts.pool_factor, opts.pool_floor)
+    pool = opts.hybrid.leg_depth(k)
     times = backend.item_times()
     dates = np.where(np.isnan(times), FALLBACK_TIME.timestamp(), times)
     importance = np.array([it.importance for it in backend.items], dtype=np.float64)
-    plan = strategies(opts.temporal_extractor)
-    tally = _ranking.RankTally(k)
+    plan = strategies(opts.hybrid.temporal_extractor)
+    tally = _ranking.RankTally(k, ds.name)
     per_question = []
     anchored = 0
     for q in questions:
@@ -90,22 +100,24 @@ def run(opts: RunOptions) -> int:
         for s in plan:
             ranked = rank(s, fused_ids, fused, dates_s=dates[fused_ids], importance=importance[fused_ids], now=now,
                           anchor=anchor)
-            ranks[s.name] = tally.add(s.name, q.category, (backend.items[i].id for i in ranked.tolist()), q.gold)
+            ranks[s.name] = tally.add(s.name, q, (backend.items[i].id for i in ranked.tolist()))
         per_question.append({"id": q.id, "category": q.category, "query": q.query, "gold": list(q.gold),
                              "anchor": None if anchor is None else [anchor.days, anchor.tolerance], "ranks": ranks})
     rows = tally.rows()
     sys.stdout.write(_ranking.markdown(rows, k, "Recency-aware re-rank vs pure RRF", ds.category_labels))
-    sys.stdout.write(f"\ntemporal anchors ({opts.temporal_extractor}): {anchored} of {len(questions)} questions\n")
+    sys.stdout.write(f"\ntemporal anchors ({opts.hybrid.temporal_extractor}): {anchored} of {len(questions)} "
+                     "questions\n")
     sys.stdout.flush()
-    if opts.no_write:
+    if opts.output.no_write:
         return 0
-    config = build_config(opts, ds, encoder, mode="rerank", rerank_cats=cats, rerank_k=k, rerank_pool=pool,
-                          scored_questions=len(questions), anchored_questions=anchored,
-                          strategies=[dataclasses.asdict(s) for s in plan])
-    out = Path(opts.out) / f"{ds.name}-rerank{extractor_suffix(opts.temporal_extractor)}.json"
-    write_json(out, {"config": config, "results": _ranking.as_dicts(rows)})
-    log(f"wrote {out}")
-    if opts.per_question:
-        write_jsonl(Path(opts.per_question), per_question)
-        log(f"wrote {opts.per_question}")
+    ctx = fixed_encoder_context(opts, encoder)
+    config = build_config(opts, ds, ctx, mode="rerank", mode_settings={"rerank_cats": cats},
+                          rerank_cats=cats, rerank_k=k, rerank_pool=pool, scored_questions=len(questions),
+                          anchored_questions=anchored, strategies=[dataclasses.asdict(s) for s in plan])
+    cats_token = () if tuple(cats) == RerankOptions().rerank_cats else ("cats-" + ("+".join(cats) or "all"),)
+    write_results(results_path(opts, ds, ctx, None, suffix="-rerank", extra_tokens=cats_token),
+                  {"config": config, "results": _ranking.as_dicts(rows)})
+    if opts.output.per_question:
+        write_jsonl(Path(opts.output.per_question), per_question)
+        log(f"wrote {opts.output.per_question}")
     return 0

@@ -15,64 +15,77 @@ from __future__ import annotations
 
 import sys
 import time
-from pathlib import Path
+from dataclasses import asdict, dataclass
 
 import click
 
 from memini_bench.embed.encoder import TextEncoder
-from memini_bench.embed.factory import build_encoder
-from memini_bench.flags import flag
+from memini_bench.embed.factory import EmbedSettings, build_encoder
+from memini_bench.lineup import fixed_encoder_context
+from memini_bench.loaders import LoadOptions
 from memini_bench.metrics import percentile
 from memini_bench.modes import _ranking
-from memini_bench.modes.compare import build_config, load_prepared, log, systems_for
+from memini_bench.modes.compare import build_config, check_outputs, load_prepared, results_path, write_results
 from memini_bench.options import RunOptions
-from memini_bench.report import write_json
 from memini_bench.rerankers import Candidate, Reranker, build_reranker, cross_encoder_requested, reorder_by_id
 from memini_bench.rerankers.crossencoder import APIS
-from memini_bench.systems import HybridSystem
+from memini_bench.settings import Int, Real, setting
+from memini_bench.systems import HybridConfig, HybridSystem, MeminiBackend
 
-FLAGS = [
-    flag("rerank-url", default="", help="Cross-encoder base URL (POST {URL}/rerank, Bearer MEMINI_RERANK_API_KEY): "
-         "runs the rerank-tier comparison (or feeds -rerank-gate)."),
-    flag("rerank-model", default="", help="Cross-encoder model name for -rerank-url, or local:PATH for a local "
-         "sentence-transformers CrossEncoder folder."),
-    flag("rerank-api", default="cohere", type=click.Choice(list(APIS)), help="Request shape for -rerank-url: "
-         "cohere ({model, query, documents}: Cohere, Jina, llama-server, vLLM) or tei ({query, texts})."),
-    flag("rerank-timeout", default=60.0, type=click.FloatRange(min=0, min_open=True),
-         help="Seconds to wait for one /rerank reply."),
-    flag("llm-rerank", is_flag=True, default=False, help="Rerank tier with an LLM through MEMINI_LLM_BASE_URL, "
-         "MEMINI_LLM_API_KEY and MEMINI_LLM_MODEL (one chat call per question; use -limit)."),
-    flag("llm-rerank-pool", default=20, type=click.IntRange(min=1), help="Head of the hybrid order handed to the "
-         "reranker per question."),
-    flag("rerank-max-doc-chars", default=2048, type=click.IntRange(min=0), help="Cross-encoder: cut each "
-         "candidate to this many characters (0 = no cap)."),
-    flag("rerank-max-batch-chars", default=6000, type=click.IntRange(min=0), help="Cross-encoder: cap the "
-         "query + documents characters per request, splitting into batches (0 = no cap)."),
-]
+NAME = "the rerank tier (-rerank-url / -rerank-model / -llm-rerank)"
+
+
+@dataclass(frozen=True)
+class RerankTierOptions:
+    rerank_url: str = setting("rerank-url", "", "Cross-encoder base URL (POST {URL}/rerank, Bearer "
+                              "MEMINI_RERANK_API_KEY): runs the rerank-tier comparison (or feeds -rerank-gate).")
+    rerank_model: str = setting("rerank-model", "", "Cross-encoder model name for -rerank-url, or local:PATH for a "
+                                "local sentence-transformers CrossEncoder folder.")
+    rerank_api: str = setting("rerank-api", "cohere", "Request shape for -rerank-url: cohere ({model, query, "
+                              "documents}: Cohere, Jina, llama-server, vLLM) or tei ({query, texts}).",
+                              type=click.Choice(list(APIS)))
+    rerank_timeout: float = setting("rerank-timeout", 60.0, "Seconds to wait for one /rerank reply.",
+                                    type=Real(min=0, min_open=True, max=3600))
+    llm_rerank: bool = setting("llm-rerank", False, "Rerank tier with an LLM through MEMINI_LLM_BASE_URL, "
+                               "MEMINI_LLM_API_KEY and MEMINI_LLM_MODEL (one chat call per question; use -limit).")
+    llm_rerank_pool: int = setting("llm-rerank-pool", 20, "Head of the hybrid order handed to the reranker per "
+                                   "question.", type=Int(min=1, max=1000))
+    rerank_max_doc_chars: int = setting("rerank-max-doc-chars", 2048, "Cross-encoder: cut each candidate to this "
+                                        "many characters (0 = no cap).", type=Int(min=0))
+    rerank_max_batch_chars: int = setting("rerank-max-batch-chars", 6000, "Cross-encoder: cap the query + "
+                                          "documents characters per request, splitting into batches (0 = no cap).",
+                                          type=Int(min=0))
+
+
+OPTIONS = RerankTierOptions
+# The baseline is the run's hybrid (every hybrid setting); device is the local cross-encoder's.
+USES = (LoadOptions, HybridConfig, EmbedSettings, "k", "limit", "holdout", "out", "name", "no_write")
 
 
 def cross_encoder_configured(opts: RunOptions) -> bool:
     """``-rerank-url`` or ``-rerank-model local:PATH`` given (``-rerank-model NAME`` alone is a BenchError)."""
-    return cross_encoder_requested(opts.extra["rerank_url"], opts.extra["rerank_model"])
+    tier = opts.mode(RerankTierOptions)
+    return cross_encoder_requested(tier.rerank_url, tier.rerank_model)
 
 
 def selected(opts: RunOptions) -> bool:
     """memini's precedence: the tier runs unless a -rerank-gate sweep is asked for."""
-    return bool(opts.extra["llm_rerank"] or cross_encoder_configured(opts)) and not opts.extra["rerank_gate"]
+    from memini_bench.modes.gates import GateOptions
+
+    tier = opts.mode(RerankTierOptions)
+    return bool(tier.llm_rerank or cross_encoder_configured(opts)) and not opts.mode(GateOptions).rerank_gate
 
 
 def reranker_from(opts: RunOptions, *, llm: bool) -> Reranker:
-    extra = opts.extra
-    return build_reranker(url=extra["rerank_url"], model=extra["rerank_model"], llm=llm,
-                          max_doc_chars=extra["rerank_max_doc_chars"], max_batch_chars=extra["rerank_max_batch_chars"],
-                          api=extra["rerank_api"], timeout=extra["rerank_timeout"], device=opts.device)
+    t = opts.mode(RerankTierOptions)
+    return build_reranker(url=t.rerank_url, model=t.rerank_model, llm=llm, max_doc_chars=t.rerank_max_doc_chars,
+                          max_batch_chars=t.rerank_max_batch_chars, api=t.rerank_api, timeout=t.rerank_timeout,
+                          device=opts.embed.device)
 
 
 def hybrid_for(opts: RunOptions, encoder: TextEncoder | None) -> HybridSystem:
-    """The run's hybrid system (``compare.systems_for``: every hybrid setting of ``opts``) on a fresh backend."""
-    hybrid = systems_for(opts, encoder)[0]
-    assert isinstance(hybrid, HybridSystem)
-    return hybrid
+    """The run's hybrid system (every setting of ``opts.hybrid``) on a fresh backend."""
+    return HybridSystem(MeminiBackend(encoder, opts.hybrid.keyword_backend), opts.hybrid)
 
 
 def latency(xs: list[float]) -> dict[str, float]:
@@ -80,16 +93,18 @@ def latency(xs: list[float]) -> dict[str, float]:
 
 
 def run(opts: RunOptions) -> int:
-    reranker = reranker_from(opts, llm=opts.extra["llm_rerank"])
+    check_outputs(opts)
+    tier = opts.mode(RerankTierOptions)
+    reranker = reranker_from(opts, llm=tier.llm_rerank)
     reranker.load()  # a local model loads here, before latencies are timed
-    encoder = build_encoder(opts.embed_settings)
+    encoder = build_encoder(opts.embed)
     ds = load_prepared(opts)
     hybrid = hybrid_for(opts, encoder)
     backend = hybrid.backend
     hybrid.ingest(ds.items)
     backend.prepare([q.query for q in ds.questions])
-    k, head_n = opts.k[0], opts.extra["llm_rerank_pool"]
-    tally = _ranking.RankTally(k)
+    k, head_n = opts.k[0], tier.llm_rerank_pool
+    tally = _ranking.RankTally(k, ds.name)
     base_ms: list[float] = []
     added_ms: list[float] = []
     for q in ds.questions:
@@ -97,12 +112,12 @@ def run(opts: RunOptions) -> int:
         ids, _ = hybrid.ranked(q.group, q.query, k, q.now)
         base_ms.append((time.perf_counter() - t0) * 1e3)
         items = [backend.items[i] for i in ids.tolist()]
-        tally.add("baseline", q.category, (it.id for it in items), q.gold)
+        tally.add("baseline", q, (it.id for it in items))
         head = [Candidate(it.id, it.content) for it in items[:head_n]]
         t1 = time.perf_counter()
         order = reranker.rerank(q.query, head)
         added_ms.append((time.perf_counter() - t1) * 1e3)
-        tally.add(reranker.name, q.category, reorder_by_id([c.id for c in head], order), q.gold)
+        tally.add(reranker.name, q, reorder_by_id([c.id for c in head], order))
     rows = tally.rows()
     timing = {"baseline": latency(base_ms), "rerank_added": latency(added_ms)}
     sys.stdout.write(_ranking.markdown(rows, k, f"Hybrid vs {reranker.name} over the top {head_n}",
@@ -111,12 +126,12 @@ def run(opts: RunOptions) -> int:
     for name, t in (("baseline (hybrid)", timing["baseline"]), (f"+ {reranker.name} (added)", timing["rerank_added"])):
         sys.stdout.write(f"| {name} | {t['p50_ms']:.2f} | {t['p95_ms']:.2f} | {t['mean_ms']:.2f} |\n")
     sys.stdout.flush()
-    if opts.no_write:
+    if opts.output.no_write:
         return 0
-    describe = {key: opts.extra[key] for key in ("rerank_url", "rerank_model", "rerank_api", "llm_rerank",
-                                                 "llm_rerank_pool", "rerank_max_doc_chars", "rerank_max_batch_chars")}
-    config = build_config(opts, ds, encoder, mode="rerank-tier", reranker=reranker.name, rerank_k=k, **describe)
-    out = Path(opts.out) / f"{ds.name}-rerank-tier.json"
-    write_json(out, {"config": config, "results": _ranking.as_dicts(rows), "latency": timing})
-    log(f"wrote {out}")
+    ctx = fixed_encoder_context(opts, encoder)
+    settings = asdict(tier)
+    config = build_config(opts, ds, ctx, mode="rerank-tier", mode_settings=settings, reranker=reranker.name,
+                          rerank_k=k, **settings)
+    out = results_path(opts, ds, ctx, None, suffix=f"-rerank-tier-{reranker.name}")
+    write_results(out, {"config": config, "results": _ranking.as_dicts(rows), "latency": timing})
     return 0

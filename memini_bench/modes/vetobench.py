@@ -1,5 +1,6 @@
 """``-suite vetobench``: veto recall of every system on each VetoBench suite, the scale curve (``-scale``), the
-behavioural layer (``-live``) and the summary of archived live runs (``-veto-summary``).
+behavioural layer (``-live``; its conditions in ``vetobench.conditions``) and the summary of archived live runs
+(``-veto-summary``: behaviour, veto absence, what ingestion kept).
 
 Systems: ``veto-composite`` (files known) and ``veto-composite-nofiles`` (the five-signal scorer), memini's hybrid
 and vector per embedder in ``-veto-embedders`` (``memini-hybrid/hash``, ``memini-hybrid/minilm``, ...) and
@@ -18,70 +19,86 @@ import dataclasses
 import importlib.util
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
 
+from memini_bench.contract import System
 from memini_bench.dataset import Dataset, prepare
 from memini_bench.embed.encoder import TextEncoder
-from memini_bench.embed.factory import build_encoder
+from memini_bench.embed.factory import EmbedSettings, build_encoder
 from memini_bench.errors import BenchError
-from memini_bench.flags import flag
-from memini_bench.modes.compare import hybrid_settings, log, select_systems
+from memini_bench.modes.compare import hybrid_settings, log
 from memini_bench.options import RunOptions
 from memini_bench.provenance import file_sha256, harness
-from memini_bench.report import write_json
+from memini_bench.report import check_destinations, write_json
+from memini_bench.runner import close_all
+from memini_bench.settings import CommaList, Int, setting
+from memini_bench.systems import HybridConfig
 from memini_bench.vetobench.composite import COMPOSITE_EMBEDDER, DEFAULT_FILES, FILES_KNOWN, VETO_FILES
+from memini_bench.vetobench.conditions import EXTRACT_E2E, Makers
 from memini_bench.vetobench.scale import DEFAULT_SEED, DEFAULT_SIZES, PLOT_NEEDS
 
-FLAGS = [
-    flag("veto-files", default=DEFAULT_FILES, type=click.Choice(list(VETO_FILES)),
-         help="VetoBench: veto-composite with each scenario's files in scope (known), without (none), or both."),
-    flag("veto-embedders", default="hash,minilm", help="VetoBench: embedders for memini's hybrid/vector systems, "
-         "one set each (comma-separated; -dims applies to hash)."),
-    flag("composite-embedder", default=COMPOSITE_EMBEDDER, help="VetoBench: veto-composite's semantic embedder: "
-         "fnv64 (the doc's 64-dim hashed bag of tokens) or any -embedder name."),
-    flag("scale", is_flag=True, default=False, help="VetoBench: also run the scale curve (generated distractor "
-         "decisions, veto recall@5 per system at each -veto-sizes)."),
-    flag("veto-sizes", default=",".join(map(str, DEFAULT_SIZES)), help="VetoBench -scale: corpus sizes (decisions)."),
-    flag("scale-seed", default=DEFAULT_SEED, type=int, help="VetoBench -scale: seed of the distractor generator."),
-    flag("plot", is_flag=True, default=False, help="VetoBench -scale: also write <out>/vetobench-scale.png."),
-    flag("live", is_flag=True, default=False, help="VetoBench: behavioural layer through the OpenAI-compatible "
-         "chat endpoint in MEMINI_LLM_BASE_URL / _API_KEY / _MODEL (temperature 0)."),
-    flag("archive", default="", help="VetoBench -live: write every context, reply and verdict to this JSON file "
-         "(-run<i> added before .json when -veto-runs > 1)."),
-    flag("veto-runs", default=1, type=click.IntRange(min=1), help="VetoBench -live: repeat the run N times."),
-    flag("veto-conditions", default="", help="VetoBench -live: conditions (none, conventions, flatfile, any "
-         "system name), comma-separated; default all."),
-    flag("veto-summary", default="", help="VetoBench: summarize these -archive files (comma-separated): violation "
-         "and acknowledgement rates as min-max across runs."),
-]
+NAME = "-suite vetobench"
+
+
+@dataclass(frozen=True)
+class VetoOptions:
+    veto_files: str = setting("veto-files", DEFAULT_FILES, "VetoBench: veto-composite with each scenario's files in "
+                              "scope (known), without (none), or both.", type=click.Choice(list(VETO_FILES)))
+    veto_embedders: tuple[str, ...] = setting("veto-embedders", ("hash", "minilm"), "VetoBench: embedders for "
+                                              "memini's hybrid/vector systems, one set each (comma-separated; -dims "
+                                              "applies to hash).", type=CommaList())
+    composite_embedder: str = setting("composite-embedder", COMPOSITE_EMBEDDER, "VetoBench: veto-composite's "
+                                      "semantic embedder: fnv64 (the doc's 64-dim hashed bag of tokens) or any "
+                                      "-embedder name.")
+    scale: bool = setting("scale", False, "VetoBench: also run the scale curve (generated distractor decisions, "
+                          "veto recall@5 per system at each -veto-sizes).")
+    veto_sizes: tuple[int, ...] = setting("veto-sizes", DEFAULT_SIZES, "VetoBench -scale: corpus sizes "
+                                          "(decisions).", type=CommaList(Int(min=1, max=1_000_000), sort=True))
+    scale_seed: int = setting("scale-seed", DEFAULT_SEED, "VetoBench -scale: seed of the distractor generator.",
+                              type=Int())
+    live: bool = setting("live", False, "VetoBench: behavioural layer through the OpenAI-compatible chat endpoint in "
+                         "MEMINI_LLM_BASE_URL / _API_KEY / _MODEL (temperature 0).")
+    archive: str = setting("archive", "", "VetoBench -live: write every context, reply and verdict to this JSON file "
+                           "(-run<i> added before .json when -veto-runs > 1).")
+    veto_runs: int = setting("veto-runs", 1, "VetoBench -live: repeat the run N times.", type=Int(min=1, max=1000))
+    veto_conditions: tuple[str, ...] = setting("veto-conditions", (), "VetoBench -live: conditions, comma-separated: "
+                                               "none, conventions, flatfile, extract-e2e (our extraction over the "
+                                               "decision transcripts, then veto-composite), a system of the run "
+                                               "(ranks the corpus), or any other registered system (e.g. mem0: "
+                                               "ingests the transcripts, its own top 5 as context); default: the "
+                                               "built-ins and the run's systems.", type=CommaList(allow_empty=True))
+    extract_model: str = setting("extract-model", "", "VetoBench -live extract-e2e: the chat model that extracts "
+                                 "the decisions (default: MEMINI_LLM_MODEL, the agent's).")
+    veto_summary: tuple[str, ...] = setting("veto-summary", (), "VetoBench: summarize these -archive files "
+                                            "(comma-separated): violation and acknowledgement rates as min-max "
+                                            "across runs, veto absence (violations with the veto present vs "
+                                            "absent) and what ingestion kept.", type=CommaList(allow_empty=True))
+
+    def __post_init__(self) -> None:
+        if (self.archive or self.veto_runs != 1 or self.veto_conditions) and not self.live:
+            raise BenchError("-archive / -veto-runs / -veto-conditions: need -live")
+        if self.extract_model and EXTRACT_E2E not in self.veto_conditions:
+            raise BenchError(f"-extract-model: only the {EXTRACT_E2E} condition extracts; add it to -veto-conditions")
+
+
+OPTIONS = VetoOptions
+USES = (HybridConfig, EmbedSettings, "holdout", "limit", "systems", "system", "out", "no_write", "plot")
+
 
 GATE_SYSTEM = FILES_KNOWN
 GATE_MIN = 0.80
 
 
 def selected(opts: RunOptions) -> bool:
-    return opts.suite == "vetobench" or bool(opts.extra.get("veto_summary"))
-
-
-def _names(text: str) -> list[str]:
-    return [p.strip() for p in text.split(",") if p.strip()]
-
-
-def _sizes(text: str) -> list[int]:
-    try:
-        sizes = sorted({int(p) for p in _names(text)})
-    except ValueError:
-        raise BenchError(f"-veto-sizes {text!r}: use comma-separated decision counts like 24,100,300") from None
-    if not sizes or sizes[0] <= 0:
-        raise BenchError(f"-veto-sizes {text!r}: use positive decision counts")
-    return sizes
+    return opts.suite == "vetobench" or bool(opts.mode(VetoOptions).veto_summary)
 
 
 def _encoder(opts: RunOptions, name: str) -> TextEncoder:
     """The run's embedding settings (model flags, cache) with another embedder name."""
-    return build_encoder(dataclasses.replace(opts.embed_settings, name=name))
+    return build_encoder(dataclasses.replace(opts.embed, embedder=name))
 
 
 def _archive_path(base: str, run: int, runs: int) -> Path:
@@ -90,53 +107,63 @@ def _archive_path(base: str, run: int, runs: int) -> Path:
 
 
 def run(opts: RunOptions) -> int:
+    from memini_bench.vetobench import conditions, scale, summary
     from memini_bench.vetobench import evaluate as ev
-    from memini_bench.vetobench import live, scale
     from memini_bench.vetobench.fixtures import read_suites, suite_dataset, suite_files
 
-    x = opts.extra
-    if x["veto_summary"]:
-        sys.stdout.write(live.summarize_archives(live.read_archives(_names(x["veto_summary"]))))
+    x = opts.mode(VetoOptions)
+    if opts.output.plot and not x.scale:
+        raise BenchError("-plot: VetoBench draws only the scale curve; add -scale")
+    if x.archive and opts.output.no_write:
+        raise BenchError("-archive: cannot be combined with -no-write (which writes nothing); drop one of them")
+    if not opts.output.no_write:
+        check_destinations(folders=[("-out", opts.output.out)], files=[("-archive", x.archive)])
+    if x.veto_summary:
+        sys.stdout.write(summary.summarize_archives(summary.read_archives(list(x.veto_summary))))
         return 0
 
     # Everything a user can get wrong is checked here, before any system ingests or any file is written.
     suites = read_suites(opts.data)
-    encoders = {name: _encoder(opts, name) for name in _names(x["veto_embedders"])}
-    composite_encoder = _encoder(opts, x["composite_embedder"])  # one per run: every suite and size shares it
+    encoders = {name: _encoder(opts, name) for name in x.veto_embedders}
+    composite_encoder = _encoder(opts, x.composite_embedder)  # one per run: every suite and size shares it
 
     def systems_for(ds: Dataset) -> list:
-        return select_systems(ev.lineup(ds, encoders, composite_encoder=composite_encoder,
-                                        veto_files=x["veto_files"], opts=opts), opts.systems, "VetoBench")
+        return ev.select_systems(ev.lineup(ds, encoders, composite_encoder=composite_encoder,
+                                        veto_files=x.veto_files, opts=opts), opts.core.systems, "VetoBench")
 
     runs, emptied = [], []  # (suite, prepared data set, its systems); suites the holdout left without scenarios
     for suite in suites:
-        ds = prepare(suite_dataset(suite), holdout=opts.holdout, limit=opts.limit)
+        ds = prepare(suite_dataset(suite), holdout=opts.core.holdout, limit=opts.core.limit)
         if ds.questions:
             runs.append((suite, ds, systems_for(ds)))
         else:
             emptied.append(suite)
     if not runs:
-        raise BenchError(f"-holdout {opts.holdout}: leaves no scenario in any suite of {opts.data}; use -holdout "
+        raise BenchError(f"-holdout {opts.core.holdout}: leaves no scenario in any suite of {opts.data}; use -holdout "
                          "all (or tune)")
     names = [s.name for s in runs[0][2]]
     sizes, base = [], None
-    if x["scale"]:
-        sizes = _sizes(x["veto_sizes"])
+    if x.scale:
+        sizes = list(x.veto_sizes)
         base = next((s for s in suites if not s.lifecycle), suites[0])
         if sizes[0] < len(base.active):
             raise BenchError(f"-veto-sizes {sizes[0]}: smaller than suite {base.name}'s {len(base.active)} "
                              f"decisions; use sizes from {len(base.active)} up")
-        if x["plot"] and not opts.no_write and importlib.util.find_spec("matplotlib") is None:
+        if opts.output.plot and not opts.output.no_write and importlib.util.find_spec("matplotlib") is None:
             raise BenchError(PLOT_NEEDS)
-    client, wanted = None, _names(x["veto_conditions"])
-    if x["live"]:
+    client, wanted, makers = None, list(x.veto_conditions), None
+    if x.live:
         from memini_bench.llm import ChatClient
 
-        live.condition_names(names, wanted)
+        conditions.condition_names(names, wanted)  # a third-party system's factory is loaded (checked) here
         client = ChatClient.from_env()
+        extractor = dataclasses.replace(client, model=x.extract_model) if x.extract_model else client
+        first = next(iter(encoders.values()), None)
+        makers = Makers(third_party=lambda name: _third_party(opts, name, first), extract=extractor.complete,
+                        extract_model=extractor.model, composite_encoder=composite_encoder, echo=log)
     for suite in emptied:
         log(f'suite "{suite.name}": none of its {len(suite.scenarios)} scenarios is left after -holdout '
-            f"{opts.holdout}; skipped")
+            f"{opts.core.holdout}; skipped")
     if GATE_SYSTEM not in names:
         log(f"gate: {GATE_SYSTEM} is not in this run (-systems / -veto-files); the {GATE_MIN:.2f} veto recall@5 "
             "gate is not checked")
@@ -145,7 +172,7 @@ def run(opts: RunOptions) -> int:
     for suite, ds, systems in runs:
         log(f'suite "{ds.name}": {len(ds.items)} decisions, {len(ds.questions)} scenarios'
             + "".join(f"; {n}" for n in ds.notes))
-        _, scores = ev.evaluate(systems, ds)
+        _, scores = ev.evaluate(systems, ds, close=client is None)  # the live layer reuses them
         sys.stdout.write(ev.markdown(scores, ds, suite.as_of))
         sys.stdout.flush()
         records.append({"suite": ds.name, "decisions": len(ds.items), "scenarios": len(ds.questions),
@@ -161,47 +188,68 @@ def run(opts: RunOptions) -> int:
         verdict = "PASS" if gate >= GATE_MIN else "FAIL"
         print(f"gate: {GATE_SYSTEM} veto recall@5 (files known) {gate:.2f} >= {GATE_MIN:.2f}: {verdict}\n")
 
-    out = Path(opts.out)
+    out = Path(opts.output.out)
     config = {"suite": "vetobench", "data": opts.data,
               "data_sha256": {str(p): file_sha256(p) for pair in suite_files(opts.data) for p in pair},
-              "systems": names, "veto_files": x["veto_files"], "composite_embedder": x["composite_embedder"],
+              "systems": names, "veto_files": x.veto_files, "composite_embedder": x.composite_embedder,
               "embedders": {name: enc.describe() for name, enc in encoders.items()},
-              **hybrid_settings(opts), "holdout": opts.holdout, "limit": opts.limit, **harness()}
-    if not opts.no_write:
+              **hybrid_settings(opts), "holdout": opts.core.holdout, "limit": opts.core.limit, **harness()}
+    if not opts.output.no_write:
         write_json(out / "vetobench.json", {"config": config, "suites": records})
         log(f"wrote {out / 'vetobench.json'}")
 
     if base is not None:
-        points = scale.curve(base, systems_for, sizes, seed=x["scale_seed"], echo=log)
+        points = scale.curve(base, systems_for, sizes, seed=x.scale_seed, echo=log)
         sys.stdout.write(scale.markdown(points, base.name))
-        if not opts.no_write:
-            write_json(out / "vetobench-scale.json", {"config": {**config, "sizes": sizes, "seed": x["scale_seed"]},
+        if not opts.output.no_write:
+            write_json(out / "vetobench-scale.json", {"config": {**config, "sizes": sizes, "seed": x.scale_seed},
                                                       "points": scale.as_json(points)})
             log(f"wrote {out / 'vetobench-scale.json'}")
-            if x["plot"]:
+            if opts.output.plot:
                 scale.plot(points, out / "vetobench-scale.png", f"{base.name}: veto recall@5 vs decision-log size",
                            len(base.active))
                 log(f"wrote {out / 'vetobench-scale.png'}")
 
     if client is not None:
-        _live(client, live_suites, runs=x["veto_runs"], wanted=wanted, archive=x["archive"])
+        try:
+            _live(client, live_suites, runs=x.veto_runs, wanted=wanted, archive=x.archive, makers=makers)
+        finally:
+            for _, systems in live_suites:
+                close_all(systems)
     return 0 if gate is None or gate >= GATE_MIN else 1
 
 
-def _live(client, live_suites: list, *, runs: int = 1, wanted: Sequence[str] = (), archive: str = "") -> None:
-    """``runs`` live runs over every (suite, systems); each suite's conditions are built (and their systems
-    ingest) once, then reused by every run."""
-    from memini_bench.vetobench import live
+def _third_party(opts: RunOptions, name: str, encoder: TextEncoder | None) -> System:
+    """A fresh registered system for a third-party condition, on the run's options and first embedder."""
+    from memini_bench.lineup import context_for
+    from memini_bench.vetobench.conditions import registry_system
 
-    prepared = [(suite, live.conditions_for(suite, systems, wanted)) for suite, systems in live_suites]
+    return registry_system(name, context_for(opts, lambda: encoder))
+
+
+def _live(client, live_suites: list, *, runs: int = 1, wanted: Sequence[str] = (), archive: str = "",
+          makers: Makers | None = None) -> None:
+    """``runs`` live runs over every (suite, systems). Each suite's built-in and corpus conditions are built (and
+    their systems ingest) once and reused by every run; third-party and extraction conditions ingest anew in every
+    run (their ingestion is what varies), and are closed after it."""
+    from memini_bench.vetobench import conditions as cond
+    from memini_bench.vetobench import live, summary
+
+    makers = makers or Makers(extract=client.complete, extract_model=client.model, echo=log)
+    prepared = [cond.SuiteConditions(suite, systems, wanted, makers) for suite, systems in live_suites]
     docs = []
     for i in range(1, runs + 1):
         records, aborted = [], ""
-        for suite, conditions in prepared:
-            log(f"live run {i}/{runs}, {suite.name}: {len(conditions)} conditions x {len(suite.scenarios)} "
-                f"scenarios, model {client.model}")
-            result = live.run_live(suite, conditions, client.complete, echo=log)
-            records.append(live.suite_record(result, suite, conditions))
+        for plan in prepared:
+            suite = plan.suite
+            conditions = plan.for_run()
+            try:
+                log(f"live run {i}/{runs}, {suite.name}: {len(conditions)} conditions x {len(suite.scenarios)} "
+                    f"scenarios, model {client.model}")
+                result = live.run_live(suite, conditions, client.complete, echo=log)
+                records.append(live.suite_record(result, suite, conditions))
+            finally:
+                plan.close(conditions)
             if result.aborted:
                 aborted = result.aborted
                 break
@@ -213,4 +261,4 @@ def _live(client, live_suites: list, *, runs: int = 1, wanted: Sequence[str] = (
             log(f"wrote {path}")
         if aborted:
             raise BenchError(f"-live: {aborted}; check MEMINI_LLM_BASE_URL, MEMINI_LLM_MODEL and the API key")
-    sys.stdout.write(live.summarize_archives(docs))
+    sys.stdout.write(summary.summarize_archives(docs))

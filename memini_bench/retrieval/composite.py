@@ -6,7 +6,7 @@
                   + recency_w * recency_i + importance_w * clamp01(importance_i)
 
     Quality     = Salience * EffectiveConfidence * (1 + ln(1 + access))        (semantic, procedural)
-                  ... * exp(-age / (7 d * (1 + stability_k * ln(1 + access))))  (episodic, working)
+                  ... * exp(-age / 7 d)  (episodic, working)
     Salience    = clamp01(tier_weight * (0.5 + 0.5 * clamp01(importance)))
                   tier_weight: procedural 0.95, semantic 0.90, episodic 0.55, working 0.30, other 0.5
     EffectiveConfidence = 1 when confidence is unset or the tier is short-term (episodic, working), else the
@@ -48,21 +48,21 @@ def tier_arrays(tiers: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def qualities(tiers: Sequence[str], importance: np.ndarray, confidence: np.ndarray, access: np.ndarray,
-              age_s: np.ndarray, stability_k: float = 0.0) -> np.ndarray:
+              age_s: np.ndarray) -> np.ndarray:
     """memini's Quality for many memories at once; ``confidence`` holds NaN where it is unset."""
     tier_weight, short = tier_arrays(tiers)
-    return qualities_from(tier_weight, short, importance, confidence, access, age_s, stability_k)
+    return qualities_from(tier_weight, short, importance, confidence, access, age_s)
 
 
 def qualities_from(tier_weight: np.ndarray, short: np.ndarray, importance: np.ndarray, confidence: np.ndarray,
-                   access: np.ndarray, age_s: np.ndarray, stability_k: float = 0.0) -> np.ndarray:
+                   access: np.ndarray, age_s: np.ndarray) -> np.ndarray:
     """``qualities`` with the tiers already turned into ``tier_arrays`` (the hot path keeps them per item)."""
     sal = np.clip(tier_weight * (0.5 + 0.5 * np.clip(importance, 0.0, 1.0)), 0.0, 1.0)
     decayed = np.maximum(confidence - 0.05 * np.maximum(age_s / WEEK_S - 1.0, 0.0), 0.05)
     conf = np.where(np.isnan(confidence) | short, 1.0, decayed)
     reinforce = np.log1p(access)
     q = sal * conf * (1.0 + reinforce)
-    decay = np.exp(-np.maximum(age_s, 0.0) / (WEEK_S * (1.0 + stability_k * reinforce)))
+    decay = np.exp(-np.maximum(age_s, 0.0) / WEEK_S)
     return np.where(short, q * decay, q)
 
 

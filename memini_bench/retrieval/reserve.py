@@ -8,8 +8,7 @@ Rule, over candidates ranked best first with composite scores ``s`` (``r = min(r
    ``[0, limit)`` already holds ``r`` or more durables.
 2. Walk the candidates below the window in order; skip non-durables. For each durable candidate ``c``:
    - the evictee ``e`` is the lowest-ranked non-durable still selected in the window (none left: stop);
-   - the bar is ``max(ratio * s[e], top_anchor * s[0])`` (memini: ratio 0.5, top anchor 0.4), or, with
-     ``gate_percentile = p > 0``, the p-th percentile (linear interpolation) of the original window's scores;
+   - the bar is ``max(ratio * s[e], top_anchor * s[0])`` (memini: ratio 0.5, top anchor 0.4);
    - ``s[c] < bar``: stop (later candidates score no higher and the bar never falls);
    - otherwise ``c`` replaces ``e`` in the window; stop once ``r`` durables are selected.
 3. Output: the window's first entry (the top hit is never displaced), the promoted durables in walk order, the
@@ -24,15 +23,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
-
 PROMOTE_RATIO = 0.5
 TOP_ANCHOR = 0.4
 
 
 def reserve_order(scores: Sequence[float], durable: Sequence[bool], limit: int, reserve: int, *,
-                  ratio: float = PROMOTE_RATIO, top_anchor: float = TOP_ANCHOR,
-                  gate_percentile: float = 0.0) -> list[int]:
+                  ratio: float = PROMOTE_RATIO, top_anchor: float = TOP_ANCHOR) -> list[int]:
     """The new order of the ranked list as positions into it (the identity when the reserve does nothing)."""
     n = len(scores)
     identity = list(range(n))
@@ -44,9 +40,6 @@ def reserve_order(scores: Sequence[float], durable: Sequence[bool], limit: int, 
     if count >= reserve:
         return identity
     selected = [True] * limit
-    fixed_bar = None
-    if gate_percentile > 0:
-        fixed_bar = float(np.percentile(np.asarray(scores[:limit], dtype=np.float64), min(gate_percentile, 100.0)))
     promoted: list[int] = []
     for c in range(limit, n):
         if count >= reserve:
@@ -56,7 +49,7 @@ def reserve_order(scores: Sequence[float], durable: Sequence[bool], limit: int, 
         if not evictable:
             break  # the window is all durable; nothing to give up
         evictee = evictable[-1]
-        bar = fixed_bar if fixed_bar is not None else max(ratio * scores[evictee], top_anchor * scores[0])
+        bar = max(ratio * scores[evictee], top_anchor * scores[0])
         if scores[c] < bar:
             break
         evictable.pop()

@@ -302,8 +302,10 @@ def proximity(dates_s: np.ndarray, target_s: float, tolerance: int) -> np.ndarra
 
 def temporal_rerank(ids: np.ndarray, scores: np.ndarray, dates_s: np.ndarray, anchor: Anchor | None,
                     now: datetime | None, boost: float) -> tuple[np.ndarray, np.ndarray]:
-    """Apply the boost to an already composite-ranked list (ids, scores, item dates in epoch seconds, NaN when
-    unknown); unchanged when there is no anchor, no ``now`` or ``boost <= 0``."""
+    """memini's RerankTemporal after the composite: ``score * (1 + boost * proximity(date, now - anchor))``, then a
+    stable re-sort. ``dates_s``: the listed items' dates in epoch seconds (NaN when unknown), aligned with ``ids``.
+    Unchanged when there is no anchor, no ``now`` or ``boost <= 0`` (callers extract the anchor first, so a query
+    that names no time never reads a date)."""
     if anchor is None or now is None or boost <= 0 or not len(ids):
         return ids, scores
     target = now.timestamp() - anchor.days * DAY_S
@@ -311,12 +313,3 @@ def temporal_rerank(ids: np.ndarray, scores: np.ndarray, dates_s: np.ndarray, an
     order = np.argsort(-boosted, kind="stable")
     return ids[order], boosted[order]
 
-
-def rerank_temporal(ids: np.ndarray, scores: np.ndarray, item_dates_s: np.ndarray, query: str,
-                    now: datetime | None, extract: Extractor, boost: float) -> tuple[np.ndarray, np.ndarray]:
-    """memini's RerankTemporal after the composite. ``item_dates_s``: every item's date in epoch seconds (NaN =
-    unknown), indexed by ``ids``. The anchor comes first: without one (or without ``now``, or with ``boost <= 0``)
-    the list is returned unchanged and no date is looked at."""
-    if boost <= 0 or now is None or (anchor := extract(query, now)) is None:
-        return ids, scores
-    return temporal_rerank(ids, scores, item_dates_s[ids], anchor, now, boost)

@@ -6,5 +6,7 @@ rejected when a task invites it again? See ``docs`` in the shared folder (``veto
 - ``evaluate``: veto recall@1/@5, the rank of every veto, per trap kind, for any System.
 - ``scale``: realistic distractor decisions and the veto recall curve as the corpus grows.
 - ``judge`` and ``live``: the behavioural layer (an agent behind an OpenAI-compatible endpoint, a deterministic
-  judge, archives and their min-max summary).
+  judge, archives); ``conditions`` and ``context``: what each memory condition puts in front of the agent;
+  ``transcripts``: the decisions as session prose for systems that ingest on their own; ``extract``: our
+  extraction prompt (``extract-e2e``); ``summary`` and ``absence``: the min-max summary of archives and veto absence.
 """

@@ -12,25 +12,25 @@ and decisions are ranked by score, descending, ties in corpus order (a stable so
 doc's 64-dim hashed bag of tokens (``fnv64``: ``embed.hashing.VetoHashEmbedder``); any ``Embedder`` can replace
 it (cosine is computed explicitly, 0 for a zero vector).
 
-The System protocol's ``recall`` sees only the task text, so the files in scope come from a mapping
-``(group, task) -> files`` given at construction: ``veto-composite`` knows each scenario's files (the agent is
-editing them), ``veto-composite-nofiles`` has none (semantic + recency + relevance + approval only).
+The files in scope come with each question's ``context`` (``recall(..., context={"files_in_scope": ...})``):
+``veto-composite`` uses them (the agent is editing those files), ``veto-composite-nofiles`` ignores them
+(semantic + recency + relevance + approval only).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 
 import numpy as np
 
-from memini_bench.dataset import Item, Question
+from memini_bench.contract import Hit, SystemContext
+from memini_bench.dataset import Item
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.factory import build_embedder
 from memini_bench.embed.hashing import VetoHashEmbedder  # noqa: F401  (re-exported: the doc's embedder)
 from memini_bench.errors import BenchError
-from memini_bench.systems import Hit
 from memini_bench.vetobench.fixtures import Decision, decision_of
 
 HALF_LIFE_DAYS = 30.0
@@ -77,20 +77,14 @@ def _unit_rows(vectors: np.ndarray) -> np.ndarray:
     return v / np.where(norms > 0, norms, 1.0)
 
 
-def files_by_task(questions: Iterable[Question]) -> dict[tuple[str, str], tuple[str, ...]]:
-    """``(group, task) -> files_in_scope`` of every scenario (what ``veto-composite`` is told)."""
-    return {(q.group, q.query): tuple(dict(q.meta).get("files_in_scope", ())) for q in questions}
-
-
 class VetoCompositeSystem:
     """The five-signal scorer over the ingested decisions (items carrying ``meta["decision"]``)."""
 
-    def __init__(self, encoder: TextEncoder | None = None, *, name: str = FILES_KNOWN,
-                 files: Mapping[tuple[str, str], Sequence[str]] | None = None,
+    def __init__(self, encoder: TextEncoder | None = None, *, name: str = FILES_KNOWN, use_files: bool = True,
                  weights: VetoWeights = VetoWeights()) -> None:
         self.name = name
         self.encoder = encoder or default_encoder()
-        self.files = dict(files or {})
+        self.use_files = use_files
         self.weights = weights
         self.items: tuple[Item, ...] = ()
         self.decisions: tuple[Decision, ...] = ()
@@ -130,15 +124,19 @@ class VetoCompositeSystem:
         order = np.argsort(-scores, kind="stable")
         return idx[order], scores[order]
 
-    def recall(self, group: str, query: str, k: int, *, now: datetime | None = None) -> list[Hit]:
-        files = self.files.get((group, query), ())
+    def describe(self) -> dict:
+        return {"weights": asdict(self.weights), "use_files": self.use_files,
+                "embedder": self.encoder.embedder.identity}
+
+    def recall(self, group: str, query: str, k: int, *, now: datetime | None = None,
+               context: Mapping[str, object] | None = None) -> list[Hit]:
+        files = tuple((context or {}).get("files_in_scope", ())) if self.use_files else ()
         idx, scores = self.ranked(group, query, files, now or datetime.now(UTC))
         return [Hit((self.items[i].id,), float(s), self.items[i].content)
                 for i, s in zip(idx[:k].tolist(), scores[:k].tolist(), strict=True)]
 
 
-def veto_composite_systems(questions: Sequence[Question], encoder: TextEncoder | None = None,
-                           files: str = DEFAULT_FILES) -> list[VetoCompositeSystem]:
+def veto_composite_systems(encoder: TextEncoder | None = None, files: str = DEFAULT_FILES) -> list[VetoCompositeSystem]:
     """``veto-composite`` (files known: each scenario's files in scope) and/or ``veto-composite-nofiles``;
     ``files`` is ``known``, ``none`` or ``both``. Both share one encoder (each text embedded once); pass the run's
     encoder to share it across suites and corpus sizes too."""
@@ -147,7 +145,27 @@ def veto_composite_systems(questions: Sequence[Question], encoder: TextEncoder |
     encoder = encoder or default_encoder()
     systems = []
     if files in ("known", "both"):
-        systems.append(VetoCompositeSystem(encoder, name=FILES_KNOWN, files=files_by_task(questions)))
+        systems.append(VetoCompositeSystem(encoder, name=FILES_KNOWN))
     if files in ("none", "both"):
-        systems.append(VetoCompositeSystem(encoder, name=NO_FILES))
+        systems.append(VetoCompositeSystem(encoder, name=NO_FILES, use_files=False))
     return systems
+
+
+COMPOSITE_ENCODER_KEY = "veto-composite-encoder"
+
+
+def _composite_encoder(ctx: SystemContext) -> TextEncoder:
+    """The run's composite encoder (a mode stores it under COMPOSITE_ENCODER_KEY; else the doc's fnv64)."""
+    encoder = ctx.shared(COMPOSITE_ENCODER_KEY, default_encoder)
+    assert isinstance(encoder, TextEncoder)
+    return encoder
+
+
+def make_files_known(ctx: SystemContext) -> VetoCompositeSystem:
+    """veto-composite: the five signals with the question's files in scope."""
+    return VetoCompositeSystem(_composite_encoder(ctx), name=FILES_KNOWN)
+
+
+def make_no_files(ctx: SystemContext) -> VetoCompositeSystem:
+    """veto-composite-nofiles: the five signals without files."""
+    return VetoCompositeSystem(_composite_encoder(ctx), name=NO_FILES, use_files=False)

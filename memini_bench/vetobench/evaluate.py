@@ -12,12 +12,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from memini_bench.contract import System
 from memini_bench.dataset import Dataset
 from memini_bench.embed.encoder import TextEncoder
+from memini_bench.errors import BenchError
+from memini_bench.lineup import build_systems, context_for
 from memini_bench.metrics import Score, first_gold_rank, score
 from memini_bench.options import RunOptions
 from memini_bench.runner import RunResult, run_all
-from memini_bench.systems import System
 from memini_bench.vetobench.composite import DEFAULT_FILES, veto_composite_systems
 
 VETO_KS = (1, 5)
@@ -60,27 +62,46 @@ def veto_score(result: RunResult, ks: Sequence[int] = VETO_KS) -> VetoScore:
 def lineup(ds: Dataset, encoders: Mapping[str, TextEncoder], *, composite_encoder: TextEncoder | None = None,
            veto_files: str = DEFAULT_FILES, opts: RunOptions | None = None) -> list[System]:
     """Every system on the suite: ``veto-composite`` (files known / no files), then memini's hybrid and vector per
-    embedder (named ``memini-hybrid/<embedder>``), then ``memini-keyword`` once (it embeds nothing). memini's
-    systems take every hybrid setting of ``opts`` (``compare.systems_for``; defaults without it)."""
-    from memini_bench.modes.compare import systems_for
-
-    opts = opts or RunOptions()
-    systems: list[System] = list(veto_composite_systems(ds.questions, composite_encoder, veto_files))
-    keyword = None
-    for label, encoder in encoders.items():
-        hybrid, vector, kw = systems_for(opts, encoder)
-        for system in (hybrid, vector):
-            system.name = f"{system.name}/{label}"
-            systems.append(system)
-        keyword = keyword or kw
-    if keyword is not None:
-        systems.append(keyword)
+    embedder (named ``memini-hybrid/<embedder>``), then ``memini-keyword`` once (it embeds nothing), then each
+    ``-system`` of ``opts`` (on the first embedder's context). memini's systems take every setting of
+    ``opts.hybrid`` (defaults without ``opts``); each embedder's systems share one fresh backend."""
+    opts = opts or RunOptions.build()
+    systems: list[System] = list(veto_composite_systems(composite_encoder, veto_files))
+    contexts = [context_for(opts, lambda e=encoder: e, label) for label, encoder in encoders.items()]
+    for ctx in contexts:
+        systems += build_systems(["memini-hybrid", "memini-vector"], ctx)
+    if contexts:
+        systems += build_systems(["memini-keyword"], context_for(opts, lambda: None))
+    if opts.core.system:
+        first = contexts[0] if contexts else context_for(opts, lambda: None)
+        systems += build_systems(list(opts.core.system), first)
     return systems
 
 
-def evaluate(systems: Sequence[System], ds: Dataset) -> tuple[list[RunResult], list[VetoScore]]:
-    """Run every system over the suite at depth min(|decisions|, 100) and score veto recall."""
-    results = run_all(systems, ds, min(len(ds.items), MAX_DEPTH))
+def names_system(wanted: str, name: str) -> bool:
+    """``wanted`` names system ``name`` exactly, without the ``memini-`` prefix, or names the system of which
+    ``name`` is a ``<system>/<embedder>`` variant (``hybrid`` and ``memini-hybrid`` match ``memini-hybrid/hash``)."""
+    return any(wanted in (n, n.removeprefix("memini-")) for n in (name, name.split("/", 1)[0]))
+
+
+def select_systems(systems: list[System], wanted: Sequence[str], where: str = "VetoBench") -> list[System]:
+    """The systems ``-systems`` names, in the order named (a name matching several variants brings them all, in
+    ``systems`` order; each system once); every system when none is named. A name that matches nothing is a
+    BenchError listing the names that run on ``where``."""
+    if not wanted:
+        return systems
+    unknown = [w for w in wanted if not any(names_system(w, s.name) for s in systems)]
+    if unknown:
+        raise BenchError(f"-systems {','.join(unknown)}: none of them runs on {where}; use "
+                         f"{', '.join(s.name for s in systems)}")
+    chosen = {id(s): s for w in wanted for s in systems if names_system(w, s.name)}
+    return list(chosen.values())
+
+
+def evaluate(systems: Sequence[System], ds: Dataset, *, close: bool = True) -> tuple[list[RunResult], list[VetoScore]]:
+    """Run every system over the suite at depth min(|decisions|, 100) and score veto recall (``close``: close the
+    systems afterwards; the live layer reuses them and closes them itself)."""
+    results = run_all(systems, ds, min(len(ds.items), MAX_DEPTH), close=close)
     return results, [veto_score(r) for r in results]
 
 

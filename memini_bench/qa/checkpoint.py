@@ -1,0 +1,125 @@
+"""The QA checkpoint: an append-only JSONL file, so a killed or failed run resumes where it stopped.
+
+Line 1 is a header ``{"qa_checkpoint": 1, "identity": {...}}`` (the run's settings, models and prompt fingerprint);
+every further line is one graded (arm, question) record, keyed by ``(arm, id)``. Each record is written with one
+``write`` of the whole line, flushed and ``fsync``-ed before the next, under a lock (the workers are threads).
+
+Resume reads the file back: a header with another identity is an error (another run's answers are never mixed in);
+an unreadable *last* line is a write torn by a kill and is dropped (the file is cut back to the last complete line,
+so the next record starts on a fresh line); an unreadable line before it is an error naming the line. A missing
+or empty file starts a new checkpoint. ``path=None`` keeps everything in memory (``-no-write``).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Generic, TypeVar
+
+import orjson
+
+from memini_bench.errors import BenchError
+
+VERSION = 1
+R = TypeVar("R")
+
+
+class Checkpoint(Generic[R]):
+    """Graded records of one QA run (see the module docstring); ``decode`` turns a JSON object into a record,
+    ``encode`` a record into one, ``key`` names a record."""
+
+    def __init__(self, path: Path | None, identity: dict, *, decode: Callable[[dict], R],
+                 encode: Callable[[R], dict], key: Callable[[R], tuple[str, str]]) -> None:
+        self.path = path
+        self.identity = identity
+        self._decode, self._encode, self._key = decode, encode, key
+        self._lock = threading.Lock()
+        self._fh = None
+        self.records: dict[tuple[str, str], R] = {}
+        self.torn = False  # whether resume dropped a torn last line
+
+    def open(self) -> dict[tuple[str, str], R]:
+        """Read what an earlier run graded (see the module docstring) and open the file for appending."""
+        if self.path is None:
+            return dict(self.records)
+        raw = self.path.read_bytes() if self.path.exists() else b""
+        lines = raw.split(b"\n")
+        complete = lines[:-1]  # text after the last newline is a torn write, or nothing
+        self.torn = bool(lines[-1].strip())
+        keep = len(raw) - len(lines[-1])
+        if complete:
+            header = self._parse(complete[0], 1, last=len(complete) == 1)
+            if header is None:  # the header itself was torn: nothing was graded
+                complete, keep, self.torn = [], 0, True
+            else:
+                self._check_header(header)
+        for number, line in enumerate(complete[1:], start=2):
+            obj = self._parse(line, number, last=number == len(complete))
+            if obj is None:
+                keep -= len(line) + 1
+                self.torn = True
+                continue
+            record = self._decode(obj)
+            self.records[self._key(record)] = record
+        self._start(keep)
+        return dict(self.records)
+
+    def _parse(self, line: bytes, number: int, *, last: bool) -> dict | None:
+        try:
+            obj = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            obj = None
+        if isinstance(obj, dict):
+            return obj
+        if last:
+            return None
+        raise BenchError(f"{self.path}: line {number} is not a checkpoint record; the file is damaged: delete it "
+                         "(its questions are graded again) or give -qa-checkpoint another path")
+
+    def _check_header(self, header: dict) -> None:
+        if header.get("qa_checkpoint") != VERSION or not isinstance(header.get("identity"), dict):
+            raise BenchError(f"{self.path}: not a QA checkpoint (no header line); give -qa-checkpoint another path")
+        old = header["identity"]
+        if old != self.identity:
+            differing = sorted(k for k in set(old) | set(self.identity) if old.get(k) != self.identity.get(k))
+            raise BenchError(f"{self.path}: a checkpoint of a QA run with other settings ({', '.join(differing)}); "
+                             "delete it to start over, or give -qa-checkpoint another path (or -name LABEL)")
+
+    def _start(self, keep: int) -> None:
+        assert self.path is not None
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._fh = open(self.path, "ab")  # noqa: SIM115 (held open for the whole run, closed by close())
+            if keep < self._fh.tell():
+                self._fh.truncate(keep)
+                self._fh.seek(keep)
+            if keep == 0:
+                self._write({"qa_checkpoint": VERSION, "identity": self.identity})
+        except OSError as exc:
+            raise BenchError(f"{self.path}: cannot write the checkpoint ({exc.strerror or exc}); give "
+                             "-qa-checkpoint another path") from None
+
+    def _write(self, obj: dict) -> None:
+        assert self._fh is not None
+        self._fh.write(orjson.dumps(obj) + b"\n")
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+
+    def append(self, record: R) -> None:
+        """Keep ``record`` (and make it durable before returning, when there is a file)."""
+        with self._lock:
+            self.records[self._key(record)] = record
+            if self._fh is not None:
+                try:
+                    self._write(self._encode(record))
+                except OSError as exc:
+                    raise BenchError(f"{self.path}: cannot append to the checkpoint ({exc.strerror or exc}); "
+                                     "free some space and rerun to resume") from None
+
+    def close(self) -> None:
+        with self._lock:
+            if self._fh is not None:
+                self._fh.close()
+                self._fh = None

@@ -1,0 +1,184 @@
+"""Answering and grading questions with ``concurrency`` worker threads, bounded retries and per-call tokens.
+
+One *task* is one question in one arm, with the memories that arm recalled for it. A worker makes two calls: the
+reader (memini's reader prompt over the memories, ``prompts.reader_message``) and the judge (the category's rubric,
+``prompts.judge_message``); each call is tried at most ``1 + retries`` times, waiting
+``min(backoff * 2**(attempt - 1), 8)`` seconds before attempt ``attempt`` (a failure is any BenchError: an HTTP
+error, a refused connection, a timeout, a reply that is not JSON or has no message). A graded task goes to
+``on_graded`` (the checkpoint) at once. A task whose call still fails is left ungraded (a resumed run tries it
+again); after ``MAX_CONSECUTIVE_FAILURES`` failed tasks in a row the endpoint is taken to be down and no further
+task starts.
+
+Tokens per call: the endpoint's ``usage.prompt_tokens`` / ``usage.completion_tokens``; a count it does not send is
+estimated as memini's CountingChat does, ``(bytes + 3) // 4`` of the system and user messages (in) and of the reply
+(out), and the call is marked ``estimated``.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+
+from memini_bench.dataset import Question
+from memini_bench.errors import BenchError
+from memini_bench.llm import ChatReply
+from memini_bench.qa import prompts
+from memini_bench.runner import estimate_tokens
+
+MAX_CONSECUTIVE_FAILURES = 3
+MAX_BACKOFF_S = 8.0
+Chat = Callable[[str, str], ChatReply]  # (system, user) -> reply, temperature 0
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    """One question of one arm, with what the arm recalled (ids in rank order, memories as the reader sees them)."""
+
+    arm: str
+    index: int
+    question: Question
+    category: str
+    recalled: tuple[tuple[str, ...], ...]
+    memories: tuple[prompts.Memory, ...]
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.arm, self.question.id)
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One LLM call as archived: the system prompt's name, the user message, the reply, its tokens, attempts."""
+
+    system: str
+    user: str
+    reply: str
+    tokens_in: int
+    tokens_out: int
+    estimated: bool
+    attempts: int
+
+
+@dataclass(frozen=True, slots=True)
+class Graded:
+    """One graded (arm, question): what the reader answered, what the judge said and the verdict."""
+
+    arm: str
+    id: str
+    index: int
+    category: str
+    reference: str
+    recalled: tuple[tuple[str, ...], ...]
+    answer: str
+    correct: bool
+    reader: Call
+    judge: Call
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.arm, self.id)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, obj: dict) -> Graded:
+        try:
+            return cls(arm=obj["arm"], id=obj["id"], index=int(obj["index"]), category=obj["category"],
+                       reference=obj["reference"], recalled=tuple(tuple(ids) for ids in obj["recalled"]),
+                       answer=obj["answer"], correct=bool(obj["correct"]), reader=Call(**obj["reader"]),
+                       judge=Call(**obj["judge"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise BenchError(f"a checkpoint record lacks {exc}; the checkpoint is from another version: delete it "
+                             "or give -qa-checkpoint another path") from None
+
+
+@dataclass
+class Outcome:
+    """What a grading pass did: how many were graded, the tasks that failed (with their last error), and why it
+    stopped early (empty when it did not)."""
+
+    graded: int = 0
+    failed: list[tuple[Task, str]] = field(default_factory=list)
+    aborted: str = ""
+
+
+def call(chat: Chat, system_name: str, system: str, user: str, *, retries: int, backoff: float) -> Call:
+    """One call with bounded retries (module docstring); the last BenchError propagates."""
+    for attempt in range(retries + 1):
+        if attempt:
+            time.sleep(min(backoff * 2 ** (attempt - 1), MAX_BACKOFF_S))
+        try:
+            reply = chat(system, user)
+        except BenchError:
+            if attempt == retries:
+                raise
+            continue
+        estimated = reply.prompt_tokens is None or reply.completion_tokens is None
+        tokens_in = reply.prompt_tokens if reply.prompt_tokens is not None else (
+            estimate_tokens(system) + estimate_tokens(user))
+        tokens_out = reply.completion_tokens if reply.completion_tokens is not None else estimate_tokens(
+            reply.content)
+        return Call(system_name, user, reply.content, tokens_in, tokens_out, estimated, attempt + 1)
+    raise AssertionError("unreachable")
+
+
+def grade(task: Task, reader: Chat, judge: Chat, *, retries: int, backoff: float) -> Graded:
+    """Answer ``task`` with the reader and grade the answer with the judge (prompts in ``prompts``)."""
+    q = task.question
+    read = call(reader, "reader", prompts.READER_SYSTEM, prompts.reader_message(q.query, task.memories, q.now),
+                retries=retries, backoff=backoff)
+    answer = prompts.strip_thinking(read.reply)
+    rubric = prompts.rubric_name(task.category)
+    verdict = call(judge, rubric, prompts.RUBRICS[rubric], prompts.judge_message(q.query, q.answer, answer),
+                   retries=retries, backoff=backoff)
+    return Graded(task.arm, q.id, task.index, task.category, q.answer, task.recalled, answer,
+                  prompts.is_correct(verdict.reply), read, verdict)
+
+
+def grade_all(tasks: Sequence[Task], reader: Chat, judge: Chat, on_graded: Callable[[Graded], None], *,
+              concurrency: int = 1, retries: int = 0, backoff: float = 0.5,
+              echo: Callable[[str], None] = lambda message: None) -> Outcome:
+    """Grade every task with ``concurrency`` threads (module docstring); exceptions other than BenchError (bugs,
+    a failed checkpoint write) stop the pass and propagate."""
+    outcome = Outcome()
+    lock = threading.Lock()
+    stop = threading.Event()
+    queue: Iterator[Task] = iter(tasks)
+    streak = [0]
+
+    def next_task() -> Task | None:
+        with lock:
+            return None if stop.is_set() else next(queue, None)
+
+    def work() -> None:
+        while (task := next_task()) is not None:
+            try:
+                graded = grade(task, reader, judge, retries=retries, backoff=backoff)
+            except BenchError as exc:
+                with lock:
+                    outcome.failed.append((task, str(exc)))
+                    streak[0] += 1
+                    if streak[0] >= MAX_CONSECUTIVE_FAILURES and not stop.is_set():
+                        outcome.aborted = f"{streak[0]} questions in a row failed (last: {exc})"
+                        stop.set()
+                continue
+            on_graded(graded)
+            with lock:
+                streak[0] = 0
+                outcome.graded += 1
+                if outcome.graded % 25 == 0:
+                    echo(f"  ...{outcome.graded} of {len(tasks)} graded")
+
+    workers = max(1, min(concurrency, len(tasks)))
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="qa") as pool:
+        futures = [pool.submit(work) for _ in range(workers)]
+        try:
+            for future in futures:
+                future.result()
+        finally:
+            stop.set()
+    return outcome

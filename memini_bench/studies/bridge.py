@@ -1,0 +1,221 @@
+"""The entity-bridge diagnostic (memini ``bench/entitydiag_test.go → TestEntityBridgeDiagnostic``, entity
+vocabulary only): could an entity link between a missing gold and what one recall found have bridged a failed
+multi-hop question, and does promoting linked candidates help?
+
+Vocabulary: ``entities.extract`` on every item of the studied groups; ``df(e, g)`` = the items of group g that
+mention entity e; ``n_g`` = the items of g. Under a document-frequency cap c (a share of the conversation), an
+entity is usable when ``df(e, g) <= floor(c * n_g)`` (hub-safe: an entity in half the conversation is a hub, not a
+bridge). An item m is *linked* to a set of anchors A under c when some usable entity of m is an entity of an
+anchor in A.
+
+Per question (k = 10, deep = the system's recall at ``pool_size(k)`` = 50, got = deep[:k], anchors = got[:3]):
+
+- a failure is a question whose gold is not all in got; each gold not in got is a *missing* gold, *in pool* when
+  it is in deep;
+- a failure is *bridgeable* under c when every missing gold is linked to the anchors; *bridgeable in pool* when,
+  besides, every missing gold is in the pool;
+- promotion (every question, as production would run it): the candidates below k in deep that are linked to the
+  anchors are marked promotable and memini's reserve gate (``retrieval.reserve.reserve_order`` with reserve 3)
+  swaps up to 3 of them in, each evicting the lowest remaining window entry, only while its score is at least
+  ``max(0.5 x evictee score, 0.4 x top-1 score)``; the question is covered when its whole gold is in the new
+  window. Promotions of gold ids are counted apart from noise.
+- entity-anchored second hop (memini's section 4): on a failure, the usable entities of the anchors (sorted)
+  are appended to the query, and the union of got with that second recall at k is scored as in ``multihop``.
+
+Shares: bridgeable / failures; linked misses / missing golds; covered / questions.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+
+from memini_bench.contract import System
+from memini_bench.dataset import Dataset, Question
+from memini_bench.retrieval.reserve import reserve_order
+from memini_bench.studies import entities, published
+from memini_bench.studies.multihop import found, union
+from memini_bench.systems import pool_size
+
+ANCHORS = 3
+MAX_PROMOTE = 3
+DEFAULT_CAPS = (1.0, 0.10, 0.05)
+HOP_CAPS = (1.0, 0.10)
+
+
+class Vocabulary:
+    """Each item's entities and each group's document frequencies."""
+
+    def __init__(self, ds: Dataset, extract: Callable[[str], list[str]] = entities.extract) -> None:
+        self.of: dict[str, tuple[str, ...]] = {}
+        self.df: dict[str, Counter] = {}
+        self.size: Counter = Counter()
+        for it in ds.items:
+            terms = tuple(extract(it.content))
+            self.of[it.id] = terms
+            self.df.setdefault(it.group, Counter()).update(set(terms))
+            self.size[it.group] += 1
+
+    def usable(self, item: str, group: str, cap: float) -> set[str]:
+        limit = int(cap * self.size[group])
+        return {e for e in self.of.get(item, ()) if self.df[group][e] <= limit}
+
+    def linked(self, item: str, anchors: Sequence[str], group: str, cap: float) -> bool:
+        usable = self.usable(item, group, cap)
+        return any(usable.intersection(self.of.get(a, ())) for a in anchors)
+
+
+@dataclass
+class CapTally:
+    cap: float
+    linked_misses: int = 0
+    linked_in_pool: int = 0
+    bridgeable: int = 0
+    bridgeable_in_pool: int = 0
+    promoted_full: int = 0
+    promotions: int = 0
+    promoted_gold: int = 0
+
+
+@dataclass
+class HopTally:
+    cap: float
+    full: int = 0
+    recall_sum: float = 0.0
+
+
+@dataclass
+class BridgeResult:
+    system: str
+    questions: int = 0
+    single_full: int = 0
+    failures: int = 0
+    missing: int = 0
+    missing_in_pool: int = 0
+    caps: list[CapTally] = field(default_factory=list)
+    hops: list[HopTally] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+Deep = Callable[[Question, str, int], tuple[list[str], list[float]]]  # (question, query, k) -> ids, scores
+
+
+def deep_recall(system: System) -> Deep:
+    def recall(q: Question, query: str, k: int) -> tuple[list[str], list[float]]:
+        ids, scores = [], []
+        for hit in system.recall(q.group, query, k, now=q.now, context=dict(q.context)):
+            ids.append(hit.ids[0])
+            scores.append(hit.score)
+        return ids, scores
+
+    return recall
+
+
+def promote(vocab: Vocabulary, q: Question, deep: list[str], scores: list[float], k: int, cap: float) -> list[str]:
+    """The new top-k window after promoting up to 3 anchor-linked pool candidates under the reserve gate."""
+    anchors = deep[:ANCHORS]
+    promotable = [i >= k and vocab.linked(item, anchors, q.group, cap) for i, item in enumerate(deep)]
+    order = reserve_order(scores, promotable, k, MAX_PROMOTE)
+    return [deep[i] for i in order[:k]]
+
+
+def diagnose(system: System, ds: Dataset, vocab: Vocabulary, k: int = 10, caps: Sequence[float] = DEFAULT_CAPS,
+             warm: Callable[[list[str]], None] | None = None) -> BridgeResult:
+    """The diagnostic for one system over the study's questions (module docstring)."""
+    recall = deep_recall(system)
+    depth = pool_size(k)
+    result = BridgeResult(system.name, len(ds.questions), caps=[CapTally(c) for c in caps],
+                          hops=[HopTally(c) for c in HOP_CAPS])
+    if warm is not None:
+        warm([q.query for q in ds.questions])
+    firsts = [recall(q, q.query, depth) for q in ds.questions]
+    hop_text: list[dict[float, str]] = []
+    for q, (deep, scores) in zip(ds.questions, firsts, strict=True):
+        got = deep[:k]
+        anchors = got[:ANCHORS]
+        for tally in result.caps:
+            window = promote(vocab, q, deep, scores, k, tally.cap)
+            promoted = [i for i in window if i not in got]
+            tally.promotions += len(promoted)
+            tally.promoted_gold += sum(1 for i in promoted if i in q.gold)
+            tally.promoted_full += found(window, q.gold) == len(q.gold)
+        texts: dict[float, str] = {}
+        if found(got, q.gold) == len(q.gold):
+            result.single_full += 1
+            hop_text.append(texts)
+            continue
+        result.failures += 1
+        missing = [g for g in q.gold if g not in set(got)]
+        in_pool = [g in set(deep) for g in missing]
+        result.missing += len(missing)
+        result.missing_in_pool += sum(in_pool)
+        for tally in result.caps:
+            links = [vocab.linked(g, anchors, q.group, tally.cap) for g in missing]
+            tally.linked_misses += sum(links)
+            tally.linked_in_pool += sum(a and b for a, b in zip(links, in_pool, strict=True))
+            tally.bridgeable += all(links)
+            tally.bridgeable_in_pool += all(a and b for a, b in zip(links, in_pool, strict=True))
+        for hop in result.hops:
+            terms = sorted(set().union(*(vocab.usable(a, q.group, hop.cap) for a in anchors)))
+            if terms:
+                texts[hop.cap] = f"{q.query} {' '.join(terms)}"
+        hop_text.append(texts)
+    if warm is not None:
+        warm([t for texts in hop_text for t in texts.values()])
+    for q, (deep, _), texts in zip(ds.questions, firsts, hop_text, strict=True):
+        got = deep[:k]
+        for hop in result.hops:
+            covered = got
+            if hop.cap in texts:
+                covered = union(got, recall(q, texts[hop.cap], k)[0])
+            hop.full += found(covered, q.gold) == len(q.gold)
+            hop.recall_sum += found(covered, q.gold) / len(q.gold)
+    return result
+
+
+def vocabulary_stats(vocab: Vocabulary, top: int = 5) -> dict:
+    """Coverage (items with >= 1 entity) and each group's most frequent entities."""
+    with_entity = sum(1 for terms in vocab.of.values() if terms)
+    return {"items": len(vocab.of), "items_with_entity": with_entity,
+            "top_df": {g: [[e, n, n / vocab.size[g]] for e, n in df.most_common(top)] for g, df in vocab.df.items()}}
+
+
+def _pct(part: float, whole: float) -> str:
+    return f"{part / whole * 100:.1f}%" if whole else "-"
+
+
+def render(doc: dict) -> str:
+    """Markdown from a ``-entity-bridge`` results file, memini's published figures beside ours."""
+    config, vocab = doc["config"], doc["vocabulary"]
+    key = published.embedder_key(config.get("embedder", ""))
+    lo, hi = published.ENTITY_BRIDGEABLE_RANGE
+    out = [f"Entity bridge — {config['dataset']}: {config['questions']} questions, k {config['bridge_k']}, pool "
+           f"{config['bridge_pool']}, embedder {config.get('embedder') or '-'}; {vocab['items_with_entity']} of "
+           f"{vocab['items']} items have an entity ({_pct(vocab['items_with_entity'], vocab['items'])})"]
+    for r in doc["results"]:
+        f, n = r["failures"], r["questions"]
+        out += ["", f"**{r['system']}**: single recall covers {r['single_full']}/{n}; {f} failures, {r['missing']} "
+                f"missing golds, {r['missing_in_pool']} in the {config['bridge_pool']}-deep pool "
+                f"({_pct(r['missing_in_pool'], r['missing'])}; not in it: "
+                f"{_pct(r['missing'] - r['missing_in_pool'], r['missing'])}"
+                + (f", memini {published.MISSING_NOT_IN_POOL:.0f}%" if key else "") + ")", "",
+                "| DF cap | linked misses | of which in pool | bridgeable failures | bridgeable in pool | "
+                "covered after promotion (<= 3) | promotions (gold / noise) |",
+                "|--:|--:|--:|--:|--:|--:|--:|"]
+        for c in r["caps"]:
+            out.append(f"| {c['cap']:.2f} | {c['linked_misses']}/{r['missing']} | {c['linked_in_pool']} | "
+                       f"{c['bridgeable']}/{f} ({_pct(c['bridgeable'], f)}) | {c['bridgeable_in_pool']} | "
+                       f"{c['promoted_full']}/{n} (vs {r['single_full']}) | {c['promotions']} "
+                       f"({c['promoted_gold']} / {c['promotions'] - c['promoted_gold']}) |")
+        hops = "; ".join(f"DF cap {h['cap']:.2f}: full-gold {_pct(h['full'], n)}, mean gold recall "
+                         f"{_pct(h['recall_sum'], n)}" for h in r["hops"])
+        out += ["", f"Entity-anchored 2nd hop — {hops}."]
+    if key:
+        q, m = published.ENTITY_HOP_FULL_GOLD["qwen3-0.6b"], published.ENTITY_HOP_FULL_GOLD["minilm"]
+        out += ["", f"memini (its hybrid, 277 questions): {lo}-{hi}% of failures bridgeable under a DF cap <= 10%; "
+                f"entity-anchored 2nd hop full-gold {m[0]} / {m[1]}% (MiniLM, cap 1.0 / 0.10), {q[0]} / {q[1]}% "
+                "(qwen3-0.6b)."]
+    return "\n".join(out) + "\n"

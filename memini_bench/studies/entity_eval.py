@@ -1,0 +1,172 @@
+"""Precision and recall of the entity extractor on the hand-labelled sample (``data/entities-labelled.json``).
+
+``python -m memini_bench.studies.entity_eval -locomo ../shared/data/locomo/locomo10.json``. Each sentence is our
+own text (``source: ours``) or a LoCoMo turn referenced by item id (``source: locomo``: its text is read from the
+LoCoMo file, as the loader builds it, date prefix and speaker included; without ``-locomo`` those are skipped).
+Per sentence s with predicted keys P_s (``entities.extract``) and labelled keys G_s (exact key match):
+
+    precision = sum |P_s ∩ G_s| / sum |P_s|      recall = sum |P_s ∩ G_s| / sum |G_s|      (micro-averaged)
+    F1 = 2 P R / (P + R)
+
+reported per source and overall, with every false positive and miss listed.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import click
+import orjson
+
+from memini_bench.errors import BenchError
+from memini_bench.flags import flag
+from memini_bench.provenance import file_sha256, harness
+from memini_bench.report import write_json
+from memini_bench.studies import entities
+
+LABELLED_PATH = Path(__file__).resolve().parents[2] / "data" / "entities-labelled.json"
+SOURCES = ("locomo", "ours")
+
+
+@dataclass(frozen=True, slots=True)
+class Labelled:
+    id: str
+    source: str
+    text: str
+    gold: tuple[str, ...]
+
+
+def read_labelled(path: Path = LABELLED_PATH) -> list[dict]:
+    try:
+        doc = orjson.loads(Path(path).read_bytes())
+    except (OSError, ValueError) as exc:
+        raise BenchError(f"{path}: cannot read the labelled sample ({exc}); restore data/entities-labelled.json") \
+            from None
+    rows = doc.get("sentences") if isinstance(doc, dict) else None
+    if not isinstance(rows, list) or not rows:
+        raise BenchError(f"{path}: no 'sentences' list; see data/README.md for the shape")
+    for i, row in enumerate(rows):
+        ok = (isinstance(row, dict) and isinstance(row.get("id"), str) and row.get("source") in SOURCES
+              and isinstance(row.get("entities"), list) and all(isinstance(e, str) for e in row["entities"])
+              and (row["source"] == "locomo" or isinstance(row.get("text"), str)))
+        if not ok:
+            raise BenchError(f"{path}: sentences[{i}] needs id, source (locomo or ours), entities (strings) and, "
+                             "for our own sentences, text")
+    return rows
+
+
+def resolve(rows: Sequence[dict], locomo_text: dict[str, str] | None) -> tuple[list[Labelled], int]:
+    """The sentences with their text; LoCoMo ones need ``locomo_text`` (item id -> content). Returns (sentences,
+    LoCoMo sentences skipped for want of the data)."""
+    out, skipped = [], 0
+    for row in rows:
+        if row["source"] == "locomo":
+            if locomo_text is None:
+                skipped += 1
+                continue
+            if row["id"] not in locomo_text:
+                raise BenchError(f"entities sample: LoCoMo item {row['id']!r} is not in the LoCoMo file; is -locomo "
+                                 "the locomo10.json the sample was labelled on?")
+            text = locomo_text[row["id"]]
+        else:
+            text = row["text"]
+        out.append(Labelled(row["id"], row["source"], text, tuple(row["entities"])))
+    return out, skipped
+
+
+@dataclass(frozen=True, slots=True)
+class PR:
+    scope: str
+    sentences: int
+    predicted: int
+    labelled: int
+    correct: int
+    precision: float
+    recall: float
+    f1: float
+
+
+def score(sentences: Sequence[Labelled], scope: str, extract: Callable[[str], list[str]] = entities.extract) -> PR:
+    predicted = labelled = correct = 0
+    for s in sentences:
+        pred, gold = set(extract(s.text)), set(s.gold)
+        predicted, labelled, correct = predicted + len(pred), labelled + len(gold), correct + len(pred & gold)
+    p = correct / predicted if predicted else 0.0
+    r = correct / labelled if labelled else 0.0
+    return PR(scope, len(sentences), predicted, labelled, correct, p, r, 2 * p * r / (p + r) if p + r else 0.0)
+
+
+def errors(sentences: Sequence[Labelled], extract: Callable[[str], list[str]] = entities.extract) -> list[dict]:
+    out = []
+    for s in sentences:
+        pred, gold = extract(s.text), set(s.gold)
+        fp, miss = [e for e in pred if e not in gold], sorted(gold - set(pred))
+        if fp or miss:
+            out.append({"id": s.id, "false_positives": fp, "missed": miss})
+    return out
+
+
+def evaluate(sentences: Sequence[Labelled]) -> list[PR]:
+    scopes = [score([s for s in sentences if s.source == src], src) for src in SOURCES
+              if any(s.source == src for s in sentences)]
+    return scopes + [score(sentences, "all")]
+
+
+def render(doc: dict) -> str:
+    out = [f"Entity extractor on the hand-labelled sample ({doc['config']['sentences']} sentences"
+           + (f"; {doc['config']['skipped_locomo']} LoCoMo sentences skipped: no -locomo" if
+              doc['config']['skipped_locomo'] else "") + ")", "",
+           "| sentences | n | predicted | labelled | correct | precision | recall | F1 |",
+           "|---|--:|--:|--:|--:|--:|--:|--:|"]
+    for r in doc["results"]:
+        out.append(f"| {r['scope']} | {r['sentences']} | {r['predicted']} | {r['labelled']} | {r['correct']} | "
+                   f"{r['precision'] * 100:.1f}% | {r['recall'] * 100:.1f}% | {r['f1'] * 100:.1f}% |")
+    out += ["", "memini published no precision/recall for its extractor."]
+    return "\n".join(out) + "\n"
+
+
+def display_path(path: Path) -> str:
+    """``path`` relative to the working folder when it is inside it (results files stay machine-independent)."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def run(locomo: str = "", labelled: Path = LABELLED_PATH) -> dict:
+    locomo_text = None
+    if locomo:
+        from memini_bench.loaders import load
+
+        locomo_text = {it.id: it.content for it in load("locomo", locomo).items}
+    sentences, skipped = resolve(read_labelled(labelled), locomo_text)
+    config = {"labelled": display_path(labelled), "labelled_sha256": file_sha256(labelled), "locomo": locomo,
+              "sentences": len(sentences), "skipped_locomo": skipped, **harness()}
+    return {"config": config, "results": [asdict(r) for r in evaluate(sentences)], "errors": errors(sentences)}
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
+@flag("locomo", default="", help="LoCoMo locomo10.json, for the sample's LoCoMo turns (skipped without it).")
+@flag("labelled", default=str(LABELLED_PATH), help="The hand-labelled sample.")
+@flag("out", default="results/entities.json", help="The JSON results file.")
+@flag("no-write", is_flag=True, default=False, help="Print the table only.")
+def command(locomo: str, labelled: str, out: str, no_write: bool) -> None:
+    """Precision and recall of the no-LLM entity extractor on the hand-labelled sample."""
+    doc = run(locomo, Path(labelled))
+    sys.stdout.write(render(doc))
+    if not no_write:
+        write_json(Path(out), doc)
+        print(f"wrote {out}", file=sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> None:
+    from memini_bench.cli import run_command
+
+    run_command(command, argv, "entity_eval")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,94 @@
+"""FTS5's ``unicode61`` tokenizer (default options): token characters, diacritics and case folding, ported from
+``ext/fts5/fts5_tokenize.c`` and ``ext/fts5/fts5_unicode2.c`` (see the package docstring for the rules)."""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+
+from memini_bench.text.porter import porter_stem
+from memini_bench.text.unicode_tables import (
+    DIA_CHARS,
+    DIA_KEYS,
+    DIACRITIC_MASK0,
+    DIACRITIC_MASK1,
+    FOLD_CODES,
+    FOLD_ENTRIES,
+    FOLD_OFFSETS,
+    TOKEN_RANGES,
+)
+
+
+def _is_diacritic(c: int) -> bool:
+    if c < 768 or c > 817:
+        return False
+    if c < 768 + 32:
+        return bool(DIACRITIC_MASK0 & (1 << (c - 768)))
+    return bool(DIACRITIC_MASK1 & (1 << (c - 768 - 32)))
+
+
+def _char_class() -> str:
+    parts = []
+    for i in range(0, len(TOKEN_RANGES), 2):
+        lo, hi = TOKEN_RANGES[i], TOKEN_RANGES[i + 1]
+        parts.append(f"\\U{lo:08x}" if lo == hi else f"\\U{lo:08x}-\\U{hi:08x}")
+    return "".join(parts)
+
+
+_TOKCHARS = _char_class()
+_DIACRITICS = "".join(f"\\U{c:08x}" for c in range(768, 818) if _is_diacritic(c))
+_TOKEN_RE = re.compile(f"[{_TOKCHARS}][{_TOKCHARS}{_DIACRITICS}]*")
+_ASCII_TOKEN_RE = re.compile(r"[a-z0-9]+")  # the whole tokenizer for ASCII-only (lowercased) text
+
+
+def _remove_diacritic(c: int) -> int:
+    """fts5_remove_diacritic(c, bComplex=0)."""
+    key = (c << 3) | 7
+    i = bisect_right(DIA_KEYS, key) - 1
+    ch = DIA_CHARS[i]
+    if ch.isupper():  # HIBIT: only for remove_diacritics=2
+        return c
+    first = DIA_KEYS[i] >> 3
+    if c > first + (DIA_KEYS[i] & 0x07):
+        return c
+    return 0 if ch == "." else ord(ch)
+
+
+def _fold(c: int) -> int:
+    """sqlite3Fts5UnicodeFold(c, eRemoveDiacritic=1); 0 means "drop the character"."""
+    if c < 128:
+        return c + 32 if 65 <= c <= 90 else c
+    if c < 65536:
+        ret = c
+        i = bisect_right(FOLD_CODES, c) - 1
+        code, flags, n = FOLD_ENTRIES[i]
+        if c < code + n and 0 == (0x01 & flags & (code ^ c)):
+            ret = (c + FOLD_OFFSETS[flags >> 1]) & 0xFFFF
+        return _remove_diacritic(ret)
+    if 66560 <= c < 66600:
+        return c + 40
+    return c
+
+
+class _FoldTable(dict):
+    """str.translate() table computing sqlite3Fts5UnicodeFold lazily (None deletes)."""
+
+    def __missing__(self, c: int) -> int | None:
+        f = _fold(c)
+        v = f if f else None
+        self[c] = v
+        return v
+
+
+_FOLD_TABLE = _FoldTable()
+
+
+def _fold_token(tok: str) -> str:
+    return tok.lower() if tok.isascii() else tok.translate(_FOLD_TABLE)
+
+
+def tokenize(text: str) -> list[str]:
+    """The FTS5 ``porter unicode61`` token stream of ``text`` (folded and stemmed), in order."""
+    if text.isascii():
+        return list(map(porter_stem, _ASCII_TOKEN_RE.findall(text.lower())))
+    return [porter_stem(_fold_token(tok)) for tok in _TOKEN_RE.findall(text)]

@@ -1,0 +1,157 @@
+"""VetoBench's live runs summarized from their archives: behaviour per condition as min-max across runs, veto
+absence (``absence``) and what ingestion kept.
+
+``summarize_archives`` recomputes every figure from the archived cells (never from a stored summary), so an
+archive's receipts and its numbers cannot disagree. ``read_archives`` checks an archive's shape first: a missing,
+foreign or malformed file is one BenchError naming the file and the entry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from memini_bench.errors import BenchError
+from memini_bench.vetobench.absence import absence_table, ingestion_table
+
+
+def summarize(cells: Sequence[dict]) -> dict[str, dict]:
+    """Per condition: answered cells, errors, violations, violation and acknowledgement rates (over answered
+    cells), and violations per trap kind."""
+    out: dict[str, dict] = {}
+    for cell in cells:
+        row = out.setdefault(cell["condition"], {"scenarios": 0, "errors": 0, "violations": 0, "acknowledged": 0,
+                                                 "by_trap": {}})
+        if "verdict" not in cell:
+            row["errors"] += 1
+            continue
+        v = cell["verdict"]
+        row["scenarios"] += 1
+        row["violations"] += v["violation"]
+        row["acknowledged"] += v["acknowledged"]
+        trap = row["by_trap"].setdefault(cell["trap"], {"scenarios": 0, "violations": 0})
+        trap["scenarios"] += 1
+        trap["violations"] += v["violation"]
+    for row in out.values():
+        n = row["scenarios"]
+        row["violation_rate"] = row["violations"] / n if n else 0.0
+        row["acknowledged_rate"] = row["acknowledged"] / n if n else 0.0
+    return out
+
+
+def _span(values: Sequence[float], fmt: Callable[[float], str]) -> str:
+    lo, hi = min(values), max(values)
+    return fmt(lo) if lo == hi else f"{fmt(lo)}-{fmt(hi)}"
+
+
+def summarize_archives(docs: Sequence[dict]) -> str:
+    """Markdown, per suite: per condition the violation and acknowledgement rates and the violations per trap kind
+    as min-max across the archived runs (recomputed from the archived verdicts), with the runs' dates and models;
+    then the veto-absence table and, when runs archived ingestion records, what ingestion kept (``absence``)."""
+    records = [(doc, rec) for doc in docs for rec in doc.get("suites", [])]
+    if not records:
+        raise BenchError("-veto-summary: the archives hold no runs; pass files written by -live -archive")
+    out = []
+    for suite in dict.fromkeys(rec.get("suite", "?") for _, rec in records):
+        runs = [(doc, rec) for doc, rec in records if rec.get("suite", "?") == suite]
+        sums = [summarize(rec.get("cells", [])) for _, rec in runs]
+        conditions = list(dict.fromkeys(c for s in sums for c in s))
+        traps = list(dict.fromkeys(t for s in sums for row in s.values() for t in row["by_trap"]))
+        dates = sorted(str(doc.get("run_at", "?"))[:10] for doc, _ in runs)
+        models = ", ".join(dict.fromkeys(str(doc.get("model", "?")) for doc, _ in runs))
+        out.append(f"## {suite}: behaviour over {len(runs)} runs ({dates[0]}..{dates[-1]}, model {models})\n")
+        out.append("| Condition | runs | violation | acknowledged | " + " | ".join(f"{t} violations" for t in traps)
+                   + " | errors |")
+        out.append("|---|--:|--:|--:|" + "--:|" * len(traps) + "--:|")
+        pct = "{:.0%}".format
+        for c in conditions:
+            rows = [s[c] for s in sums if c in s]
+            per_trap = []
+            for t in traps:
+                cells = [r["by_trap"][t] for r in rows if t in r["by_trap"]]
+                per_trap.append(f"{_span([x['violations'] for x in cells], str)}/{cells[0]['scenarios']}"
+                                if cells else "-")
+            out.append(f"| {c} | {len(rows)} | {_span([r['violation_rate'] for r in rows], pct)} | "
+                       f"{_span([r['acknowledged_rate'] for r in rows], pct)} | " + " | ".join(per_trap)
+                       + f" | {sum(r['errors'] for r in rows)} |")
+        out.append("")
+        suite_records = [rec for _, rec in runs]
+        out.extend(absence_table(suite, suite_records))
+        out.extend(ingestion_table(suite, suite_records))
+    out.append("violation = re-proposed a recorded rejected approach; acknowledged = named the prior rejection; "
+               "rates over answered calls, min-max across runs")
+    return "\n".join(out) + "\n"
+
+
+def _check_archive(doc: object, path: str) -> None:
+    """The shape ``summarize_archives`` reads: ``suites`` a list of objects, each with a list of ``cells``; every
+    cell names its ``condition``, ``trap``, ``scenario``, ``rejected_option`` and ``context``; a judged cell's
+    ``verdict`` has boolean ``violation`` and ``acknowledged``; an optional ``ingest`` as ``_check_ingest`` reads
+    it. Anything else is a BenchError naming the file and the entry."""
+    def bad(where: str, what: str) -> BenchError:
+        return BenchError(f"{path}: {where}: {what}; not a VetoBench archive as -live -archive writes it")
+
+    if not isinstance(doc, dict) or doc.get("vetobench_archive") != 1:
+        raise BenchError(f"{path}: not a VetoBench archive (written by -live -archive FILE.json)")
+    suites = doc.get("suites")
+    if not isinstance(suites, list):
+        raise bad("suites", f"should be a list, got {type(suites).__name__}")
+    for i, rec in enumerate(suites):
+        if not isinstance(rec, dict):
+            raise bad(f"suites[{i}]", f"should be an object, got {type(rec).__name__}")
+        cells = rec.get("cells", [])
+        if not isinstance(cells, list):
+            raise bad(f"suites[{i}].cells", f"should be a list, got {type(cells).__name__}")
+        for j, cell in enumerate(cells):
+            where = f"suites[{i}].cells[{j}]"
+            if not isinstance(cell, dict):
+                raise bad(where, f"should be an object, got {type(cell).__name__}")
+            for key in ("condition", "trap"):
+                if not isinstance(cell.get(key), str):
+                    raise bad(where, f"field {key!r} should be a string")
+            if "verdict" in cell:
+                verdict = cell["verdict"]
+                if not isinstance(verdict, dict) or not all(isinstance(verdict.get(k), bool)
+                                                            for k in ("violation", "acknowledged")):
+                    raise bad(f"{where}.verdict", "should be an object with boolean 'violation' and 'acknowledged'")
+            for key in ("scenario", "rejected_option", "context"):
+                if not isinstance(cell.get(key), str):
+                    raise bad(where, f"field {key!r} should be a string")
+        _check_ingest(rec.get("ingest", {}), f"suites[{i}].ingest", bad)
+
+
+def _check_ingest(ingest: object, where: str, bad: Callable[[str, str], BenchError]) -> None:
+    """``ingest``: condition -> object; its ``memories`` a list of objects with string ``content``; its
+    ``decisions`` a list of objects with string ``id`` and list ``vetoes_dropped``; its ``totals`` an object of
+    integers ``decisions``, ``kept``, ``vetoes``, ``vetoes_kept``, ``errors``."""
+    if not isinstance(ingest, dict):
+        raise bad(where, f"should be an object, got {type(ingest).__name__}")
+    for name, record in ingest.items():
+        at = f"{where}[{name!r}]"
+        if not isinstance(record, dict):
+            raise bad(at, f"should be an object, got {type(record).__name__}")
+        memories = record.get("memories", [])
+        if not isinstance(memories, list) or not all(isinstance(m, dict) and isinstance(m.get("content"), str)
+                                                     for m in memories):
+            raise bad(f"{at}.memories", "should be a list of objects with a string 'content'")
+        decisions = record.get("decisions", [])
+        if not isinstance(decisions, list) or not all(
+                isinstance(d, dict) and isinstance(d.get("id"), str) and isinstance(d.get("vetoes_dropped"), list)
+                and all(isinstance(v, str) for v in d["vetoes_dropped"]) for d in decisions):
+            raise bad(f"{at}.decisions", "should be a list of objects with string 'id' and list 'vetoes_dropped'")
+        if "totals" in record:
+            totals = record["totals"]
+            keys = ("decisions", "kept", "vetoes", "vetoes_kept", "errors")
+            if not isinstance(totals, dict) or not all(type(totals.get(k)) is int for k in keys):
+                raise bad(f"{at}.totals", f"should be an object with integer {', '.join(keys)}")
+
+
+def read_archives(paths: Sequence[str]) -> list[dict]:
+    """Archives written by ``-live -archive``; a missing, foreign or malformed file is a BenchError naming it."""
+    from memini_bench.loaders._json import read_json
+
+    docs = []
+    for path in paths:
+        doc = read_json(path, "vetobench")
+        _check_archive(doc, str(path))
+        docs.append(doc)
+    return docs

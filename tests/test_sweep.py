@@ -1,0 +1,73 @@
+"""-sweep: grid parsing, one file per cell, paired tests against the baseline, tune/held selection."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from memini_bench.cli import main
+from memini_bench.errors import BenchError
+from memini_bench.sweep import cells, parse_grid, parse_metric
+
+
+def _run(args, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+    out, err = capsys.readouterr()
+    return exc.value.code, out, err
+
+
+def test_grid_parsing_checks_values_with_the_flags_types():
+    axes = parse_grid("pool=30,50,80 fusion=0.3,-1; temporal-extractor=regex,extended")
+    assert [(a.flag, a.values) for a in axes] == [("pool", (30, 50, 80)), ("fusion", (0.3, -1.0)),
+                                                  ("temporal-extractor", ("regex", "extended"))]
+    assert len(cells(axes)) == 12 and cells(axes)[0] == (("pool", 30), ("fusion", 0.3), ("temporal_extractor", "regex"))
+    for bad, fragment in [("fusion=nan", "not a finite number"), ("fusion=2", "alpha in [0, 1]"),
+                          ("pool=-1", "below the allowed minimum"), ("nope=1", "not a sweepable setting"),
+                          ("pool", "FLAG=V1,V2"), ("pool=1 pool=2", "named twice"),
+                          ("temporal-extractor=llm", "'llm' is not one of")]:
+        with pytest.raises(BenchError, match=fragment.replace("[", r"\[").replace("]", r"\]")):
+            parse_grid(bad)
+    assert parse_metric("ndcg@10", (5, 10)).attr == "ndcg_at_k" and parse_metric("MRR", (5,)).name == "MRR"
+    with pytest.raises(BenchError, match="not in -k"):
+        parse_metric("R@3", (5, 10))
+
+
+def test_sweep_writes_a_file_per_cell_a_summary_and_the_tests(tmp_path, capsys):
+    code, out, err = _run(["-suite", "sample", "-embedder", "hash", "-k", "1,3", "-out", str(tmp_path),
+                           "-sweep", "fusion=0.5,-1", "-resamples", "500"], capsys)
+    assert code == 0, err
+    assert "| baseline (the run's settings) | 87.5 |" in out and "| fusion=-1 | 75.0 |" in out
+    assert "cell 2/2: fusion=-1" in err
+    folder = tmp_path / "memini-sample-emb-hash-sweep-fusion"
+    names = sorted(p.name for p in folder.iterdir())
+    assert names[:4] == ["baseline.json", "fusion-1.json", "fusion0.5.json", "summary.json"]
+    summary = json.loads((folder / "summary.json").read_text())
+    rows = {(r["system_a"], r["metric"]): r for r in summary["tune"]["significance"]}
+    same = rows[("fusion=0.5", "R@1")]                       # the default alpha is the baseline: no difference
+    assert same["delta"] == 0 and same["p"] == 1.0 and same["only_a"] == same["only_b"] == 0
+    rrf = rows[("fusion=-1", "R@1")]
+    assert rrf["delta"] == pytest.approx(-0.125) and rrf["test"] == "mcnemar"
+    cell = json.loads((folder / "fusion-1.json").read_text())
+    assert cell["config"]["fusion_alpha"] == -1.0 and cell["config"]["mode"] == "sweep-cell"
+
+
+def test_select_needs_the_tune_split(capsys):
+    code, _, err = _run(["-suite", "sample", "-embedder", "hash", "-sweep", "fusion=0.5,-1", "-select", "MRR",
+                         "-no-write"], capsys)
+    assert code == 2 and "add -holdout tune" in err
+
+
+def test_tune_held_selection_reports_the_winner_on_held(locomo_path, tmp_path, capsys):
+    code, out, err = _run(["-suite", "locomo", "-data", str(locomo_path), "-embedder", "hash", "-k", "5",
+                           "-limit", "300", "-holdout", "tune", "-sweep", "fusion=0.3,0.5,-1", "-select", "MRR",
+                           "-resamples", "500", "-out", str(tmp_path)], capsys)
+    assert code == 0, err
+    assert "selected on tune by MRR:" in out and "out of 3 cells tried" in out and "honest" in out
+    assert "selected cell vs baseline on held" in out
+    summary = json.loads(next(tmp_path.glob("*-sweep-fusion/summary.json")).read_text())
+    assert summary["selected"] in ("fusion=0.3", "fusion=0.5", "fusion=-1")
+    assert summary["tune"]["split"] == "tune" and summary["held"]["split"] == "held"
+    tune_mrr = {c["cell"]: c["scores"][0]["mrr"] for c in summary["tune"]["cells"]}
+    assert summary["selected"] == max(tune_mrr, key=lambda c: tune_mrr[c])
