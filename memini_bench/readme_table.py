@@ -27,7 +27,8 @@ def blocks() -> dict:
 def studies_sections(results_dir: Path) -> str:
     from memini_bench.studies.readme import sections
 
-    return sections(results_dir)
+    text = sections(results_dir)
+    return text if text.strip() else "_(no study results are committed yet: `make results` writes them)_\n"
 
 
 def flags_table() -> str:
