@@ -24,7 +24,7 @@ from memini_bench.embed.base import Embedder
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.hashing import HashEmbedder, VetoHashEmbedder
 from memini_bench.errors import BenchError
-from memini_bench.settings import Int, setting
+from memini_bench.settings import Int, Real, setting
 
 DEVICES = ("auto", "cpu", "cuda")
 
@@ -40,6 +40,14 @@ class EmbedSettings:
                               "MiniLM; at most the model's maximum).", type=Int(min=0))
     batch_size: int = setting("batch-size", 64, "Embedding batch size for local models.", type=Int(min=1))
     device: str = setting("device", "auto", "Device for local models.", type=click.Choice(DEVICES))
+    precision: str = setting("precision", "fp32", "Local models: fp32, or bf16 (torch autocast; a one-line note and "
+                             "fp32 where the device has no bf16). Part of the cache identity.",
+                             type=click.Choice(["fp32", "bf16"]))
+    embed_timeout: float = setting("embed-timeout", 0.0, "Seconds per try for the embedding endpoint; each request "
+                                   "stops at twice this across retries (0 = $MEMINI_EMBED_TIMEOUT, else 60).",
+                                   type=Real(min=0, max=3600))
+    embed_concurrency: int = setting("embed-concurrency", 0, "Embedding endpoint requests in flight at once (0 = "
+                                     "$MEMINI_EMBED_CONCURRENCY, else memini's 8).", type=Int(min=0, max=256))
     cache_dir: str = setting("cache-dir", "", "Embedding cache folder (default $MEMINI_BENCH_CACHE or "
                              "~/.cache/memini-bench).")
     no_cache: bool = setting("no-cache", False, "Bypass the embedding disk cache.")
@@ -60,7 +68,7 @@ def make_minilm(settings: EmbedSettings, argument: str = "") -> Embedder:
     from memini_bench.embed.local import MINILM_MAX_TOKENS, minilm
 
     return minilm(max_tokens=settings.max_tokens or MINILM_MAX_TOKENS, batch_size=settings.batch_size,
-                  device=settings.device)
+                  device=settings.device, precision=settings.precision)
 
 
 def make_st(settings: EmbedSettings, argument: str = "") -> Embedder:
@@ -69,7 +77,7 @@ def make_st(settings: EmbedSettings, argument: str = "") -> Embedder:
     from memini_bench.embed.local import SentenceTransformerEmbedder
 
     return SentenceTransformerEmbedder(argument, max_tokens=settings.max_tokens, batch_size=settings.batch_size,
-                                       device=settings.device)
+                                       device=settings.device, precision=settings.precision)
 
 
 def make_openai(settings: EmbedSettings, argument: str = "") -> Embedder:
@@ -77,7 +85,8 @@ def make_openai(settings: EmbedSettings, argument: str = "") -> Embedder:
         raise BenchError("-embedder openai needs MEMINI_EMBED_BASE_URL (an OpenAI-compatible /v1 endpoint)")
     from memini_bench.embed.openai import OpenAIEmbedder
 
-    return OpenAIEmbedder.from_env()
+    return OpenAIEmbedder.from_env(timeout=settings.embed_timeout or None,
+                                   concurrency=settings.embed_concurrency or None)
 
 
 def make_hash(settings: EmbedSettings, argument: str = "") -> Embedder:
@@ -88,8 +97,26 @@ def make_fnv64(settings: EmbedSettings, argument: str = "") -> Embedder:
     return VetoHashEmbedder()
 
 
-def build_embedder(name: str | EmbedSettings = "auto") -> Embedder:
-    """The embedder ``name`` (or ``settings.embedder``) stands for, built with ``settings``."""
+LOCAL_FLAGS = ("max_tokens", "batch_size", "device", "precision")
+ENDPOINT_FLAGS = ("embed_timeout", "embed_concurrency")
+# The EmbedSettings fields each built-in honours; a non-default value of any other is refused (never dropped).
+USED_BY = {"minilm": LOCAL_FLAGS, "st": LOCAL_FLAGS, "openai": ENDPOINT_FLAGS, "hash": ("dims",), "fnv64": ()}
+
+
+def check_settings_used(settings: EmbedSettings, base: str) -> None:
+    """Refuse a model or endpoint setting the chosen built-in embedder would ignore (plugins get every setting)."""
+    if base not in USED_BY:
+        return
+    defaults = EmbedSettings()
+    for name in (*LOCAL_FLAGS, *ENDPOINT_FLAGS, "dims"):
+        if name not in USED_BY[base] and getattr(settings, name) != getattr(defaults, name):
+            flag = "-" + name.replace("_", "-")
+            raise BenchError(f"{flag}: not used by -embedder {settings.resolved}; drop it")
+
+
+def build_embedder(name: str | EmbedSettings = "auto", *, strict: bool = True) -> Embedder:
+    """The embedder ``name`` (or ``settings.embedder``) stands for, built with ``settings``. ``strict``: refuse
+    settings that embedder ignores (VetoBench builds several embedders from one set of flags, so it is lenient)."""
     from memini_bench import builtins  # noqa: F401  (fills the registries)
     from memini_bench.registry import EMBEDDERS
 
@@ -97,6 +124,8 @@ def build_embedder(name: str | EmbedSettings = "auto") -> Embedder:
     resolved = settings.resolved
     base, _, argument = resolved.partition(":")
     if EMBEDDERS.canonical(base) is not None:
+        if strict:
+            check_settings_used(settings, base)
         factory = EMBEDDERS.get(base)
     elif ":" in resolved and EMBEDDERS.allow_module:
         factory, argument = EMBEDDERS.get(resolved), ""
@@ -109,10 +138,10 @@ def build_embedder(name: str | EmbedSettings = "auto") -> Embedder:
     return embedder
 
 
-def build_encoder(settings: EmbedSettings) -> TextEncoder:
+def build_encoder(settings: EmbedSettings, *, strict: bool = True) -> TextEncoder:
     """The embedder behind memini's prefixes (none for ``fnv64``) and, unless ``no_cache`` (or a hash embedder,
     which is cheaper than a lookup), the disk cache."""
-    embedder = build_embedder(settings)
+    embedder = build_embedder(settings, strict=strict)
     hashed = isinstance(embedder, HashEmbedder | VetoHashEmbedder)
     cache = None
     if not settings.no_cache and not hashed:

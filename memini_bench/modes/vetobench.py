@@ -98,7 +98,7 @@ def selected(opts: RunOptions) -> bool:
 
 def _encoder(opts: RunOptions, name: str) -> TextEncoder:
     """The run's embedding settings (model flags, cache) with another embedder name."""
-    return build_encoder(dataclasses.replace(opts.embed, embedder=name))
+    return build_encoder(dataclasses.replace(opts.embed, embedder=name), strict=False)
 
 
 def _archive_path(base: str, run: int, runs: int) -> Path:
