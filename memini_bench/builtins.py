@@ -21,6 +21,24 @@ SYSTEMS.add("veto-composite", "memini_bench.vetobench.composite:make_files_known
             "composite scorer with the scenario's files in scope (VetoBench items only)")
 SYSTEMS.add("veto-composite-nofiles", "memini_bench.vetobench.composite:make_no_files", "VetoBench's composite "
             "scorer without files (semantic, recency, relevance, approval)")
+# Peers (memini_bench.peers): real libraries on the run's shared vectors, each behind its pip extra, and the peers'
+# published recipes on the harness's own code.
+SYSTEMS.add("bm25s", "memini_bench.peers.bm25s:make", "bm25s (lucene BM25, PyStemmer porter, its stop words), one "
+            "index per group", extra="bm25s")
+SYSTEMS.add("bm25s-global", "memini_bench.peers.bm25s:make_global", "bm25s with one global index and the group as "
+            "weight_mask (score > 0 guard)", extra="bm25s")
+SYSTEMS.add("sqlite-vec", "memini_bench.peers.sqlite_vec:make", "sqlite-vec vec0, group as partition key, exact "
+            "L2 KNN, 1/(1+L2)", extra="sqlite-vec")
+SYSTEMS.add("sqlite-vec-hybrid", "memini_bench.peers.sqlite_vec:make_hybrid", "sqlite-vec + FTS5 porter unicode61 "
+            "in one database, RRF k 60 in SQL (Alex Garcia's recipe), legs max(5k, 50) deep", extra="sqlite-vec")
+SYSTEMS.add("agentmemory", "memini_bench.peers.agentmemory:make", "agentmemory's LongMemEval recipe: its BM25 + "
+            "cosine over the first 512 chars, weighted RRF k 60 (0.4 / 0.6), streams 2 x limit")
+SYSTEMS.add("agentmemory-bm25", "memini_bench.peers.agentmemory:make_bm25", "agentmemory's BM25 stream alone "
+            "(its stemmer, prefix matching)")
+SYSTEMS.add("mempalace", "memini_bench.peers.mempalace:make_raw", "MemPalace raw: dense search over user turns "
+            "(where a suite has roles) embedded at 256 tokens, squared L2")
+SYSTEMS.add("mempalace-hybrid", "memini_bench.peers.mempalace:make_hybrid", "MemPalace hybrid v1: top-50 dense "
+            "candidates re-scored by distance x (1 - 0.30 x keyword overlap)")
 
 
 def _suite(name: str, attr: str, help: str) -> None:

@@ -1,0 +1,130 @@
+"""Every peer system keeps the adapter rules (memini_bench.peers): registered with its extra, a missing extra is one
+line naming it, no hit from another group, nothing left in the temp folder or written to the home folder, no
+network. Add a row to PEERS for a new adapter."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+import sys
+
+import pytest
+from peers_fixture import hash_context
+
+from memini_bench import builtins  # noqa: F401  (fills the registries before any test patches them)
+from memini_bench.cli import main
+from memini_bench.dataset import Item
+from memini_bench.lineup import build_systems
+from memini_bench.registry import SYSTEMS, Entry
+
+# (system, "module:factory", pip extra ("" = none), the importable packages its extra installs)
+PEERS = [
+    ("bm25s", "memini_bench.peers.bm25s:make", "bm25s", ("bm25s", "Stemmer")),
+    ("bm25s-global", "memini_bench.peers.bm25s:make_global", "bm25s", ("bm25s", "Stemmer")),
+    ("sqlite-vec", "memini_bench.peers.sqlite_vec:make", "sqlite-vec", ("sqlite_vec", "pysqlite3")),
+    ("sqlite-vec-hybrid", "memini_bench.peers.sqlite_vec:make_hybrid", "sqlite-vec", ("sqlite_vec", "pysqlite3")),
+    ("agentmemory", "memini_bench.peers.agentmemory:make", "", ()),
+    ("agentmemory-bm25", "memini_bench.peers.agentmemory:make_bm25", "", ()),
+    ("mempalace", "memini_bench.peers.mempalace:make_raw", "", ()),
+    ("mempalace-hybrid", "memini_bench.peers.mempalace:make_hybrid", "", ()),
+]
+EXTRA_PACKAGES = {extra: pkgs for _, _, extra, pkgs in PEERS if extra}
+WITH_EXTRA = [(name, spec, extra, pkg) for name, spec, extra, pkgs in PEERS for pkg in pkgs]
+
+
+def _installed(packages: tuple[str, ...]) -> bool:
+    try:
+        for package in packages:
+            importlib.import_module(package)
+    except ImportError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("name, spec, extra, packages", PEERS)
+def test_registered_with_its_extra(name, spec, extra, packages):
+    entry = next(e for e in SYSTEMS.entries() if e.name == name)
+    assert entry.extra == extra and entry.help
+
+
+@pytest.mark.parametrize("name, spec, extra, package", WITH_EXTRA)
+def test_a_missing_extra_is_one_line_naming_it(name, spec, extra, package, monkeypatch, tmp_path, capsys):
+    module = spec.partition(":")[0]
+    monkeypatch.setitem(sys.modules, package, None)  # `import package` now fails as if it were not installed
+    monkeypatch.delitem(sys.modules, module, raising=False)
+    monkeypatch.setitem(SYSTEMS._entries, name, Entry(name, spec, "", extra=extra))  # lazy again
+    with pytest.raises(SystemExit) as exc:
+        main(["-suite", "sample", "-embedder", "hash", "-systems", name, "-out", str(tmp_path)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert exc.value.code == 2 and len(err) == 1, err
+    named = re.search(rf"{re.escape(name)} needs the {re.escape(extra)} extra \((\S+) is not installed\): "
+                      rf"pip install 'memini-bench\[{re.escape(extra)}\]'$", err[0])
+    assert named and named.group(1) in EXTRA_PACKAGES[extra], err[0]  # {package}, or another one when absent
+    assert not list(tmp_path.iterdir())
+
+
+ITEMS = [Item(f"{g}{i}", text, g) for g in ("A", "B") for i, text in enumerate(
+    ["the cat sat on the mat", "dogs chase cats", "a bird sings", "cats sleep all day"])]
+QUERIES = [("A", "what do cats do?"), ("B", "which cat sat on the mat?"), ("A", "the"), ("C", "cats")]
+
+
+@pytest.mark.usefixtures("no_network")
+@pytest.mark.parametrize("name, spec, extra, packages", PEERS)
+def test_group_isolation_temp_folder_and_home(name, spec, extra, packages, monkeypatch, tmp_path):
+    if not _installed(packages):
+        pytest.skip(f"needs the {extra} extra: pip install 'memini-bench[{extra}]'")
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    (system,) = build_systems([name], hash_context())
+    system.ingest(ITEMS)
+    system.prepare([q for _, q in QUERIES])
+    results = [system.recall(g, q, 10) for g, q in QUERIES]
+    folder = getattr(system, "_workdir", None)
+    info = system.describe()
+    system.close()
+    for (group, _), hits in zip(QUERIES, results, strict=True):
+        assert all(h.ids[0].startswith(group) for h in hits), (group, hits)
+    assert results[3] == [] and any(results[0]) and any(results[1])
+    assert folder is None or not folder.exists()
+    assert not os.listdir(home)
+    assert info.get("dropped_other_group", 0) == 0
+    if extra:
+        assert info["version"]
+
+
+@pytest.mark.slow
+def test_no_hit_from_another_group_on_all_locomo_questions(locomo):
+    """Every peer system over all 1,982 LoCoMo turn-level questions (hash embedder), depth 10."""
+    from memini_bench.runner import run_system
+
+    names = [name for name, _, _, packages in PEERS if _installed(packages)]
+    systems = build_systems(names, hash_context())
+    group_of = {it.id: it.group for it in locomo.items}
+    for system in systems:
+        try:
+            result = run_system(system, locomo, depth=10)
+        finally:
+            system.close()
+        assert len(result.questions) == 1982
+        wrong = [(q.question.id, hit) for q in result.questions for ids in q.ranked_ids for hit in ids
+                 if group_of[hit] != q.question.group]
+        assert not wrong, (system.name, wrong[:5])
+
+
+def test_the_socket_guard_refuses_the_network_but_not_loopback(no_network):
+    import socket
+    import urllib.request
+
+    from loopback import ScriptedServer
+
+    with pytest.raises(OSError, match="socket guard"):
+        socket.create_connection(("192.0.2.1", 80), timeout=1)  # TEST-NET-1: never reachable anyway
+    with pytest.raises(OSError, match="socket guard"):
+        socket.getaddrinfo("example.com", 443)
+    assert len(no_network) == 2
+    no_network.clear()  # the attempts above were the test's own; teardown checks that nothing else tried
+    with ScriptedServer(lambda path, body: (200, {"ok": True})) as server:
+        request = urllib.request.Request(server.url + "/x", data=b"{}", method="POST")
+        assert urllib.request.urlopen(request, timeout=5).status == 200
