@@ -11,7 +11,7 @@ vec0's KNN is exact (a full scan of the partition's chunks), distance L2 in floa
 memini-vector. rowid = item index + 1. Ties: vec0 orders equal distances by descending rowid and, at the k
 boundary, keeps the later rows; memini-vector (``retrieval.vector``) keeps item order. vec0's order is kept (the
 hybrid's ``row_number`` spells it out): it only shows on equal distances, which MiniLM never produces on LoCoMo
-(sqlite-vec and memini-vector rank all 1,982 questions identically there; the distances differ by < 2e-7), while
+(sqlite-vec and memini-vector rank all 1,982 questions identically there; their scores differ by < 2e-7), while
 the hash embedder's orthogonal vectors tie often.
 
 ``sqlite-vec-hybrid``: the same database gets an FTS5 table (``content, grp UNINDEXED``, ``tokenize='porter
