@@ -59,7 +59,7 @@ def _is_loopback(address: object) -> bool:
 def no_network(monkeypatch):
     """A socket guard: any Python-level connection (or name lookup) to a non-loopback address is refused and the
     test fails at teardown, even if the code under test swallowed the refusal. Yields the list of attempts.
-    (A library's own C or Rust networking bypasses Python sockets; the adapters tested here have none.)"""
+    (A library's own C or Rust networking bypasses Python sockets: the guard sees only what goes through Python.)"""
     import socket
 
     attempts: list[object] = []
