@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet "$(TORCH_SPEC)"
-	$(PY) -m pip install --quiet -e '.[dev,plot,wordllama]'
+	$(PY) -m pip install --quiet -e '.[dev,plot,wordllama,peers]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -49,6 +49,9 @@ quality: $(STAMP)
 # Every committed file in results/ and the README's generated tables, from the shared data sets, with MiniLM
 # pinned (~5 minutes with a cold embedding cache on 2 cores, under 2 with a warm one).
 MB := $(PY) -m memini_bench -embedder minilm
+# The side-by-side comparison: memini's systems and every peer adapter and recipe (memini_bench/peers).
+PEERS ?= hybrid,keyword,vector,bm25s,sqlite-vec,sqlite-vec-hybrid,agentmemory,mempalace
+PEER_VARIANTS ?= bm25s-global,agentmemory-bm25,mempalace-hybrid
 results: $(STAMP)
 	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -significance
 	$(MB) -suite locomo-sessions -data $(LOCOMO) -k 5,10 -significance
@@ -70,6 +73,15 @@ results: $(STAMP)
 	for s in locomo locomo-sessions; do for g in 'pool=30,50,80' 'fusion=0.3,0.5,-1'; do \
 	  $(MB) -suite $$s -data $(LOCOMO) -k 5,10 -sweep "$$g" || exit 1; done; done
 	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -holdout tune -sweep 'fusion=0.3,0.5,-1' -select MRR
+	for s in locomo locomo-sessions; do \
+	  $(MB) -suite $$s -data $(LOCOMO) -k 5,10 -systems $(PEERS) -name peers -significance && \
+	  $(MB) -suite $$s -data $(LOCOMO) -k 5,10 -systems $(PEER_VARIANTS) -name peers-variants || exit 1; done
+	$(MB) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -k 5,10 \
+		-systems $(PEERS) -name peers -significance
+	$(MB) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -k 5,10 \
+		-systems $(PEER_VARIANTS) -name peers-variants
+	$(MB) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -session-doc user-only \
+		-k 5,10 -systems mempalace,mempalace-hybrid -name peers-user-only
 	$(PY) -m memini_bench -suite vetobench -data $(VETO) -scale -plot
 	$(MB) -suite locomo -data $(LOCOMO) -multihop
 	$(MB) -suite locomo -data $(LOCOMO) -entity-bridge

@@ -337,3 +337,41 @@ def legs(results_dir: Path) -> str:
                          f"[{r['ci_low'] * 100:+.1f}, {r['ci_high'] * 100:+.1f}] | {r['test']} | "
                          f"{r['p_adjusted']:.3g} | {'yes' if r['significant'] else 'no'} |")
     return "\n".join(lines) + "\n"
+
+
+PEER_SETS = (("LoCoMo turn level", "locomo"), ("LoCoMo session level", "locomo-sessions"),
+             ("LongMemEval sample, shared haystack", "longmemeval-shared"))
+
+
+def peers(results_dir: Path) -> str:
+    """Every system of the side-by-side runs (``<dataset>-peers.json`` and ``-peers-variants.json``), sorted by
+    R@5, with latency and ingest time, and whether it differs significantly from memini-hybrid (McNemar on R@5,
+    bootstrap on MRR, Holm; from ``-significance`` in the main file)."""
+    out = []
+    for title, base in PEER_SETS:
+        docs = [d for d in (_get(results_dir, f"{base}-{s}.json", CompareResults) for s in ("peers", "peers-variants"))
+                if d is not None]
+        if not docs:
+            out.append(_missing(f"{base}-peers.json"))
+            continue
+        sig = {(r["system_b"], r["metric"]): r for r in docs[0].raw.get("significance", [])}
+        rows = [(doc, s) for doc in docs for s in doc.systems if doc.score(s, 5) and doc.score(s, 10)]
+        rows.sort(key=lambda pair: -pair[0].score(pair[1], 5).recall_at_k)
+        questions = rows[0][0].score(rows[0][1], 10).questions if rows else 0
+        out += [f"**{title}** ({questions} questions, {docs[0].config.get('embed_model', '')})", "",
+                "| system | R@5 | R@10 | MRR | nDCG@10 | p50 ms | p95 ms | ingest ms | vs hybrid: R@5 / MRR |",
+                "|---|--:|--:|--:|--:|--:|--:|--:|---|"]
+        for doc, system in rows:
+            r5, r10 = doc.score(system, 5), doc.score(system, 10)
+            tests = []
+            for metric in ("R@5", "MRR"):
+                r = sig.get((system, metric))
+                if r is not None:
+                    verdict = ("hybrid ahead" if r["delta"] > 0 else "peer ahead") if r["significant"] else "n.s."
+                    tests.append(f"{verdict} (p {r['p_adjusted']:.2g})")
+            lines = (f"| {system} | {_pct(r5.recall_at_k)} | {_pct(r10.recall_at_k)} | {_pct(r10.mrr)} | "
+                     f"{_pct(r10.ndcg_at_k)} | {r10.p50_ms:.2f} | {r10.p95_ms:.2f} | {r10.ingest_ms:.0f} | "
+                     f"{' / '.join(tests) if tests else ('reference' if system == 'memini-hybrid' else '-')} |")
+            out.append(lines)
+        out.append("")
+    return "\n".join(out)

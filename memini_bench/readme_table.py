@@ -21,7 +21,8 @@ def blocks() -> dict:
     return {"results": rb.main_table, "reproduction": rb.reproduction, "temporal": rb.temporal_boost,
             "rerank": rb.rerank_table, "extractors": rb.extractor_diff, "vecgate": rb.vec_gate,
             "quality": rb.quality_table, "vetobench": rb.vetobench_table, "vetoscale": rb.vetobench_scale,
-            "sweeps": rb.sweeps, "selection": rb.selection, "legs": rb.legs, "studies": studies_sections}
+            "sweeps": rb.sweeps, "selection": rb.selection, "legs": rb.legs, "studies": studies_sections,
+            "peers": rb.peers}
 
 
 def studies_sections(results_dir: Path) -> str:
