@@ -98,18 +98,21 @@ def test_sample_loads():
     ({"items": [], "questions": [{"query": "q", "gold": ["a"]}]}, "no items"),
     ({"items": [{"id": "a", "content": "x"}], "questions": []}, "no questions"),
     ({"items": [{"id": "a"}], "questions": [{"query": "q", "gold": ["a"]}]},
-     "items[0]: missing required field 'content'"),
-    ({"items": [{"id": "a", "content": 3}], "questions": [{"query": "q", "gold": ["a"]}]}, "should be str"),
+     "bad.json: items[0].content: missing (expected a string)"),
+    ({"items": [{"id": "a", "content": 3}], "questions": [{"query": "q", "gold": ["a"]}]},
+     "items[0].content: expected a string, got a number"),
     ({"items": [{"id": "a", "content": "x"}, {"id": "a", "content": "y"}], "questions": [{"query": "q", "gold": []}]},
-     "duplicate item id"),
-    ({"items": [{"id": "a", "content": "x"}], "questions": [{"query": "q", "gold": "a"}]}, "should be list"),
-    ([1, 2], "expected a JSON object"),
+     "items[1].id: duplicate item id 'a' (also items[0])"),
+    ({"items": [{"id": "a", "content": "x"}], "questions": [{"query": "q", "gold": "a"}]},
+     "questions[0].gold: expected an array, got a string"),
+    ([1, 2], "expected a JSON object with name, items and questions, got an array"),
 ])
 def test_file_schema_errors(tmp_path, doc, message):
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(doc))
-    with pytest.raises(BenchError, match=message.replace("[", r"\[").replace("]", r"\]")):
+    with pytest.raises(BenchError) as exc:
         load("file", str(path))
+    assert message in str(exc.value) and "\n" not in str(exc.value)
 
 
 def test_file_errors_name_the_input(tmp_path):

@@ -82,16 +82,17 @@ def _copy(fixtures_dir, tmp_path):
 
 
 @pytest.mark.parametrize("edit, message", [
-    (lambda c, s: c[0].pop("rationale"), "decision #0: missing required field 'rationale'"),
-    (lambda c, s: c[1].update(created_at="yesterday"), "field 'created_at' is not an ISO-8601 date"),
-    (lambda c, s: c[2]["rejected"].append({"reason": "x"}), "rejected[2]: missing required field 'option'"),
-    (lambda c, s: c.append(dict(c[0])), "duplicate decision ids ['d101']"),
-    (lambda c, s: s["scenarios"][3].update(veto_decision_id="d999"), "scenario s04: veto_decision_id 'd999' is "
-     "not a decision of"),
-    (lambda c, s: s["scenarios"][0]["rejected_markers"].append("(unclosed"), "rejected_markers[3] '(unclosed' "
-     "is not a valid regex"),
-    (lambda c, s: s.pop("as_of"), "missing required field 'as_of'"),
-    (lambda c, s: s["scenarios"][1].update(files_in_scope="apps/x.ts"), "field 'files_in_scope' should be list"),
+    (lambda c, s: c[0].pop("rationale"), "corpus.json: [0].rationale: missing (expected a string)"),
+    (lambda c, s: c[1].update(created_at="yesterday"), "[1].created_at: 'yesterday' is not an ISO-8601 date"),
+    (lambda c, s: c[2]["rejected"].append({"reason": "x"}), "[2].rejected[2].option: missing (expected a string)"),
+    (lambda c, s: c.append(dict(c[0])), "corpus.json: duplicate decision ids ['d101']"),
+    (lambda c, s: s["scenarios"][3].update(veto_decision_id="d999"), "scenarios[3].veto_decision_id: scenario s04: "
+     "'d999' is not a decision of"),
+    (lambda c, s: s["scenarios"][0]["rejected_markers"].append("(unclosed"), "scenarios[0].rejected_markers[3]: "
+     "'(unclosed' is not a valid regex"),
+    (lambda c, s: s.pop("as_of"), "scenarios.json: as_of: missing (expected a string)"),
+    (lambda c, s: s["scenarios"][1].update(files_in_scope="apps/x.ts"),
+     "scenarios[1].files_in_scope: expected an array, got a string"),
     (lambda c, s: c[0].update(status="superseded", superseded_by="d777"), "superseded_by 'd777' names no decision"),
 ])
 def test_malformed_fixtures_fail_with_one_clear_line(fixtures_dir, tmp_path, edit, message):

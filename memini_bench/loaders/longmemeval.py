@@ -7,41 +7,54 @@ Session text (``-session-doc``): ``full`` = ``role: content\\n`` per turn; ``use
 
 Beyond memini:
 - ``abstention="exclude"`` (default, LongMemEval's own protocol) drops the ``_abs`` questions from scoring; their
-  sessions stay in the corpus (as in memini, whose keyword statistics are global). ``include`` keeps them.
+  sessions stay in the corpus (as in memini, whose keyword statistics are global). ``include`` keeps them. The
+  excluded questions stay in ``Dataset.excluded`` with their record index as ``Question.position``, so
+  ``-holdout`` is taken on memini's full question list first: the held set is memini's either way.
 - ``shared_haystack=True`` pools every record's sessions, deduplicated by session id, into one group
   ``longmemeval``; item ids and gold are bare session ids. This turns the oracle file (whose haystacks hold only
   evidence sessions) into a real retrieval test.
+- Faults: a wrong type is an error with its JSON path; two records with one ``question_id`` are refused (their
+  haystacks would merge into one group); a session id repeated within one haystack keeps its first session;
+  dates that do not parse leave the time unset (as in memini); each is counted in a note.
 """
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from dataclasses import dataclass, field
+from datetime import datetime
 
-from memini_bench.dataset import Dataset, Item, Question, check_not_empty
+from memini_bench.dataset import Dataset, Item, Question, finish
 from memini_bench.errors import BenchError
-from memini_bench.loaders._json import expect, field_of, read_json, scalar_text
+from memini_bench.loaders._json import (
+    At,
+    check_id,
+    field_of,
+    object_at,
+    read_json_source,
+    scalar_text,
+    text_of,
+    value_of,
+)
+from memini_bench.loaders.dates import parse_layout
 
 SESSION_DOCS = ("full", "user-only", "dated")
 ABSTENTION_MODES = ("exclude", "include")
 SHARED_GROUP = "longmemeval"
+DATE_LAYOUT = "%Y/%m/%d (%a) %H:%M"
 
 
 def parse_lme_date(text: str) -> datetime | None:
     """``2023/05/30 (Tue) 23:40`` (Go layout ``2006/01/02 (Mon) 15:04``) as UTC; None when unparseable."""
-    try:
-        return datetime.strptime(text.strip(), "%Y/%m/%d (%a) %H:%M").replace(tzinfo=UTC)
-    except ValueError:
-        return None
+    return parse_layout(text, DATE_LAYOUT)
 
 
-def session_doc(turns: list, date: str, mode: str, where: str) -> str:
+def session_doc(turns: object, date: str, mode: str, at: At) -> str:
     """One haystack session as text (see the module docstring for the three modes)."""
-    expect(isinstance(turns, list), where, "a haystack session should be a list of {role, content} turns")
+    value_of(turns, list, at)
     pairs = []
     for j, turn in enumerate(turns):
-        tw = f"{where}[{j}]"
-        pairs.append((field_of(turn, "role", str, tw, required=False, default=""),
-                      field_of(turn, "content", str, tw, required=False, default="")))
+        object_at(turn, at / j, "a turn object with role and content")
+        pairs.append((text_of(turn, "role", at / j, required=False), text_of(turn, "content", at / j, required=False)))
     full = "".join(f"{role}: {content}\n" for role, content in pairs)
     if mode == "user-only":
         user = "".join(f"{content}\n" for role, content in pairs if role == "user")
@@ -51,65 +64,109 @@ def session_doc(turns: list, date: str, mode: str, where: str) -> str:
     return full
 
 
+def _string_at(values: list, index: int, at: At) -> str:
+    """``values[index]`` as a string: "" when the list is shorter or the entry is null."""
+    if index >= len(values) or values[index] is None:
+        return ""
+    return value_of(values[index], str, at / index)
+
+
+@dataclass
+class _Tally:
+    """What the loader tolerated or dropped, for the notes."""
+
+    abstained: int = 0
+    conflicts: int = 0
+    repeated: list[str] = field(default_factory=list)
+    bad_dates: int = 0
+    bad_question_dates: int = 0
+
+    def notes(self, shared: bool, items: int, records: int) -> list[str]:
+        notes = []
+        if self.abstained:
+            notes.append(f"excluded {self.abstained} abstention (_abs) questions from scoring (-abstention include "
+                         "keeps them)")
+        if self.repeated:
+            notes.append(f"{len(self.repeated)} haystack sessions repeat a session id of their own haystack and were "
+                         f"dropped (the first is kept): {', '.join(self.repeated[:5])}")
+        if self.bad_dates:
+            notes.append(f"{self.bad_dates} haystack dates do not parse as '2006/01/02 (Mon) 15:04' (those sessions "
+                         "have no time)")
+        if self.bad_question_dates:
+            notes.append(f"{self.bad_question_dates} question dates do not parse (those questions have no 'now')")
+        if shared:
+            notes.append(f"shared haystack: {items} unique sessions pooled from {records} records"
+                         + (f"; {self.conflicts} repeated session ids with differing text kept their first text"
+                            if self.conflicts else ""))
+        return notes
+
+
 def load_longmemeval(path: str, *, session_doc_mode: str = "full", abstention: str = "exclude",
                      shared_haystack: bool = False, **_: object) -> Dataset:
+    """The records at ``path`` (module docstring). Every question keeps its record index as ``position``, and
+    excluded abstention questions ride in ``Dataset.excluded``, so ``-holdout`` splits memini's full list."""
     if session_doc_mode not in SESSION_DOCS:
         raise BenchError(f"-session-doc {session_doc_mode!r}: unknown; use one of {', '.join(SESSION_DOCS)}")
     if abstention not in ABSTENTION_MODES:
         raise BenchError(f"-abstention {abstention!r}: unknown; use exclude or include")
-    rows = read_json(path, "longmemeval")
-    expect(isinstance(rows, list), str(path), "expected a JSON array of LongMemEval records")
+    rows, read = read_json_source(path, "longmemeval")
+    value_of(rows, list, At(str(path)))
     items: list[Item] = []
     questions: list[Question] = []
+    excluded: list[Question] = []
     seen_sessions: dict[str, int] = {}
-    conflicts = abstained = no_gold = 0
-    unresolved: list[str] = []
+    first_record: dict[str, int] = {}
+    tally = _Tally()
     for i, row in enumerate(rows):
-        where = f"{path}: [{i}]"
-        qid = field_of(row, "question_id", str, where, required=False, default="") or f"q-{i}"
+        at = At(str(path)) / i
+        object_at(row, at, "a LongMemEval record object")
+        qid = field_of(row, "question_id", str, at, required=False, default="")
+        qid = check_id(qid, at / "question_id") if qid else f"q-{i}"
+        if qid in first_record:
+            (at / "question_id").fail(f"{qid!r} appears twice (also [{first_record[qid]}]); each record is one "
+                                      "question with its own haystack, so question ids must be unique")
+        first_record[qid] = i
         group = SHARED_GROUP if shared_haystack else qid
         prefix = "" if shared_haystack else f"{qid}/"
-        sessions = field_of(row, "haystack_sessions", list, where)
-        sids = field_of(row, "haystack_session_ids", list, where, required=False, default=[])
-        dates = field_of(row, "haystack_dates", list, where, required=False, default=[])
+        sessions = field_of(row, "haystack_sessions", list, at)
+        sids = field_of(row, "haystack_session_ids", list, at, required=False, default=[])
+        dates = field_of(row, "haystack_dates", list, at, required=False, default=[])
         own: set[str] = set()
         for s, turns in enumerate(sessions):
-            sid = scalar_text(sids[s]) if s < len(sids) else ""
-            sid = sid or f"session-{s}"
-            date = scalar_text(dates[s]) if s < len(dates) else ""
-            content = session_doc(turns, date, session_doc_mode, f"{where}.haystack_sessions[{s}]")
+            sid = _string_at(sids, s, at / "haystack_session_ids")
+            sid = check_id(sid, at / "haystack_session_ids" / s) if sid else f"session-{s}"
+            date = _string_at(dates, s, at / "haystack_dates")
+            content = session_doc(turns, date, session_doc_mode, at / "haystack_sessions" / s)
             item_id = prefix + sid
+            if item_id in own:
+                tally.repeated.append(f"{qid}/{sid}")
+                continue
             own.add(item_id)
             if shared_haystack and item_id in seen_sessions:
-                conflicts += items[seen_sessions[item_id]].content != content
+                tally.conflicts += items[seen_sessions[item_id]].content != content
                 continue
             seen_sessions[item_id] = len(items)
-            items.append(Item(id=item_id, content=content, group=group, time=parse_lme_date(date)))
+            when = parse_lme_date(date)
+            tally.bad_dates += bool(date.strip()) and when is None
+            items.append(Item(id=item_id, content=content, group=group, time=when))
+        gold = tuple(prefix + check_id(value_of(a, str, at / "answer_session_ids" / j), at / "answer_session_ids" / j)
+                     for j, a in enumerate(field_of(row, "answer_session_ids", list, at, required=False, default=[])))
+        question_date = scalar_text(row.get("question_date"))
+        now = parse_lme_date(question_date)
+        tally.bad_question_dates += bool(question_date.strip()) and now is None
+        question = Question(
+            id=qid, query=text_of(row, "question", at), gold=gold, group=group,
+            answer=scalar_text(row.get("answer")), category=text_of(row, "question_type", at, required=False),
+            now=now, position=i,
+        )
         if qid.endswith("_abs") and abstention == "exclude":
-            abstained += 1
-            continue
-        answer_ids = field_of(row, "answer_session_ids", list, where, required=False, default=[])
-        gold = tuple(prefix + scalar_text(a) for a in answer_ids)
-        no_gold += not gold
-        unresolved.extend(g for g in gold if g not in own and g not in seen_sessions)
-        questions.append(Question(
-            id=qid, query=field_of(row, "question", str, where), gold=gold, group=group,
-            answer=scalar_text(row.get("answer")),
-            category=field_of(row, "question_type", str, where, required=False, default=""),
-            now=parse_lme_date(scalar_text(row.get("question_date"))),
-        ))
+            tally.abstained += 1
+            excluded.append(question)
+        else:
+            questions.append(question)
     name = "longmemeval" + ("" if session_doc_mode == "full" else f"-{session_doc_mode}")
     name += "-shared" if shared_haystack else ""
-    notes: list[str] = []
-    if abstained:
-        notes.append(f"excluded {abstained} abstention (_abs) questions from scoring (-abstention include keeps them)")
-    if no_gold:
-        notes.append(f"{no_gold} questions have no answer_session_ids: guaranteed misses")
-    if unresolved:
-        notes.append(f"{len(unresolved)} gold session ids are not in the haystack: {', '.join(unresolved[:5])}")
-    if shared_haystack:
-        notes.append(f"shared haystack: {len(items)} unique sessions pooled from {len(rows)} records"
-                     + (f"; {conflicts} repeated session ids with differing text kept their first text"
-                        if conflicts else ""))
-    ds = Dataset(name=name, items=tuple(items), questions=tuple(questions), notes=tuple(notes))
-    return check_not_empty(ds, str(path))
+    ds = Dataset(name=name, items=tuple(items), questions=tuple(questions),
+                 notes=tuple(tally.notes(shared_haystack, len(items), len(rows))), sources=(read,),
+                 excluded=tuple(excluded))
+    return finish(ds, str(path))

@@ -6,10 +6,10 @@ checking live in ``memini_bench.vetobench.fixtures`` (imported here on use: it i
 
 from __future__ import annotations
 
-from memini_bench.dataset import Dataset, check_not_empty
+from memini_bench.dataset import Dataset, finish
 
 
 def load_vetobench(path: str, **_: object) -> Dataset:
     from memini_bench.vetobench.fixtures import read_suites, to_dataset
 
-    return check_not_empty(to_dataset(read_suites(path)), path)
+    return finish(to_dataset(read_suites(path)), path)

@@ -19,11 +19,10 @@ from memini_bench.errors import BenchError
 from memini_bench.identity import check_overwrite, identity, stem
 from memini_bench.lineup import DEFAULT_SYSTEMS, context_for, systems_for
 from memini_bench.loaders import LoadOptions, load
-from memini_bench.loaders.file import SAMPLE_PATH
 from memini_bench.metrics import score_all
 from memini_bench.options import CoreOptions, RunOptions
 from memini_bench.poison import poison, poison_setting
-from memini_bench.provenance import file_sha256, harness
+from memini_bench.provenance import harness
 from memini_bench.report import (
     OutputOptions,
     check_destinations,
@@ -117,7 +116,7 @@ def build_config(opts: RunOptions, ds: Dataset, ctx: SystemContext | None, syste
     names = [s.name for s in systems or []]
     config: dict[str, object] = {
         "mode": mode, "suite": opts.suite, "dataset": ds.name, "data": data_path,
-        "data_sha256": file_sha256(opts.data or SAMPLE_PATH),
+        "data_sha256": ds.source_sha256,  # of the bytes the loader parsed: a FIFO or <(...) is never read twice
         "ks": list(opts.k), "holdout": opts.core.holdout, "limit": opts.core.limit,
         "session_doc": opts.load.session_doc if opts.suite == "longmemeval" else "",
         "abstention": opts.load.abstention if opts.suite == "longmemeval" else "",

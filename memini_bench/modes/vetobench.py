@@ -25,13 +25,13 @@ from pathlib import Path
 import click
 
 from memini_bench.contract import System
-from memini_bench.dataset import Dataset, prepare
+from memini_bench.dataset import Dataset, EmptyDataset, prepare
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.factory import EmbedSettings, build_encoder
 from memini_bench.errors import BenchError
 from memini_bench.modes.compare import hybrid_settings, log
 from memini_bench.options import RunOptions
-from memini_bench.provenance import file_sha256, harness
+from memini_bench.provenance import harness
 from memini_bench.report import check_destinations, write_json
 from memini_bench.runner import close_all
 from memini_bench.settings import CommaList, Int, setting
@@ -109,7 +109,7 @@ def _archive_path(base: str, run: int, runs: int) -> Path:
 def run(opts: RunOptions) -> int:
     from memini_bench.vetobench import conditions, scale, summary
     from memini_bench.vetobench import evaluate as ev
-    from memini_bench.vetobench.fixtures import read_suites, suite_dataset, suite_files
+    from memini_bench.vetobench.fixtures import read_suites, suite_dataset
 
     x = opts.mode(VetoOptions)
     if opts.output.plot and not x.scale:
@@ -133,11 +133,12 @@ def run(opts: RunOptions) -> int:
 
     runs, emptied = [], []  # (suite, prepared data set, its systems); suites the holdout left without scenarios
     for suite in suites:
-        ds = prepare(suite_dataset(suite), holdout=opts.core.holdout, limit=opts.core.limit)
-        if ds.questions:
-            runs.append((suite, ds, systems_for(ds)))
-        else:
+        try:
+            ds = prepare(suite_dataset(suite), holdout=opts.core.holdout, limit=opts.core.limit)
+        except EmptyDataset:
             emptied.append(suite)
+            continue
+        runs.append((suite, ds, systems_for(ds)))
     if not runs:
         raise BenchError(f"-holdout {opts.core.holdout}: leaves no scenario in any suite of {opts.data}; use -holdout "
                          "all (or tune)")
@@ -190,7 +191,7 @@ def run(opts: RunOptions) -> int:
 
     out = Path(opts.output.out)
     config = {"suite": "vetobench", "data": opts.data,
-              "data_sha256": {str(p): file_sha256(p) for pair in suite_files(opts.data) for p in pair},
+              "data_sha256": {source.path: source.sha256 for suite in suites for source in suite.sources},
               "systems": names, "veto_files": x.veto_files, "composite_embedder": x.composite_embedder,
               "embedders": {name: enc.describe() for name, enc in encoders.items()},
               **hybrid_settings(opts), "holdout": opts.core.holdout, "limit": opts.core.limit, **harness()}

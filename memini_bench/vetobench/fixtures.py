@@ -7,21 +7,35 @@ ranking, superseded decisions are dropped and their ``rejected`` entries are car
 replaced them (following a chain of supersessions to its end), tagged ``inherited_from`` (the superseded decision's
 id) and ``inherited_date`` (its ``created_at``) - a choice and its rejections have different lifetimes.
 
-Every problem in a file (missing field, wrong type, bad date, a scenario naming an unknown decision, a marker that
-is not a valid regex) is a BenchError naming the file, the entry and the field.
+Every problem in a file (missing field, wrong type, bad date, a duplicate id, a scenario naming an unknown
+decision, a marker that is not a valid regex) is a BenchError naming the file and the JSON path
+(``corpus.json: [3].rejected[0].option: ...``). Each file is read once; its SHA-256 rides in ``VetoSuite.sources``.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from memini_bench.dataset import Dataset, Item, Question
+from memini_bench.dataset import Dataset, Item, Question, Source
 from memini_bench.errors import BenchError
-from memini_bench.loaders._json import expect, field_of, read_json
+from memini_bench.loaders._json import (
+    At,
+    expect,
+    field_of,
+    id_of,
+    number_of,
+    object_at,
+    read_json_source,
+    strings_of,
+    text_of,
+    value_of,
+)
+from memini_bench.loaders.dates import parse_iso
 
 SUITE = "vetobench"
 STATUSES = ("active", "superseded")
@@ -87,6 +101,7 @@ class VetoSuite:
     scenarios: tuple[Scenario, ...]
     as_of: datetime
     source: str = ""
+    sources: tuple[Source, ...] = ()
 
     @property
     def lifecycle(self) -> bool:
@@ -97,71 +112,56 @@ class VetoSuite:
         return replace(self, name=name or self.name, decisions=self.decisions + extra, active=self.active + extra)
 
 
-def parse_time(value: Any, where: str, key: str) -> datetime:
-    """An ISO-8601 timestamp (``2026-07-01T00:00:00Z``); a naive one is taken as UTC."""
-    expect(isinstance(value, str), where, f"field {key!r} should be an ISO-8601 date string")
-    try:
-        t = datetime.fromisoformat(value)
-    except ValueError:
-        raise BenchError(f"{where}: field {key!r} is not an ISO-8601 date ({value!r})") from None
-    return t if t.tzinfo else t.replace(tzinfo=UTC)
+def parse_time(value: Any, at: At) -> datetime:
+    """An ISO-8601 timestamp (``2026-07-01T00:00:00Z``) in UTC; a naive one is taken as UTC."""
+    return parse_iso(value_of(value, str, at), at, "an ISO-8601 date")
 
 
-def _strings(obj: dict, key: str, where: str, *, required: bool = True) -> tuple[str, ...]:
-    values = field_of(obj, key, list, where, required=required, default=[])
-    for i, v in enumerate(values):
-        expect(isinstance(v, str), where, f"{key}[{i}] should be a string, got {type(v).__name__}")
-    return tuple(values)
-
-
-def _text(obj: dict, key: str, where: str) -> str:
-    value = field_of(obj, key, str, where)
-    expect(bool(value.strip()), where, f"field {key!r} is empty")
-    return value
-
-
-def _decision(obj: Any, where: str) -> Decision:
-    expect(isinstance(obj, dict), where, f"expected a decision object, got {type(obj).__name__}")
+def _decision(obj: Any, at: At) -> Decision:
+    object_at(obj, at, "a decision object")
     rejected = []
-    for i, r in enumerate(field_of(obj, "rejected", list, where)):
-        rw = f"{where} rejected[{i}]"
-        rejected.append(Rejection(_text(r, "option", rw), field_of(r, "reason", str, rw, required=False,
-                                                                     default="")))
-    relevance = field_of(obj, "historical_relevance", (int, float), where)
-    status = field_of(obj, "status", str, where, required=False, default="active")
-    expect(status in STATUSES, where, f"status {status!r} should be one of {', '.join(STATUSES)}")
+    for i, r in enumerate(field_of(obj, "rejected", list, at)):
+        rw = at / "rejected" / i
+        object_at(r, rw, "a rejected-option object")
+        rejected.append(Rejection(text_of(r, "option", rw, nonblank=True), text_of(r, "reason", rw, required=False)))
+    status = text_of(obj, "status", at, required=False, default="active")
+    expect(status in STATUSES, at / "status", f"{status!r} should be one of {', '.join(STATUSES)}")
     reviewed = obj.get("reviewed_at")
     return Decision(
-        id=_text(obj, "id", where), decision=_text(obj, "decision", where),
-        rationale=field_of(obj, "rationale", str, where), rejected=tuple(rejected),
-        files_affected=_strings(obj, "files_affected", where),
-        created_at=parse_time(obj.get("created_at"), where, "created_at"),
-        reviewed_at=None if reviewed is None else parse_time(reviewed, where, "reviewed_at"),
-        historical_relevance=float(relevance), status=status,
-        superseded_by=field_of(obj, "superseded_by", str, where, required=status == "superseded", default=""),
+        id=id_of(obj, "id", at), decision=text_of(obj, "decision", at, nonblank=True),
+        rationale=text_of(obj, "rationale", at), rejected=tuple(rejected),
+        files_affected=strings_of(obj, "files_affected", at),
+        created_at=parse_time(obj.get("created_at"), at / "created_at"),
+        reviewed_at=None if reviewed is None else parse_time(reviewed, at / "reviewed_at"),
+        historical_relevance=number_of(obj, "historical_relevance", at), status=status,
+        superseded_by=id_of(obj, "superseded_by", at, required=status == "superseded"),
     )
 
 
-def _markers(obj: dict, key: str, where: str, *, required: bool) -> tuple[str, ...]:
-    patterns = _strings(obj, key, where, required=required)
+def _markers(obj: dict, key: str, at: At, *, required: bool) -> tuple[str, ...]:
+    patterns = strings_of(obj, key, at, required=required)
     for i, pattern in enumerate(patterns):
         try:
             re.compile(pattern, MARKER_FLAGS)
-        except re.error as exc:
-            raise BenchError(f"{where}: {key}[{i}] {pattern!r} is not a valid regex ({exc}); fix the marker") from None
+        except (re.error, OverflowError, RecursionError) as exc:
+            (at / key / i).fail(f"{pattern!r} is not a valid regex ({exc}); fix the marker")
     return patterns
 
 
-def _scenario(obj: Any, where: str) -> Scenario:
-    expect(isinstance(obj, dict), where, f"expected a scenario object, got {type(obj).__name__}")
+def _scenario(obj: Any, at: At) -> Scenario:
+    object_at(obj, at, "a scenario object")
     return Scenario(
-        id=_text(obj, "id", where), veto_decision_id=_text(obj, "veto_decision_id", where),
-        trap=_text(obj, "trap", where), task=_text(obj, "task", where),
-        files_in_scope=_strings(obj, "files_in_scope", where, required=False),
-        rejected_option=_text(obj, "rejected_option", where),
-        rejected_markers=_markers(obj, "rejected_markers", where, required=True),
-        accepted_markers=_markers(obj, "accepted_markers", where, required=False),
+        id=id_of(obj, "id", at), veto_decision_id=id_of(obj, "veto_decision_id", at),
+        trap=text_of(obj, "trap", at, nonblank=True), task=text_of(obj, "task", at, nonblank=True),
+        files_in_scope=strings_of(obj, "files_in_scope", at, required=False),
+        rejected_option=text_of(obj, "rejected_option", at, nonblank=True),
+        rejected_markers=_markers(obj, "rejected_markers", at, required=True),
+        accepted_markers=_markers(obj, "accepted_markers", at, required=False),
     )
+
+
+def _duplicates(ids: list[str]) -> list[str]:
+    return sorted(i for i, n in Counter(ids).items() if n > 1)
 
 
 def _final_replacement(d: Decision, by_id: dict[str, Decision], source: str) -> Decision:
@@ -190,31 +190,31 @@ def active_with_inherited(decisions: tuple[Decision, ...], source: str = "corpus
 
 
 def read_suite(corpus_path: Path, scenarios_path: Path, name: str) -> VetoSuite:
-    corpus = read_json(corpus_path, SUITE)
-    expect(isinstance(corpus, list), str(corpus_path), "expected a JSON list of decisions")
-    decisions = tuple(_decision(obj, f"{corpus_path} decision #{i}") for i, obj in enumerate(corpus))
-    ids = [d.id for d in decisions]
-    dupes = sorted({i for i in ids if ids.count(i) > 1})
-    expect(not dupes, str(corpus_path), f"duplicate decision ids {dupes}")
+    corpus, corpus_read = read_json_source(corpus_path, SUITE)
+    top = At(str(corpus_path))
+    value_of(corpus, list, top)
+    decisions = tuple(_decision(obj, top / i) for i, obj in enumerate(corpus))
+    dupes = _duplicates([d.id for d in decisions])
+    expect(not dupes, top, f"duplicate decision ids {dupes}; ids must be unique")
     active = active_with_inherited(decisions, str(corpus_path))
-    expect(bool(active), str(corpus_path), "no active decisions")
+    expect(bool(active), top, "no active decisions")
 
-    doc = read_json(scenarios_path, SUITE)
-    where = str(scenarios_path)
-    as_of = parse_time(field_of(doc, "as_of", str, where), where, "as_of")
-    scenarios = tuple(_scenario(obj, f"{scenarios_path} scenario #{i}")
+    doc, scenarios_read = read_json_source(scenarios_path, SUITE)
+    where = At(str(scenarios_path))
+    as_of = parse_time(field_of(doc, "as_of", str, where), where / "as_of")
+    scenarios = tuple(_scenario(obj, where / "scenarios" / i)
                       for i, obj in enumerate(field_of(doc, "scenarios", list, where)))
-    expect(bool(scenarios), where, "no scenarios")
-    sids = [s.id for s in scenarios]
-    expect(len(set(sids)) == len(sids), where, "duplicate scenario ids")
+    expect(bool(scenarios), where / "scenarios", "no scenarios")
+    dupes = _duplicates([s.id for s in scenarios])
+    expect(not dupes, where / "scenarios", f"duplicate scenario ids {dupes}; ids must be unique")
     status = {d.id: d for d in decisions}
-    for s in scenarios:
-        sw = f"{scenarios_path} scenario {s.id}"
+    for i, s in enumerate(scenarios):
+        sw = where / "scenarios" / i / "veto_decision_id"
         d = status.get(s.veto_decision_id)
-        expect(d is not None, sw, f"veto_decision_id {s.veto_decision_id!r} is not a decision of {corpus_path}")
-        expect(d.status != "superseded", sw, f"veto_decision_id {s.veto_decision_id!r} is superseded; name the "
+        expect(d is not None, sw, f"scenario {s.id}: {s.veto_decision_id!r} is not a decision of {corpus_path}")
+        expect(d.status != "superseded", sw, f"scenario {s.id}: {s.veto_decision_id!r} is superseded; name the "
                "active decision that replaced it")
-    return VetoSuite(name, decisions, active, scenarios, as_of, str(corpus_path))
+    return VetoSuite(name, decisions, active, scenarios, as_of, str(corpus_path), (corpus_read, scenarios_read))
 
 
 def _suite_name(corpus_path: Path) -> str:
@@ -224,7 +224,15 @@ def _suite_name(corpus_path: Path) -> str:
 
 def suite_files(path: str | Path) -> list[tuple[Path, Path]]:
     """The (corpus, scenarios) pairs at ``path``: a folder (every ``corpus*.json`` with its ``scenarios*.json``,
-    ``corpus.json`` first) or one corpus or scenarios file (its partner next to it)."""
+    ``corpus.json`` first) or one corpus or scenarios file (its partner next to it). A path the system cannot
+    even look at (a name too long, a symlink loop) is a BenchError naming it."""
+    try:
+        return _suite_files(path)
+    except OSError as exc:
+        raise BenchError(f"{path}: cannot be read ({exc.strerror or exc}); pass VetoBench's fixtures folder") from None
+
+
+def _suite_files(path: str | Path) -> list[tuple[Path, Path]]:
     p = Path(path)
     if not str(path):
         raise BenchError("-suite vetobench needs -data PATH (the fixtures folder or a corpus*.json file)")
@@ -280,7 +288,7 @@ def suite_dataset(suite: VetoSuite, id_prefix: str = "") -> Dataset:
     """The suite as a data set of its own (one group); ``id_prefix`` goes before every scenario id."""
     return Dataset(suite.name, suite_items(suite), suite_questions(suite, id_prefix), notes=_notes(suite),
                    category_labels={t: TRAP_LABELS[t] for t in dict.fromkeys(s.trap for s in suite.scenarios)
-                                    if t in TRAP_LABELS})
+                                    if t in TRAP_LABELS}, sources=suite.sources)
 
 
 def _notes(suite: VetoSuite) -> tuple[str, ...]:
@@ -300,6 +308,7 @@ def to_dataset(suites: list[VetoSuite]) -> Dataset:
     questions: list[Question] = []
     notes: list[str] = []
     labels: dict[str, str] = {}
+    sources: list[Source] = []
     for suite in suites:
         clash = any(s.id in seen for s in suite.scenarios)
         seen.update(s.id for s in suite.scenarios)
@@ -308,5 +317,6 @@ def to_dataset(suites: list[VetoSuite]) -> Dataset:
         questions.extend(part.questions)
         notes.extend(part.notes)
         labels.update(part.category_labels)
-    return Dataset(SUITE, tuple(items), tuple(questions), tuple(notes), labels)
+        sources.extend(part.sources)
+    return Dataset(SUITE, tuple(items), tuple(questions), tuple(notes), labels, tuple(sources))
 
