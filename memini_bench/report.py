@@ -1,4 +1,5 @@
-"""Output: memini's markdown tables, the JSON results file and the per-question JSONL, all written atomically.
+"""Output: memini's markdown tables, the JSON results file, the per-question JSONL and the TREC files, all written
+atomically (``atomic_io``, whose ``atomic_write`` and ``check_destinations`` are re-exported here).
 
 
 
@@ -7,17 +8,19 @@
 from __future__ import annotations
 
 import dataclasses
-import os
-import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import orjson
 
-from memini_bench.errors import BenchError
+from memini_bench.atomic_io import atomic_write, check_destinations
+from memini_bench.dataset import file_safe_name
 from memini_bench.metrics import Score, first_gold_rank
 from memini_bench.runner import RunResult
 from memini_bench.settings import setting
+
+__all__ = ["atomic_write", "check_destinations", "markdown", "per_question_rows", "results_document", "trec_id",
+           "write_json", "write_jsonl", "write_trec"]
 
 HYBRID = "memini-hybrid"
 
@@ -85,40 +88,6 @@ def markdown(scores: Sequence[Score], dataset: str, category_labels: dict[str, s
     return "\n".join(out) + "\n"
 
 
-def atomic_write(path: Path, write: Callable[[Callable[[bytes], object]], None]) -> None:
-    """Write through a temp file in the same folder, fsync, then rename over ``path``: a crash or an error
-    leaves the previous file (or none) in place, never a half-written one."""
-    path = Path(path)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    except OSError as exc:
-        raise BenchError(f"{path}: cannot write ({exc.strerror}); choose another path") from None
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            write(fh.write)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except OSError as exc:  # a full disk, or a folder where the file should go
-        Path(tmp).unlink(missing_ok=True)
-        raise BenchError(f"{path}: cannot write ({exc.strerror or exc}); choose another path") from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def check_destinations(*, folders: Sequence[tuple[str, str]] = (), files: Sequence[tuple[str, str]] = ()) -> None:
-    """Refuse, before any work, output paths that cannot be used: a (flag, folder) that is an existing file, a
-    (flag, file) that is an existing folder or whose parent is a file. Empty paths are skipped."""
-    for flag_name, folder in folders:
-        if folder and Path(folder).exists() and not Path(folder).is_dir():
-            raise BenchError(f"{flag_name} {folder}: is a file, not a folder; choose another path")
-    for flag_name, file in files:
-        if file and (Path(file).is_dir() or (Path(file).parent.exists() and not Path(file).parent.is_dir())):
-            raise BenchError(f"{flag_name} {file}: cannot be written as a file; choose another path")
-
-
 def write_json(path: Path, doc: object) -> None:
     atomic_write(path, lambda w: w(orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY)
                                    + b"\n"))
@@ -139,28 +108,40 @@ def per_question_rows(results: Iterable[RunResult]) -> Iterable[dict]:
             }
 
 
+def trec_id(text: str) -> str:
+    """``text`` as one TREC column: every character outside printable ASCII (spaces, tabs, line breaks, controls,
+    non-ASCII), ``%`` itself and ``#`` become ``%XX`` per UTF-8 byte, as in a URL; the empty id is ``%``. Readers
+    split TREC lines on any whitespace, so ``a b`` would be two columns; the escape is one-to-one, so no two ids
+    collide (``urllib.parse.unquote`` gives the id back)."""
+    if not text:
+        return "%"
+    return "".join(c if "!" <= c <= "~" and c not in "%#" else "".join(f"%{b:02X}" for b in c.encode())
+                   for c in text)
+
+
 def write_trec(directory: Path, dataset: str, results: Sequence[RunResult]) -> list[Path]:
     """TREC files for trec_eval / ir_measures: ``<dataset>.qrels`` (``qid 0 docid 1`` per gold id) and one
     ``<dataset>.<system>.run`` per system (``qid Q0 docid rank score system``; a hit standing for several items
     is written under its first id). The score column is ``depth - rank``: trec_eval orders by score and breaks
     ties by docid, so tied system scores would otherwise be re-ordered; the systems' own scores are in the
-    per-question JSONL. Question ids are made TREC-safe (whitespace -> ``_``)."""
-    def qid(question_id: str) -> str:
-        return "_".join(question_id.split())
-
+    per-question JSONL. Question ids, document ids and system names are escaped by ``trec_id``; file names are
+    made safe (``file_safe_name``: a system ``memini-hybrid/hash`` writes ``<dataset>.memini-hybrid_hash.run``)."""
     written = []
-    qrels = Path(directory) / f"{dataset}.qrels"
+    folder = Path(directory)
+    qrels = folder / f"{file_safe_name(dataset)}.qrels"
     questions = results[0].questions if results else ()
-    atomic_write(qrels, lambda w: [w(f"{qid(r.question.id)} 0 {g} 1\n".encode())
+    atomic_write(qrels, lambda w: [w(f"{trec_id(r.question.id)} 0 {trec_id(g)} 1\n".encode())
                                    for r in questions for g in dict.fromkeys(r.question.gold)])
     written.append(qrels)
     for result in results:
-        path = Path(directory) / f"{dataset}.{result.system}.run"
+        path = folder / f"{file_safe_name(dataset)}.{file_safe_name(result.system)}.run"
+        tag = trec_id(result.system)
 
-        def emit(w: Callable[[bytes], object], result: RunResult = result) -> None:
+        def emit(w: Callable[[bytes], object], result: RunResult = result, tag: str = tag) -> None:
             for run in result.questions:
+                qid = trec_id(run.question.id)
                 for rank, ids in enumerate(run.ranked_ids):
-                    w(f"{qid(run.question.id)} Q0 {ids[0]} {rank + 1} {result.depth - rank} {result.system}\n".encode())
+                    w(f"{qid} Q0 {trec_id(ids[0])} {rank + 1} {result.depth - rank} {tag}\n".encode())
 
         atomic_write(path, emit)
         written.append(path)

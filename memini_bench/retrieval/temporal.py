@@ -86,8 +86,12 @@ YEAR = _re(r"\bin\s+((?:19|20)\d{2})\b")  # July 1, tol 120
 
 
 def _atoi(text: str) -> int | None:
-    """Go's strconv.Atoi on a run of ASCII digits: None on int64 overflow."""
-    n = int(text)
+    """Go's strconv.Atoi on a run of ASCII digits: None on int64 overflow (checked on the digits first, so a
+    5,000-digit number never reaches ``int()``, whose string limit is 4,300 digits)."""
+    digits = text.lstrip("0") or "0"
+    if len(digits) > len(str(_INT64_MAX)):
+        return None
+    n = int(digits)
     return n if n <= _INT64_MAX else None
 
 
@@ -167,8 +171,14 @@ ABSOLUTE = (_month_day_year, _month_year, _month_day, _month_only, _season, _yea
 
 
 def _first(resolvers, q: str, now: datetime) -> Anchor | None:
+    """The first resolver's anchor. A date the calendar cannot hold (before year 1 or after 9999: "last summer"
+    with ``now`` in year 1) gives no anchor where Go's time package, whose range is wider, would give one."""
     for resolve in resolvers:
-        if (anchor := resolve(q, now)) is not None:
+        try:
+            anchor = resolve(q, now)
+        except (ValueError, OverflowError):
+            continue
+        if anchor is not None:
             return anchor
     return None
 

@@ -1,0 +1,158 @@
+"""Writing output files safely: atomically, with the umask's mode, no temp file left behind, and every
+destination checked for use before any work.
+
+``atomic_write`` writes through a temp file in the target's folder and renames it over the target. On Linux the
+temp file is unnamed (``O_TMPFILE``) until it is complete, so a process killed mid-write leaves nothing; elsewhere
+it is ``.<name>.<pid>.<hex>.tmp``, and the next write of the same name removes those whose process is gone.
+``check_destinations`` probes each output folder by creating (and removing) a temp file there, so a read-only
+folder is refused up front rather than after the whole run.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import secrets
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from memini_bench.errors import BenchError
+
+#: A named temp file without a pid (written by older versions) is removed once it is this old.
+STALE_TEMP_S = 3600.0
+_UNNAMED_TEMP = hasattr(os, "O_TMPFILE") and os.path.isdir("/proc/self/fd")
+
+
+def _temp_file(folder: Path, name: str) -> tuple[int, Path | None]:
+    """A new file in ``folder`` with the umask's mode, open for writing: unnamed where the system allows it
+    (Linux ``O_TMPFILE``: a process killed while writing leaves nothing behind), else ``.<name>.<pid>.<hex>.tmp``."""
+    flags = os.O_WRONLY | os.O_CLOEXEC
+    if _UNNAMED_TEMP:
+        try:
+            return os.open(folder, flags | os.O_TMPFILE, 0o666), None
+        except OSError as exc:
+            if exc.errno not in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL):
+                raise
+    tmp = folder / f".{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    return os.open(tmp, flags | os.O_CREAT | os.O_EXCL, 0o666), tmp
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process
+        return True
+    return True
+
+
+def remove_stale_temps(folder: Path, name: str) -> None:
+    """Remove the named temp files of earlier writes of ``name`` whose process is gone (and, from versions that
+    did not put the pid in the name, any older than ``STALE_TEMP_S``)."""
+    pattern = re.compile(re.escape(f".{name}.") + r"(?:(\d+)\.[0-9a-f]{8}|[^.]+)\.tmp")
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    now = time.time()
+    for entry in entries:
+        m = pattern.fullmatch(entry.name)
+        if m is None:
+            continue
+        try:
+            stale = not _pid_alive(int(m.group(1))) if m.group(1) else now - entry.stat().st_mtime > STALE_TEMP_S
+            if stale:
+                os.unlink(entry.path)
+        except OSError:
+            pass
+
+
+def _commit(fd: int, tmp: Path | None, path: Path) -> None:
+    """Make the written temp file ``path`` (an unnamed one is linked in under a temp name first)."""
+    if tmp is None:
+        tmp = path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+        folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:  # a dir fd makes os.link call linkat(AT_SYMLINK_FOLLOW): plain link() would link the /proc symlink
+            os.link(f"/proc/self/fd/{fd}", tmp.name, dst_dir_fd=folder, follow_symlinks=True)
+        finally:
+            os.close(folder)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def atomic_write(path: Path, write: Callable[[Callable[[bytes], object]], None]) -> None:
+    """Write through a temp file in the same folder, fsync, then rename over ``path``: a crash, a kill or an error
+    leaves the previous file (or none) in place, never a half-written one, and no temp file. The file gets the
+    umask's mode, like any file the user creates."""
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        remove_stale_temps(path.parent, path.name)
+        fd, tmp = _temp_file(path.parent, path.name)
+    except OSError as exc:
+        raise BenchError(f"{path}: cannot write ({exc.strerror or exc}); choose another path") from None
+    try:
+        with os.fdopen(fd, "wb", closefd=False) as fh:
+            write(fh.write)
+            fh.flush()
+            os.fsync(fh.fileno())
+        _commit(fd, tmp, path)
+    except OSError as exc:  # a full disk, or a folder where the file should go
+        raise BenchError(f"{path}: cannot write ({exc.strerror or exc}); choose another path") from None
+    finally:
+        os.close(fd)
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
+
+
+def _writable(folder: Path) -> str:
+    """Why files cannot be created in ``folder`` (or, when it does not exist yet, in its nearest existing
+    ancestor, where it would be made), or "" when they can: probed by creating a temp file and removing it."""
+    probe = folder
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if not probe.is_dir():
+        return f"{probe} is a file, not a folder"
+    try:
+        fd, tmp = _temp_file(probe, "memini-bench-probe")
+    except OSError as exc:
+        return f"cannot be written ({exc.strerror or exc})"
+    os.close(fd)
+    if tmp is not None:
+        tmp.unlink(missing_ok=True)
+    return ""
+
+
+def check_destinations(*, folders: Sequence[tuple[str, str]] = (), files: Sequence[tuple[str, str]] = ()) -> None:
+    """Refuse, before any work, output paths that cannot be used: a (flag, folder) that is an existing file or
+    where files cannot be created (a read-only folder, or a read-only parent of a folder to be made), a
+    (flag, file) that is an existing folder or whose folder cannot take it. Empty paths are skipped."""
+    for flag_name, folder in folders:
+        if not folder:
+            continue
+        try:
+            if Path(folder).exists() and not Path(folder).is_dir():
+                raise BenchError(f"{flag_name} {folder}: is a file, not a folder; choose another path")
+            why = _writable(Path(folder))
+        except OSError as exc:
+            why = f"cannot be used ({exc.strerror or exc})"
+        if why:
+            raise BenchError(f"{flag_name} {folder}: {why}; choose another folder")
+    for flag_name, file in files:
+        if not file:
+            continue
+        try:
+            p = Path(file)
+            if p.is_dir() or (p.parent.exists() and not p.parent.is_dir()):
+                raise BenchError(f"{flag_name} {file}: cannot be written as a file; choose another path")
+            why = _writable(p.parent)
+        except OSError as exc:
+            why = f"cannot be used ({exc.strerror or exc})"
+        if why:
+            raise BenchError(f"{flag_name} {file}: {why}; choose another path")
