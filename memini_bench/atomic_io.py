@@ -95,6 +95,8 @@ def atomic_write(path: Path, write: Callable[[Callable[[bytes], object]], None])
         path.parent.mkdir(parents=True, exist_ok=True)
         remove_stale_temps(path.parent, path.name)
         fd, tmp = _temp_file(path.parent, path.name)
+    except ValueError:  # a NUL in the path
+        raise BenchError(f"{str(path)!r}: the path contains a NUL character; choose another path") from None
     except OSError as exc:
         raise BenchError(f"{path}: cannot write ({exc.strerror or exc}); choose another path") from None
     try:
@@ -114,8 +116,10 @@ def atomic_write(path: Path, write: Callable[[Callable[[bytes], object]], None])
 def _writable(folder: Path) -> str:
     """Why files cannot be created in ``folder`` (or, when it does not exist yet, in its nearest existing
     ancestor, where it would be made), or "" when they can: probed by creating a temp file and removing it."""
+    if "\0" in str(folder):
+        return "the path contains a NUL character"
     probe = folder
-    while not probe.exists() and probe != probe.parent:
+    while not probe.exists() and probe != probe.parent:  # a name too long raises OSError: the caller says so
         probe = probe.parent
     if not probe.is_dir():
         return f"{probe} is a file, not a folder"

@@ -1,8 +1,9 @@
 """Output: memini's markdown tables, the JSON results file, the per-question JSONL and the TREC files, all written
 atomically (``atomic_io``, whose ``atomic_write`` and ``check_destinations`` are re-exported here).
 
-
-
+Markdown: one table per K (ascending), rows sorted by recall_any@K descending (stable), then the per-category
+table of ``memini-hybrid`` (or the first system) at the largest K. JSON: ``{"config": {...}, "results": [...]}``
+(fractions in 0..1).
 """
 
 from __future__ import annotations
@@ -15,12 +16,13 @@ import orjson
 
 from memini_bench.atomic_io import atomic_write, check_destinations
 from memini_bench.dataset import file_safe_name
+from memini_bench.errors import BenchError
 from memini_bench.metrics import Score, first_gold_rank
 from memini_bench.runner import RunResult
 from memini_bench.settings import setting
 
-__all__ = ["atomic_write", "check_destinations", "markdown", "per_question_rows", "results_document", "trec_id",
-           "write_json", "write_jsonl", "write_trec"]
+__all__ = ["OutputOptions", "atomic_write", "check_destinations", "markdown", "per_question_rows",
+           "results_document", "trec_id", "write_json", "write_jsonl", "write_trec"]
 
 HYBRID = "memini-hybrid"
 

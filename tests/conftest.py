@@ -90,3 +90,18 @@ def no_network(monkeypatch):
     monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
     yield attempts
     assert not attempts, f"non-loopback network access attempted: {attempts}"
+
+
+@pytest.fixture
+def open_tmp():
+    """A temp folder every user can reach (pytest's tmp_path sits under a 0700 folder), for tests that drop root."""
+    import shutil
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="memini-open-"))
+    folder.chmod(0o755)
+    yield folder
+    for path in folder.rglob("*"):
+        if path.is_dir() and not path.is_symlink():
+            path.chmod(0o755)
+    shutil.rmtree(folder, ignore_errors=True)

@@ -31,11 +31,11 @@ from memini_bench.dataset import Dataset, prepare
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.hashing import HashEmbedder
 from memini_bench.errors import BenchError
-from memini_bench.loaders import load
+from memini_bench.loaders import LoadOptions, load
 from memini_bench.metrics import score_all
 from memini_bench.report import per_question_rows, write_jsonl, write_trec
 from memini_bench.runner import run_all
-from memini_bench.systems import memini_systems
+from memini_bench.systems import HybridConfig, memini_systems
 
 CASE_SECONDS = 5.0
 FAST = settings(max_examples=60, derandomize=True, database=None, deadline=None,
@@ -61,7 +61,8 @@ def _downstream(ds: Dataset, holdout: str, limit: int, extractor: str) -> None:
     except BenchError as exc:
         _check_message(exc)
         return
-    systems = memini_systems(TextEncoder(HashEmbedder(16)), temporal_boost=0.4, temporal_extractor=extractor)
+    systems = memini_systems(TextEncoder(HashEmbedder(16)), HybridConfig(temporal_boost=0.4,
+                                                                         temporal_extractor=extractor))
     results = run_all(systems, prepared, 5)
     scores = score_all(results, [1, 5])
     assert all(0.0 <= s.recall_at_k <= 1.0 and 0.0 <= s.mrr <= 1.0 for s in scores)
@@ -70,22 +71,23 @@ def _downstream(ds: Dataset, holdout: str, limit: int, extractor: str) -> None:
     assert (WORK / "trec" / f"{prepared.name}.qrels").exists()
 
 
-def _contract(suite: str, data: bytes, options: tuple[str, int, str], name: str = "data.json",
+def _contract(suite: str, data: bytes, options: tuple[str, int, str, str], name: str = "data.json",
               folder: Path = WORK) -> None:
     path = folder / name
     path.write_bytes(data)
+    holdout, limit, extractor, abstention = options
     with time_limit(CASE_SECONDS):
         try:
-            ds = load(suite, str(path), abstention="include" if options[1] % 2 else "exclude")
+            ds = load(suite, str(path), LoadOptions(abstention=abstention))
         except BenchError as exc:
             _check_message(exc)
             return
         assert isinstance(ds, Dataset) and ds.items and ds.questions
-        _downstream(ds, *options)
+        _downstream(ds, holdout, limit, extractor)
 
 
 _OPTIONS = st.tuples(st.sampled_from(["all", "tune", "held"]), st.sampled_from([0, 1, 3]),
-                     st.sampled_from(["regex", "extended"]))
+                     st.sampled_from(["regex", "extended"]), st.sampled_from(["exclude", "include"]))
 
 
 def _suite_case(suite: str):
@@ -109,7 +111,7 @@ def _veto_case(draw):
     return corpus, scenarios, draw(_OPTIONS)
 
 
-def _veto_contract(corpus: bytes, scenarios: bytes, options: tuple[str, int, str]) -> None:
+def _veto_contract(corpus: bytes, scenarios: bytes, options: tuple[str, int, str, str]) -> None:
     folder = WORK / "veto"
     folder.mkdir(exist_ok=True)
     (folder / "scenarios.json").write_bytes(scenarios)

@@ -65,10 +65,14 @@ def test_special_paths_are_one_line_errors_within_seconds(tmp_path, quick_fifo, 
         "/proc/self/pagemap": "not a JSON data file", "/proc/self": "",
         "bad\0name.json": "NUL",
     }
-    if suite == "vetobench":  # the path must name a corpus*.json for the suite to read it
-        cases = {str(tmp_path): "no corpus*.json here", str(tmp_path / ("corpus" + "x" * 300)): "too long",
-                 str(loop): "", "/dev/zero": "expected a corpus*.json"}
-        os.symlink(loop, tmp_path / "corpus-loop.json")
+    if suite == "vetobench":  # the path must name a corpus*.json (or a folder of them) for the suite to read it
+        (tmp_path / "empty").mkdir()
+        (tmp_path / "looped").mkdir()
+        os.symlink(loop, tmp_path / "looped" / "corpus.json")
+        (tmp_path / "looped" / "scenarios.json").write_text("{}")
+        cases = {str(tmp_path / "empty"): "no corpus*.json here", str(tmp_path / ("corpus" + "x" * 300)): "too long",
+                 str(tmp_path / "looped"): "symbolic link loop", "/dev/zero": "expected a corpus*.json",
+                 str(fifo): "expected a corpus*.json"}
     for path, fragment in cases.items():
         t0 = time.monotonic()
         message = _one_line_error(suite, path)
@@ -102,7 +106,8 @@ def test_a_pipe_like_process_substitution_is_hashed_as_read():
     assert ds.source_sha256 == hashlib.sha256(data).hexdigest() != hashlib.sha256(b"").hexdigest()
 
 
-def test_an_unreadable_file_is_a_one_line_error(tmp_path):
+def test_an_unreadable_file_is_a_one_line_error(open_tmp):
+    tmp_path = open_tmp
     path = tmp_path / "secret.json"
     path.write_bytes(SAMPLE.read_bytes())
     path.chmod(0)
@@ -195,7 +200,8 @@ def test_questions_that_can_never_be_hit_are_noted(tmp_path):
 @pytest.mark.parametrize("name, file_name", [("../../x", "x"), ("/etc/passwd", "etc_passwd"), ("..", "dataset"),
                                              ("a b/c", "a_b_c"), ("ok-name_1.2", "ok-name_1.2")])
 def test_dataset_names_are_safe_file_names(tmp_path, name, file_name):
-    ds = load("file", _file(tmp_path, {"name": name, "items": _items("a"), "questions": [{"query": "q", "gold": ["a"]}]}))
+    doc = {"name": name, "items": _items("a"), "questions": [{"query": "q", "gold": ["a"]}]}
+    ds = load("file", _file(tmp_path, doc))
     assert ds.name == file_name
     assert any(repr(name) in n for n in ds.notes) == (name != file_name)
     assert Dataset(name, (), ()).name == file_name  # every construction path, not only the loader

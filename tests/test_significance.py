@@ -158,7 +158,7 @@ def test_results_file_is_refused_with_the_fix(tmp_path):
 
 @pytest.mark.parametrize(("lines", "fragment"), [
     (["not json"], ":1: not a JSON line"),
-    ([{"system": "s", "id": "q", "gold": ["a"]}], ":1: missing required field 'ranked'"),
+    ([{"system": "s", "id": "q", "gold": ["a"]}], ":1: ranked: missing (expected an array)"),
     ([{"system": "s", "id": "q", "gold": ["a"], "ranked": ["a"]}], "each a list of item ids"),
     ([{"system": "s", "id": "q", "gold": ["a"], "ranked": [["a"]], "first_gold_rank": 3}], "disagrees"),
     ([{"system": "s", "id": "q", "gold": ["a"], "ranked": [["a"]]}] * 2, ":2: question 'q' appears twice"),

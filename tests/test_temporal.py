@@ -189,3 +189,34 @@ def test_temporal_rerank_no_op_cases_and_ties():
     # equal boosted scores keep the previous order
     same = np.array([NOW.timestamp()] * 2)
     assert temporal_rerank(ids, scores, same, Anchor(0, 1), NOW, 0.4)[0].tolist() == [1, 2]
+
+
+# --- odd dates and numbers never raise ------------------------------------------------------------------------
+
+EDGES = (datetime(1, 1, 1, tzinfo=UTC), datetime(1, 3, 1, tzinfo=UTC), datetime(9999, 12, 31, 23, 59, tzinfo=UTC))
+
+
+@pytest.mark.parametrize("now", EDGES)
+@pytest.mark.parametrize("query", ["last summer", "in march", "back in december", "on december 31", "january 1st",
+                                   "in 1900", "february 31, 2024", "31 december, 2099", "last weekend",
+                                   "last sunday", "in the past three months", "recently"])
+def test_anchors_at_the_ends_of_the_calendar_never_raise(now, query):
+    for extract in (regex_anchor, extended_anchor):
+        anchor = extract(query, now)
+        if anchor is not None:  # whatever it says, the boost can use it
+            ids, scores = temporal_rerank(np.arange(2), np.array([1.0, 0.5]), np.array([now.timestamp(), np.nan]),
+                                          anchor, now, 0.4)
+            assert sorted(ids.tolist()) == [0, 1] and np.isfinite(scores).all()
+
+
+def test_last_summer_in_year_one_has_no_anchor():
+    # The most recent summer before 0001-01-01 is in year 0, which Python's calendar cannot hold (Go's can).
+    assert regex_anchor("last summer", EDGES[0]) is None
+
+
+@pytest.mark.parametrize("digits", ["9" * 5000, "0" * 5000 + "7", "9" * 19, "9223372036854775807"])
+def test_counts_past_int64_or_python_digit_limits(digits):
+    anchor = regex_anchor(f"{digits} days ago", NOW)
+    value = int(digits.lstrip("0") or "0") if len(digits.lstrip("0")) <= 19 else None
+    assert anchor == (Anchor(value, 2) if value is not None and value <= 2**63 - 1 else None)
+    extended_anchor(f"{digits} weeks ago", NOW)

@@ -200,9 +200,11 @@ def value_of(value: Any, kind: type | tuple[type, ...], at: At) -> Any:
     return value
 
 
-def field_of(obj: Any, key: str, kind: type | tuple[type, ...], at: At, *, required: bool = True,
+def field_of(obj: Any, key: str, kind: type | tuple[type, ...], at: At | str, *, required: bool = True,
              default: Any = None) -> Any:
-    """``obj[key]`` checked to be of ``kind``; absent or null is ``default`` unless ``required``."""
+    """``obj[key]`` checked to be of ``kind``; absent or null is ``default`` unless ``required``. A plain string
+    ``at`` names a place that is not a JSON path (a JSONL line ``file:3``)."""
+    at = at if isinstance(at, At) else At(at)
     obj = object_at(obj, at)
     value = obj.get(key)
     if value is None:
