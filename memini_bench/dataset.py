@@ -25,6 +25,8 @@ HOLDOUT_MODES = ("all", "tune", "held")
 #: Longest data set name, in UTF-8 bytes: results files add suffixes (``-tune-limit100.json``, ``.<system>.run``)
 #: and most file systems allow 255 bytes per name.
 MAX_NAME_BYTES = 100
+#: Longest name made from one (a loaded name plus ``prepare``'s suffixes): what ``Dataset`` and file writers keep.
+MAX_STEM_BYTES = 2 * MAX_NAME_BYTES
 _UNSAFE = re.compile(r"[^\w.+-]+")  # \w is Unicode-aware: letters and digits of any script stay
 _LISTED = 5  # ids quoted in a note before "..."
 
@@ -83,12 +85,13 @@ class Source:
     size: int
 
 
-def file_safe_name(name: str, max_bytes: int = MAX_NAME_BYTES) -> str:
+def file_safe_name(name: str, max_bytes: int | None = MAX_NAME_BYTES) -> str:
     """``name`` as one safe file name: every run of characters other than letters, digits, ``.``, ``+``, ``-``
     and ``_`` (path separators, spaces, controls) becomes ``_``, leading dots and underscores go (no hidden file,
-    no ``..``), at most ``max_bytes`` UTF-8 bytes; ``dataset`` when nothing is left."""
+    no ``..``), at most ``max_bytes`` UTF-8 bytes (None: no cut, so two long names never collide); ``dataset``
+    when nothing is left."""
     safe = _UNSAFE.sub("_", name).lstrip("._")
-    while len(safe.encode()) > max_bytes:
+    while max_bytes is not None and len(safe.encode()) > max_bytes:
         safe = safe[:-1]
     return safe.rstrip(".") or "dataset"
 
@@ -100,7 +103,7 @@ class Dataset:
     ``excluded``: questions loaded but not scored (LongMemEval's abstention questions under ``-abstention
     exclude``); they keep their place in the holdout split and their groups keep their items, as in memini.
     ``name`` is made a safe file name on construction (``file_safe_name``; loaders cut a name from a file to
-    ``MAX_NAME_BYTES`` first, so the suffixes of ``prepare`` always fit under the construction cap of twice that).
+    ``MAX_NAME_BYTES`` first, so the suffixes of ``prepare`` always fit under the construction cap ``MAX_STEM_BYTES``).
     """
 
     name: str
@@ -112,7 +115,7 @@ class Dataset:
     excluded: tuple[Question, ...] = ()
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "name", file_safe_name(self.name, 2 * MAX_NAME_BYTES))
+        object.__setattr__(self, "name", file_safe_name(self.name, MAX_STEM_BYTES))
 
     def with_(self, **changes) -> Dataset:
         return dataclasses.replace(self, **changes)

@@ -127,16 +127,18 @@ def write_trec(directory: Path, dataset: str, results: Sequence[RunResult]) -> l
     is written under its first id). The score column is ``depth - rank``: trec_eval orders by score and breaks
     ties by docid, so tied system scores would otherwise be re-ordered; the systems' own scores are in the
     per-question JSONL. Question ids, document ids and system names are escaped by ``trec_id``; file names are
-    made safe (``file_safe_name``: a system ``memini-hybrid/hash`` writes ``<dataset>.memini-hybrid_hash.run``)."""
+    made safe, never cut (``file_safe_name``: a system ``memini-hybrid/hash`` writes
+    ``<dataset>.memini-hybrid_hash.run``; a name too long for the file system is a BenchError)."""
     written = []
     folder = Path(directory)
-    qrels = folder / f"{file_safe_name(dataset)}.qrels"
+    stem = file_safe_name(dataset, None)  # never cut: a cut could give two runs one name
+    qrels = folder / f"{stem}.qrels"
     questions = results[0].questions if results else ()
     atomic_write(qrels, lambda w: [w(f"{trec_id(r.question.id)} 0 {trec_id(g)} 1\n".encode())
                                    for r in questions for g in dict.fromkeys(r.question.gold)])
     written.append(qrels)
     for result in results:
-        path = folder / f"{file_safe_name(dataset)}.{file_safe_name(result.system)}.run"
+        path = folder / f"{stem}.{file_safe_name(result.system)}.run"
         tag = trec_id(result.system)
 
         def emit(w: Callable[[bytes], object], result: RunResult = result, tag: str = tag) -> None:

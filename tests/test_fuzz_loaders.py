@@ -3,8 +3,8 @@ fields, odd dates, NUL and line breaks, duplicates, huge and negative numbers, t
 
 The contract: a loader returns a Dataset or raises a one-line BenchError, never another exception, never a hang
 (``time_limit`` per case). A Dataset that loads is then prepared (every holdout, a limit) and run through memini's
-three systems with the temporal boost (both extractors) and scored, and its TREC and per-question files written:
-the same contract holds for everything downstream of a loader. The fast suite runs a few hundred derandomized
+three systems with the temporal boost (both extractors, both keyword backends) and scored, and its TREC and
+per-question files written: the same contract holds for everything downstream of a loader. The fast suite runs a few hundred derandomized
 examples; ``-m slow`` runs thousands of random ones.
 """
 
@@ -54,15 +54,15 @@ def _check_message(exc: BenchError) -> None:
     assert message and "\n" not in message and "\r" not in message, repr(message)
 
 
-def _downstream(ds: Dataset, holdout: str, limit: int, extractor: str) -> None:
+def _downstream(ds: Dataset, holdout: str, limit: int, extractor: str, keyword_backend: str) -> None:
     """Prepare, run, score and write ``ds``: a BenchError (naming the flags) or results."""
     try:
         prepared = prepare(ds, holdout=holdout, limit=limit)
     except BenchError as exc:
         _check_message(exc)
         return
-    systems = memini_systems(TextEncoder(HashEmbedder(16)), HybridConfig(temporal_boost=0.4,
-                                                                         temporal_extractor=extractor))
+    config = HybridConfig(temporal_boost=0.4, temporal_extractor=extractor, keyword_backend=keyword_backend)
+    systems = memini_systems(TextEncoder(HashEmbedder(16)), config)
     results = run_all(systems, prepared, 5)
     scores = score_all(results, [1, 5])
     assert all(0.0 <= s.recall_at_k <= 1.0 and 0.0 <= s.mrr <= 1.0 for s in scores)
@@ -71,11 +71,11 @@ def _downstream(ds: Dataset, holdout: str, limit: int, extractor: str) -> None:
     assert (WORK / "trec" / f"{prepared.name}.qrels").exists()
 
 
-def _contract(suite: str, data: bytes, options: tuple[str, int, str, str], name: str = "data.json",
+def _contract(suite: str, data: bytes, options: tuple[str, int, str, str, str], name: str = "data.json",
               folder: Path = WORK) -> None:
     path = folder / name
     path.write_bytes(data)
-    holdout, limit, extractor, abstention = options
+    holdout, limit, extractor, abstention, keyword_backend = options
     with time_limit(CASE_SECONDS):
         try:
             ds = load(suite, str(path), LoadOptions(abstention=abstention))
@@ -83,11 +83,12 @@ def _contract(suite: str, data: bytes, options: tuple[str, int, str, str], name:
             _check_message(exc)
             return
         assert isinstance(ds, Dataset) and ds.items and ds.questions
-        _downstream(ds, holdout, limit, extractor)
+        _downstream(ds, holdout, limit, extractor, keyword_backend)
 
 
 _OPTIONS = st.tuples(st.sampled_from(["all", "tune", "held"]), st.sampled_from([0, 1, 3]),
-                     st.sampled_from(["regex", "extended"]), st.sampled_from(["exclude", "include"]))
+                     st.sampled_from(["regex", "extended"]), st.sampled_from(["exclude", "include"]),
+                     st.sampled_from(["numpy", "fts5"]))
 
 
 def _suite_case(suite: str):
@@ -111,7 +112,7 @@ def _veto_case(draw):
     return corpus, scenarios, draw(_OPTIONS)
 
 
-def _veto_contract(corpus: bytes, scenarios: bytes, options: tuple[str, int, str, str]) -> None:
+def _veto_contract(corpus: bytes, scenarios: bytes, options: tuple[str, int, str, str, str]) -> None:
     folder = WORK / "veto"
     folder.mkdir(exist_ok=True)
     (folder / "scenarios.json").write_bytes(scenarios)
