@@ -31,7 +31,7 @@ from memini_bench.errors import BenchError
 #: A stream (FIFO, pipe, a /proc file of unknown size) longer than this is refused rather than read to the end.
 MAX_STREAM_BYTES = 4 << 30
 #: How long a FIFO may stay silent (no writer, no data) before it is refused.
-FIFO_WAIT_S = 5.0
+FIFO_WAIT_S = 3.0
 _CHUNK = 1 << 20
 _BOM = b"\xef\xbb\xbf"
 #: C0 controls, DEL and the Unicode line breaks: never allowed in an id (ids go into line-based files and logs).
