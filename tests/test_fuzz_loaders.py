@@ -4,8 +4,8 @@ fields, odd dates, NUL and line breaks, duplicates, huge and negative numbers, t
 The contract: a loader returns a Dataset or raises a one-line BenchError, never another exception, never a hang
 (``time_limit`` per case). A Dataset that loads is then prepared (every holdout, a limit) and run through memini's
 three systems with the temporal boost (both extractors, both keyword backends) and scored, and its TREC and
-per-question files written: the same contract holds for everything downstream of a loader. The fast suite runs a few hundred derandomized
-examples; ``-m slow`` runs thousands of random ones.
+per-question files written: the same contract holds for everything downstream of a loader. The fast suite runs
+a few hundred derandomized examples; ``-m slow`` runs thousands of random ones.
 """
 
 from __future__ import annotations
