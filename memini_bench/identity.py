@@ -11,15 +11,13 @@ when its recorded identity differs, the run stops with a one-line error instead 
 from __future__ import annotations
 
 import dataclasses
-import re
 from pathlib import Path
 
 import orjson
 
+from memini_bench.dataset import MAX_NAME_BYTES, file_safe_name
 from memini_bench.errors import BenchError
 from memini_bench.options import RunOptions
-
-_TOKEN_SAFE = re.compile(r"[^A-Za-z0-9_.+=-]+")
 
 # (field, short token) for HybridConfig and LoadOptions fields, in the order they appear in a stem.
 HYBRID_TOKENS = (("fusion", "fusion"), ("pool", "pool"), ("pool_factor", "pf"), ("pool_floor", "pfloor"),
@@ -77,9 +75,8 @@ def stem(opts: RunOptions, dataset: str, *, embedder: str = "", systems: list[st
 
 
 def safe_name(text: str) -> str:
-    """``text`` as one safe file-name component: no path separators, no leading dots, at most 120 characters."""
-    cleaned = _TOKEN_SAFE.sub("_", text).strip("._") or "unnamed"
-    return cleaned[:120]
+    """``text`` as one safe file-name component (``dataset.file_safe_name``: no path separators, no leading dots)."""
+    return file_safe_name(text, MAX_NAME_BYTES)
 
 
 def check_overwrite(path: Path, ident: dict) -> None:
