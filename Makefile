@@ -46,13 +46,14 @@ speed: $(STAMP)
 quality: $(STAMP)
 	$(PY) -m quality.scoreboard -embedders $(QUALITY_EMBEDDERS) -out results/quality.json
 
-# Every committed file in results/ and the README's generated tables, from the shared data sets, with MiniLM
-# pinned (~5 minutes with a cold embedding cache on 2 cores, under 2 with a warm one).
+# Every committed file in results/ (the folder is emptied first) and the README's generated tables, from the shared
+# data sets, with MiniLM pinned (~5 minutes with a cold embedding cache on 2 cores, under 2 with a warm one).
 MB := $(PY) -m memini_bench -embedder minilm
 # The side-by-side comparison: memini's systems and every peer adapter and recipe (memini_bench/peers).
 PEERS ?= hybrid,keyword,vector,bm25s,sqlite-vec,sqlite-vec-hybrid,agentmemory,mempalace
 PEER_VARIANTS ?= bm25s-global,agentmemory-bm25,mempalace-hybrid
 results: $(STAMP)
+	rm -rf results && mkdir results
 	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -significance
 	$(MB) -suite locomo-sessions -data $(LOCOMO) -k 5,10 -significance
 	$(MB) -suite longmemeval -data $(LME)/longmemeval_s_single.json -k 5,10
