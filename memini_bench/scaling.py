@@ -5,6 +5,7 @@ LongMemEval-S shape (125, 250, 500 records x 48 sessions) and the -M shape (500 
 (the first run "cold": the file just written or not in the page cache yet; the second "warm"), the M file once.
 Embedding uses the ``hash`` embedder: what this measures is loading, indexing and recall.
 
+Phase times are wall clock (on a busy machine they stretch; the CPU column is the child's own CPU time).
 Each run is a child process (``python -m memini_bench.scaling --worker FILE``) doing the normal run's steps
 (load and prepare the data set, build memini's three systems, ingest, prepare, recall every question, score;
 no results file), timing each phase and reading its own peak RSS after each. The parent measures the child's wall
@@ -70,6 +71,7 @@ def worker(path: str, embedder: str) -> dict[str, object]:
         "recall_s": recall, "p50_ms": {r.system: statistics.median([q.latency_ms for q in r.questions])
                                        for r in results},
         "recall_at_10": {s.system: s.recall_at_k for s in scores}, "total_s": time.perf_counter() - t_start,
+        "cpu_s": time.process_time(),
     }
 
 
@@ -128,21 +130,22 @@ def measure(path: Path, label: str, run: str, embedder: str, max_rss_gb: float) 
 
 def row(m: Measured) -> str:
     if m.error:
-        return f"| {m.label} | {m.run} | {m.wall_s:.1f} | - | {m.error} |"
+        return f"| {m.label} | {m.run} | - | {m.wall_s:.1f} | - | {m.peak_gb:.2f} | {m.error} |"
     r = m.report
     ph, be, p50 = r["phases_s"], r["backend_s"], r["p50_ms"]
     recall_s = sum(r["recall_s"].values())
     ingest = ph["ingest+recall"] - recall_s
-    return (f"| {m.label} | {m.run} | {r['items']} / {r['distinct_texts']} | {m.wall_s:.1f} | {m.peak_gb:.2f} | "
+    return (f"| {m.label} | {m.run} | {r['items']} / {r['distinct_texts']} | {m.wall_s:.1f} | {r['cpu_s']:.1f} | "
+            f"{m.peak_gb:.2f} | "
             f"{ph['load']:.1f} | {be.get('keyword_index', 0):.1f} | {be.get('dedup_keys', 0):.1f} | "
             f"{be.get('embed', 0):.1f} | {ingest:.1f} | {recall_s:.1f} | "
             f"{p50.get('memini-hybrid', float('nan')):.3f} | {p50.get('memini-vector', float('nan')):.3f} | "
             f"{p50.get('memini-keyword', float('nan')):.3f} |")
 
 
-HEADER = ("| scale | run | items / distinct texts | wall s | peak RSS GB | load s | keyword index s | dedup keys s | "
-          "embed s | ingest s | recall s | hybrid p50 ms | vector p50 ms | keyword p50 ms |\n"
-          "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+HEADER = ("| scale | run | items / distinct texts | wall s | CPU s | peak RSS GB | load s | keyword index s | "
+          "dedup keys s | embed s | ingest s | recall s | hybrid p50 ms | vector p50 ms | keyword p50 ms |\n"
+          "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
 
 
 def ensure(path: Path, source: synth.Source | None, shape: synth.Shape, data: str) -> synth.Source | None:

@@ -29,6 +29,8 @@ K1 = 1.2
 B = 0.75
 IDF_FLOOR = 1e-6
 PARTITION_OVER = 1024
+SMALL_TEXT_TERMS = 64  # texts with at most this many distinct tokens are counted in Python, longer ones in numpy
+SENTINEL = np.iinfo(np.int32).max  # above every term id
 TINY = 5e-324  # the smallest positive float: ``score >= TINY`` is ``score > 0``
 
 
@@ -81,12 +83,13 @@ class KeywordIndex(Protocol):
 @dataclass(frozen=True, slots=True)
 class GroupPostings:
     """One group's share of the index: its members (global item indices, in item order), the sorted distinct term
-    ids it holds, and per term ``terms[j]`` the postings ``[ptr[j], ptr[j + 1])`` of (``docs``: local doc number
-    (int32), ascending; ``weights``: ``IDF_t * w``)."""
+    ids it holds (then a sentinel above every id, so a lookup never runs off the end), and per term ``terms[j]``
+    the postings ``spans[j] = [start, end)`` of (``docs``: local doc number (int32), ascending; ``weights``:
+    ``IDF_t * w``)."""
 
     members: np.ndarray
     terms: np.ndarray
-    ptr: np.ndarray
+    spans: np.ndarray
     docs: np.ndarray
     weights: np.ndarray
 
@@ -146,18 +149,25 @@ class NumpyBM25:
                 counts = folded_token_counts(text)
                 for token in set(counts).difference(stem_id):  # O(len(counts)); keys() - keys() is not
                     stem_id[token] = vocab.setdefault(porter_stem(token), len(vocab))
-                ids = np.fromiter(map(stem_id.__getitem__, counts), dtype=np.int32, count=len(counts))
-                tf = np.fromiter(counts.values(), dtype=np.int32, count=len(counts))
-                if len(ids) > 1:  # two tokens may share a stem: sum their counts per term
+                if len(counts) <= SMALL_TEXT_TERMS:  # two tokens may share a stem: sum their counts per term
+                    per_term: dict[int, int] = {}
+                    for token, count in counts.items():
+                        term = stem_id[token]
+                        per_term[term] = per_term.get(term, 0) + count
+                    terms.extend(per_term)
+                    tfs.extend(per_term.values())
+                else:
+                    ids = np.fromiter(map(stem_id.__getitem__, counts), dtype=np.int32, count=len(counts))
+                    tf = np.fromiter(counts.values(), dtype=np.int32, count=len(counts))
                     order = np.argsort(ids, kind="stable")
                     ids, tf = ids[order], tf[order]
                     first = np.flatnonzero(np.concatenate(([True], ids[1:] != ids[:-1])))
                     if len(first) < len(ids):
                         ids, tf = ids[first], np.add.reduceat(tf, first)
-                terms.frombytes(ids.tobytes())
-                tfs.frombytes(tf.astype(np.int32).tobytes())
+                    terms.frombytes(ids.tobytes())
+                    tfs.frombytes(tf.astype(np.int32).tobytes())  # reduceat sums in int64
                 start.append(len(terms))
-                length.append(int(tf.sum()))
+                length.append(sum(counts.values()))
             item_text[d] = t
         return _TextPostings(np.frombuffer(terms, dtype=np.int32), np.frombuffer(tfs, dtype=np.int32),
                              np.frombuffer(start, dtype=np.int64), np.frombuffer(length, dtype=np.int64)), item_text
@@ -181,8 +191,10 @@ class NumpyBM25:
             docs = np.repeat(np.arange(len(ix), dtype=np.int32), sizes)[order]
             del order
             terms, starts = np.unique(term, return_index=True)
-            out[name] = GroupPostings(np.asarray(ix, dtype=np.int64), terms, np.append(starts, len(docs)), docs,
-                                      weights[at])
+            bounds = np.append(starts, len(docs))
+            spans = np.stack((bounds, np.append(bounds[1:], len(docs))), axis=1)
+            out[name] = GroupPostings(np.asarray(ix, dtype=np.int64), np.append(terms, SENTINEL).astype(np.int32),
+                                      spans, docs, weights[at])
         return out
 
     def prepare(self, queries: Sequence[str]) -> None:
@@ -201,18 +213,17 @@ class NumpyBM25:
         term_ids = self._query_ids.get(query)
         if term_ids is None:
             term_ids = self._term_ids(query)
-        if not len(g.terms) or not len(term_ids):
-            return np.zeros(0, np.int64), np.zeros(0)
-        pos = np.minimum(np.searchsorted(g.terms, term_ids), len(g.terms) - 1)
+        pos = np.searchsorted(g.terms, term_ids)
         pos = pos[g.terms[pos] == term_ids]
         if not len(pos):
             return np.zeros(0, np.int64), np.zeros(0)
-        lo, hi = g.ptr[pos].tolist(), g.ptr[pos + 1].tolist()
-        if len(lo) == 1:
-            docs, weights = g.docs[lo[0]:hi[0]], g.weights[lo[0]:hi[0]]
+        spans = g.spans[pos].tolist()
+        if len(spans) == 1:
+            (lo, hi), = spans
+            docs, weights = g.docs[lo:hi], g.weights[lo:hi]
         else:  # repeats kept: each phrase adds its own IDF * weight, in query order
-            docs = np.concatenate([g.docs[a:b] for a, b in zip(lo, hi, strict=True)])
-            weights = np.concatenate([g.weights[a:b] for a, b in zip(lo, hi, strict=True)])
+            docs = np.concatenate([g.docs[lo:hi] for lo, hi in spans])
+            weights = np.concatenate([g.weights[lo:hi] for lo, hi in spans])
         scores = np.bincount(docs, weights=weights, minlength=len(g.members))
         local, best = top_k_positive(scores, k)  # every posting weight is > 0: matched is exactly score > 0
         return g.members[local], best
