@@ -15,7 +15,8 @@ from memini_bench.retrieval import composite as comp
 from memini_bench.retrieval import fusion, reference
 from memini_bench.retrieval.keyword import top_k, top_k_ascending, top_k_positive
 from memini_bench.retrieval.vector import VectorIndex
-from memini_bench.text import _TOKEN_RE, _fold_token, folded_token_counts, porter_stem, tokenize
+from memini_bench.text import folded_token_counts, porter_stem, tokenize
+from memini_bench.text.unicode61 import _TOKEN_RE, _fold_token
 
 
 def _same(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> None:
