@@ -9,7 +9,6 @@ change, so the quality maths runs).
 
 from __future__ import annotations
 
-import pytest
 from conftest import SHARED_DATA, shared
 
 from memini_bench.dataset import Dataset
@@ -46,7 +45,6 @@ def test_fast_path_identical_locomo_turns(locomo):
     _assert_identical(locomo)
 
 
-@pytest.mark.slow
 def test_fast_path_identical_locomo_sessions(locomo_sessions):
     _assert_identical(locomo_sessions)
 

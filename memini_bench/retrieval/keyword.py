@@ -16,6 +16,7 @@ the fast ``NumpyBM25`` is checked against bit for bit.
 
 from __future__ import annotations
 
+import dataclasses
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ B = 0.75
 IDF_FLOOR = 1e-6
 PARTITION_OVER = 1024
 SMALL_TEXT_TERMS = 64  # texts with at most this many distinct tokens are counted in Python, longer ones in numpy
+SPAN_TABLE_LIMIT = 1_000_000  # up to this many (group, term) pairs, terms are looked up in per-group dicts
 SENTINEL = np.iinfo(np.int32).max  # above every term id
 TINY = 5e-324  # the smallest positive float: ``score >= TINY`` is ``score > 0``
 
@@ -84,14 +86,14 @@ class KeywordIndex(Protocol):
 class GroupPostings:
     """One group's share of the index: its members (global item indices, in item order), the sorted distinct term
     ids it holds (then a sentinel above every id, so a lookup never runs off the end), and per term ``terms[j]``
-    the postings ``spans[j] = [start, end)`` of (``docs``: local doc number (int32), ascending; ``weights``:
-    ``IDF_t * w``)."""
+    the postings ``spans[j] = [start, end)``: rows of ``postings`` (float64) holding (local doc number, ascending;
+    ``IDF_t * w``), side by side so that one slice per term fetches both."""
 
     members: np.ndarray
     terms: np.ndarray
     spans: np.ndarray
-    docs: np.ndarray
-    weights: np.ndarray
+    postings: np.ndarray
+    span_of: dict[int, tuple[int, int]] | None = None  # term id -> span, for small indexes (see SPAN_TABLE_LIMIT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +120,7 @@ class NumpyBM25:
 
     def __init__(self, contents: Sequence[str], groups: Sequence[str]) -> None:
         self.vocab: dict[str, int] = {}
-        self._query_ids: dict[str, np.ndarray] = {}
+        self._query_ids: dict[str, tuple[list[int], np.ndarray]] = {}
         texts, item_text = self._distinct_texts(contents)
         self.n_docs = len(contents)
         lengths = texts.length[item_text].astype(np.float64)
@@ -134,6 +136,10 @@ class NumpyBM25:
         weights = self.idf[texts.terms] * (tf * (K1 + 1.0) / (tf + norm))
         del tf, norm
         self._groups = self._group_postings(groups, texts, weights, item_text)
+        if sum(len(g.terms) for g in self._groups.values()) <= SPAN_TABLE_LIMIT:
+            for name, g in self._groups.items():
+                table = dict(zip(g.terms.tolist(), map(tuple, g.spans.tolist()), strict=True))
+                self._groups[name] = dataclasses.replace(g, span_of=table)
 
     def _distinct_texts(self, contents: Sequence[str]) -> tuple[_TextPostings, np.ndarray]:
         """Each distinct text's postings (first-seen order) and, per item, the number of its text."""
@@ -193,8 +199,12 @@ class NumpyBM25:
             terms, starts = np.unique(term, return_index=True)
             bounds = np.append(starts, len(docs))
             spans = np.stack((bounds, np.append(bounds[1:], len(docs))), axis=1)
+            postings = np.empty((len(docs), 2))
+            postings[:, 0] = docs
+            postings[:, 1] = weights[at]
+            del docs, at
             out[name] = GroupPostings(np.asarray(ix, dtype=np.int64), np.append(terms, SENTINEL).astype(np.int32),
-                                      spans, docs, weights[at])
+                                      spans, postings)
         return out
 
     def prepare(self, queries: Sequence[str]) -> None:
@@ -203,27 +213,28 @@ class NumpyBM25:
             if q not in self._query_ids:
                 self._query_ids[q] = self._term_ids(q)
 
-    def _term_ids(self, query: str) -> np.ndarray:
-        return np.array([self.vocab[s] for s in query_stems(query) if s in self.vocab], dtype=np.int64)
+    def _term_ids(self, query: str) -> tuple[list[int], np.ndarray]:
+        ids = [self.vocab[s] for s in query_stems(query) if s in self.vocab]
+        return ids, np.array(ids, dtype=np.int64)
 
     def search(self, group: str, query: str, k: int) -> tuple[np.ndarray, np.ndarray]:
         g = self._groups.get(group)
         if g is None or k <= 0:
             return np.zeros(0, np.int64), np.zeros(0)
-        term_ids = self._query_ids.get(query)
-        if term_ids is None:
-            term_ids = self._term_ids(query)
-        pos = np.searchsorted(g.terms, term_ids)
-        pos = pos[g.terms[pos] == term_ids]
-        if not len(pos):
+        prepared = self._query_ids.get(query)
+        ids, term_ids = prepared if prepared is not None else self._term_ids(query)
+        if g.span_of is not None:
+            spans = [g.span_of[t] for t in ids if t in g.span_of]
+        else:
+            pos = np.searchsorted(g.terms, term_ids)
+            spans = g.spans[pos[g.terms[pos] == term_ids]].tolist()
+        if not spans:
             return np.zeros(0, np.int64), np.zeros(0)
-        spans = g.spans[pos].tolist()
         if len(spans) == 1:
             (lo, hi), = spans
-            docs, weights = g.docs[lo:hi], g.weights[lo:hi]
+            hit = g.postings[lo:hi]
         else:  # repeats kept: each phrase adds its own IDF * weight, in query order
-            docs = np.concatenate([g.docs[lo:hi] for lo, hi in spans])
-            weights = np.concatenate([g.weights[lo:hi] for lo, hi in spans])
-        scores = np.bincount(docs, weights=weights, minlength=len(g.members))
+            hit = np.concatenate([g.postings[lo:hi] for lo, hi in spans])
+        scores = np.bincount(hit[:, 0].astype(np.intp), weights=hit[:, 1], minlength=len(g.members))
         local, best = top_k_positive(scores, k)  # every posting weight is > 0: matched is exactly score > 0
         return g.members[local], best
