@@ -18,19 +18,19 @@ from __future__ import annotations
 
 import dataclasses
 from array import array
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
 
-from memini_bench.text import folded_token_counts, porter_stem, query_stems
+from memini_bench.text import folded_tokens, porter_stem, query_stems
 
 K1 = 1.2
 B = 0.75
 IDF_FLOOR = 1e-6
 PARTITION_OVER = 1024
-SMALL_TEXT_TERMS = 64  # texts with at most this many distinct tokens are counted in Python, longer ones in numpy
 SPAN_TABLE_LIMIT = 1_000_000  # up to this many (group, term) pairs, terms are looked up in per-group dicts
 SENTINEL = np.iinfo(np.int32).max  # above every term id
 TINY = 5e-324  # the smallest positive float: ``score >= TINY`` is ``score > 0``
@@ -152,28 +152,14 @@ class NumpyBM25:
             t = number.get(text)
             if t is None:
                 t = number[text] = len(length)
-                counts = folded_token_counts(text)
-                for token in set(counts).difference(stem_id):  # O(len(counts)); keys() - keys() is not
+                tokens = folded_tokens(text)
+                for token in set(tokens).difference(stem_id):
                     stem_id[token] = vocab.setdefault(porter_stem(token), len(vocab))
-                if len(counts) <= SMALL_TEXT_TERMS:  # two tokens may share a stem: sum their counts per term
-                    per_term: dict[int, int] = {}
-                    for token, count in counts.items():
-                        term = stem_id[token]
-                        per_term[term] = per_term.get(term, 0) + count
-                    terms.extend(per_term)
-                    tfs.extend(per_term.values())
-                else:
-                    ids = np.fromiter(map(stem_id.__getitem__, counts), dtype=np.int32, count=len(counts))
-                    tf = np.fromiter(counts.values(), dtype=np.int32, count=len(counts))
-                    order = np.argsort(ids, kind="stable")
-                    ids, tf = ids[order], tf[order]
-                    first = np.flatnonzero(np.concatenate(([True], ids[1:] != ids[:-1])))
-                    if len(first) < len(ids):
-                        ids, tf = ids[first], np.add.reduceat(tf, first)
-                    terms.frombytes(ids.tobytes())
-                    tfs.frombytes(tf.astype(np.int32).tobytes())  # reduceat sums in int64
+                tf = Counter(map(stem_id.__getitem__, tokens))  # per term: tokens sharing a stem add up
+                terms.extend(tf)
+                tfs.extend(tf.values())
                 start.append(len(terms))
-                length.append(sum(counts.values()))
+                length.append(len(tokens))
             item_text[d] = t
         return _TextPostings(np.frombuffer(terms, dtype=np.int32), np.frombuffer(tfs, dtype=np.int32),
                              np.frombuffer(start, dtype=np.int64), np.frombuffer(length, dtype=np.int64)), item_text
