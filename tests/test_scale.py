@@ -8,11 +8,11 @@ import json
 
 import orjson
 import pytest
+from conftest import SHARED_DATA, shared
 
 from memini_bench import synth
 from memini_bench.errors import BenchError
 from memini_bench.loaders import _stream, load
-from conftest import SHARED_DATA, shared
 
 TRICKY = [
     {"a": "]}[{,\"\\", "b": [1, 2.5e-3, -0.0, True, None], "c": {"d": "é😀\u2028"}},
