@@ -112,11 +112,11 @@ class NumpyBM25:
     over the terms that group holds, so a query costs a few array operations and memory grows with the
     postings, not with groups x vocabulary.
 
-    Built for speed and scale: each distinct text is tokenized once (its tokens counted by ``Counter`` before
-    stemming, each distinct folded token stemmed once per index), postings are int32 with the IDF folded into the
-    stored weight, and a query is one ``bincount`` over its terms' postings (in query order, so each document's
-    sum adds the same terms in the same order as ``ReferenceBM25``) and a stable top-k. ``prepare(queries)``
-    turns queries into term ids ahead of the timed recalls."""
+    Built for speed and scale: each distinct text is tokenized once (each distinct folded token stemmed once per
+    index, term frequencies counted over term ids), per-text term ids and frequencies are int32, the IDF is folded
+    into each group's stored (doc, weight) pairs, and a query is one ``bincount`` over its terms' postings (in
+    query order, so each document's sum adds the same terms in the same order as ``ReferenceBM25``) and a stable
+    top-k. ``prepare(queries)`` turns queries into term ids ahead of the timed recalls."""
 
     def __init__(self, contents: Sequence[str], groups: Sequence[str]) -> None:
         self.vocab: dict[str, int] = {}
@@ -210,7 +210,7 @@ class NumpyBM25:
         prepared = self._query_ids.get(query)
         ids, term_ids = prepared if prepared is not None else self._term_ids(query)
         if g.span_of is not None:
-            spans = [g.span_of[t] for t in ids if t in g.span_of]
+            spans = [span for span in map(g.span_of.get, ids) if span is not None]
         else:
             pos = np.searchsorted(g.terms, term_ids)
             spans = g.spans[pos[g.terms[pos] == term_ids]].tolist()
