@@ -8,12 +8,14 @@ TORCH_SPEC ?= torch==2.13.0
 LOCOMO ?= ../shared/data/locomo/locomo10.json
 LME ?= ../shared/data/longmemeval
 VETO ?= ../shared/data/vetobench
+# Generated LongMemEval-S/-M-shaped files for `make scale` (about 0.5 GB for the S files, 2.7 GB for M; not the repo)
+SCALE_DIR ?= /tmp/memini-scale
 # Embedders for `make quality`; add a sentence-transformers model with e.g. QUALITY_EMBEDDERS=hash,minilm,st:PATH
 QUALITY_EMBEDDERS ?= hash,minilm,wordllama
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install bench run test test-all lint speed quality results clean
+.PHONY: install bench run test test-all lint speed scale quality results clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -42,6 +44,10 @@ lint: $(STAMP)
 
 speed: $(STAMP)
 	$(PY) cmd/speed.py --locomo $(LOCOMO)
+
+# 1/4, 1/2 and full LongMemEval-S shape (cold and warm) and the -M shape (once), hash embedder; not part of `make test`
+scale: $(STAMP)
+	$(PY) cmd/scale.py --data ../shared/data --dir $(SCALE_DIR)
 
 quality: $(STAMP)
 	$(PY) -m quality.scoreboard -embedders $(QUALITY_EMBEDDERS) -out results/quality.json

@@ -1,11 +1,16 @@
 """Speed benchmarks (``make speed``): each figure is a ratio against a reference run in the same process.
 
 1. keyword leg: per-query latency of the numpy BM25 backend vs the SQLite FTS5 reference on LoCoMo turn level
-   (pool 50, the hybrid's per-leg depth), interleaved query by query; the rankings must be identical.
+   (pool 50, the hybrid's per-leg depth), interleaved query by query; the rankings must be identical. Query term
+   ids are computed in ``prepare`` first, as a run does.
 2. embedding: throughput of the harness's encoder (truncation, de-duplication, batching) at fp32 and at
    ``precision="bf16"`` vs calling ``model.encode`` (fp32) directly on the same texts with the same model object,
    interleaved round by round; bf16's largest ``1 - cos`` against fp32 on those texts.
 3. end to end: wall time of the full LoCoMo turn-level run (``-k 5,10``, MiniLM) with a cold cache and warm.
+4. hybrid: memini-hybrid's recall latency (and each leg's) on the fast path vs the reference path
+   (``MeminiBackend(reference=True)``), LoCoMo turn level, k 10, MiniLM vectors (step 3's cache, else the default one),
+   interleaved query by query; every ranking and score must be identical. Wall-clock p50 and, as a check that
+   holds on a busy machine, the p50 of the recall thread's own CPU time.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ def keyword_leg(path: str, rounds: int = 3) -> dict[str, float]:
     ds = load("locomo", path)
     contents, groups = [i.content for i in ds.items], [i.group for i in ds.items]
     fast, ref = NumpyBM25(contents, groups), FTS5BM25(contents, groups)
+    fast.prepare([q.query for q in ds.questions])
     t_fast: list[float] = []
     t_ref: list[float] = []
     for r in range(rounds):
@@ -81,17 +87,58 @@ def embedding(path: str, n_texts: int, rounds: int = 4) -> dict[str, float]:
             "bf16_max_1_minus_cos": float((1 - cosine).max())}
 
 
-def end_to_end(path: str) -> dict[str, float]:
+def end_to_end(path: str, tmp: str) -> dict[str, float]:
+    """Cold then warm full runs with the embedding cache in ``tmp/cache``."""
     out = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        env = {**os.environ, "MEMINI_BENCH_CACHE": os.path.join(tmp, "cache"), "HF_HUB_OFFLINE": "1"}
-        cmd = [sys.executable, "-m", "memini_bench", "-suite", "locomo", "-data", path, "-k", "5,10", "-out",
-               os.path.join(tmp, "results")]
-        for label in ("cold_s", "warm_s"):
-            t = time.perf_counter()
-            subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            out[label] = time.perf_counter() - t
+    env = {**os.environ, "MEMINI_BENCH_CACHE": os.path.join(tmp, "cache"), "HF_HUB_OFFLINE": "1"}
+    cmd = [sys.executable, "-m", "memini_bench", "-suite", "locomo", "-data", path, "-k", "5,10", "-out",
+           os.path.join(tmp, "results")]
+    for label in ("cold_s", "warm_s"):
+        t = time.perf_counter()
+        subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        out[label] = time.perf_counter() - t
     out["cold_over_warm"] = out["cold_s"] / out["warm_s"]
+    return out
+
+
+PARTS = ("hybrid", "vector", "keyword")
+
+
+def hybrid(path: str, embedder: str, cache_dir: str, rounds: int = 3) -> dict[str, float]:
+    """Fast vs reference path, interleaved; identical rankings and scores are required (see the docstring)."""
+    from memini_bench.embed.factory import EmbedSettings, build_encoder
+    from memini_bench.systems import HybridSystem, KeywordSystem, MeminiBackend, VectorSystem
+
+    ds = load("locomo", path)
+    encoder = build_encoder(EmbedSettings(embedder=embedder, cache_dir=cache_dir))
+    queries = [q.query for q in ds.questions]
+    paths = {}
+    for name, reference in (("fast", False), ("reference", True)):
+        backend = MeminiBackend(encoder, reference=reference)
+        backend.ingest(ds.items)
+        backend.prepare(queries)
+        paths[name] = dict(zip(PARTS, (HybridSystem(backend), VectorSystem(backend), KeywordSystem(backend)),
+                               strict=True))
+    wall: dict[tuple[str, str], list[float]] = {(n, p): [] for n in paths for p in PARTS}
+    cpu: dict[tuple[str, str], list[float]] = {(n, p): [] for n in paths for p in PARTS}
+    for r in range(rounds):
+        for n, q in enumerate(ds.questions):
+            for part in PARTS:
+                order = ["fast", "reference"] if (n + r) % 2 else ["reference", "fast"]
+                got = {}
+                for name in order:
+                    system = paths[name][part]
+                    t, c = time.perf_counter(), time.thread_time()
+                    hits = system.recall(q.group, q.query, 10, now=q.now)
+                    cpu[name, part].append((time.thread_time() - c) * 1e3)
+                    wall[name, part].append((time.perf_counter() - t) * 1e3)
+                    got[name] = [(h.ids, h.score) for h in hits]
+                if got["fast"] != got["reference"]:
+                    raise SystemExit(f"{part}: fast and reference paths disagree on {q.id}")
+    out: dict[str, float] = {"queries": len(ds.questions) * rounds}
+    for (name, part), values in wall.items():
+        out[f"{part}_{name}_p50_ms"] = statistics.median(values)
+        out[f"{part}_{name}_cpu_p50_ms"] = statistics.median(cpu[name, part])
     return out
 
 
@@ -99,7 +146,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--locomo", default="../shared/data/locomo/locomo10.json")
     parser.add_argument("--texts", type=int, default=2000, help="texts for the embedding benchmark")
-    parser.add_argument("--skip", default="", help="comma list of parts to skip: keyword,embedding,end-to-end")
+    parser.add_argument("--skip", default="", help="comma list of parts to skip: keyword,embedding,end-to-end,hybrid")
+    parser.add_argument("--hybrid-embedder", default="minilm", help="vectors for the hybrid part (minilm, hash)")
     args = parser.parse_args(argv)
     if not os.path.exists(args.locomo):
         raise SystemExit(f"{args.locomo}: no such file; pass --locomo PATH to locomo10.json")
@@ -118,7 +166,18 @@ def main(argv: list[str] | None = None) -> None:
         print(f"embedding at -precision bf16 ({e['bf16_precision']} in effect): {e['bf16_texts_per_s']:.0f} texts/s "
               f"-> {e['bf16_speedup']:.2f}x plain model.encode fp32; max(1 - cos) vs fp32 "
               f"{e['bf16_max_1_minus_cos']:.1e}", flush=True)
-    if "end-to-end" not in skip:
-        w = end_to_end(args.locomo)
-        print(f"full LoCoMo turn-level run (-k 5,10, MiniLM): cold cache {w['cold_s']:.1f} s, warm cache "
-              f"{w['warm_s']:.1f} s ({w['cold_over_warm']:.1f}x)", flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        if "end-to-end" not in skip:
+            w = end_to_end(args.locomo, tmp)
+            print(f"full LoCoMo turn-level run (-k 5,10, MiniLM): cold cache {w['cold_s']:.1f} s, warm cache "
+                  f"{w['warm_s']:.1f} s ({w['cold_over_warm']:.1f}x)", flush=True)
+        if "hybrid" not in skip:
+            # step 3's cache when it ran, else the user's (default) embedding cache
+            h = hybrid(args.locomo, args.hybrid_embedder, "" if "end-to-end" in skip else os.path.join(tmp, "cache"))
+            for part in PARTS:
+                fast, ref = h[f"{part}_fast_p50_ms"], h[f"{part}_reference_p50_ms"]
+                fast_cpu, ref_cpu = h[f"{part}_fast_cpu_p50_ms"], h[f"{part}_reference_cpu_p50_ms"]
+                print(f"memini-{part}, LoCoMo turn level, k 10, {args.hybrid_embedder}, {h['queries']:.0f} queries: "
+                      f"fast p50 {fast:.3f} ms vs reference p50 {ref:.3f} ms -> {ref / fast:.1f}x (thread CPU p50 "
+                      f"{fast_cpu:.3f} vs {ref_cpu:.3f} ms, {ref_cpu / fast_cpu:.1f}x); rankings and scores identical",
+                      flush=True)

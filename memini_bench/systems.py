@@ -34,6 +34,7 @@ from memini_bench.dataset import Item
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.errors import BenchError
 from memini_bench.retrieval import composite as comp
+from memini_bench.retrieval import reference as _reference
 from memini_bench.retrieval import temporal
 from memini_bench.retrieval.fusion import DEFAULT_ALPHA, fuse_legs
 from memini_bench.retrieval.keyword import KeywordIndex, NumpyBM25
@@ -135,19 +136,28 @@ def clamp_limit(k: int) -> int:
 
 class MeminiBackend:
     """The store the three memini systems share: ingested once (the first system pays, as with memini's
-    sync.Once), holding the global keyword index, the item vectors and the access counters."""
+    sync.Once), holding the global keyword index, the item vectors and the access counters.
 
-    def __init__(self, encoder: TextEncoder | None, keyword_backend: str = "numpy") -> None:
+    ``reference=True`` runs the plain implementations of ``retrieval.reference`` (dict fusion, full quality
+    maths, regex dedup keys on first touch) instead of the fast ones; both give the same ids and scores."""
+
+    def __init__(self, encoder: TextEncoder | None, keyword_backend: str = "numpy", *,
+                 reference: bool = False) -> None:
         if keyword_backend not in KEYWORD_BACKENDS:
             raise BenchError(f"-keyword-backend {keyword_backend!r}: unknown; use numpy or fts5")
         self.encoder = encoder
         self.keyword_backend = keyword_backend
+        self.reference = reference
+        self.fuse_legs = _reference.fuse_legs if reference else fuse_legs
         self.items: tuple[Item, ...] = ()
         self.keyword: KeywordIndex | None = None
         self.vector: VectorIndex | None = None
         self.access = np.zeros(0, dtype=np.int64)
         self.timings_ms: dict[str, float] = {}
         self._dedup_keys: dict[int, str] = {}
+        self._dedup_ids = np.zeros(0, dtype=np.int64)  # per item, a number standing for its dedup key
+        self._query_vectors: dict[str, np.ndarray] = {}
+        self._uniform_static = False  # every item's static quality inputs equal (set with the item arrays)
         self.time_s = np.zeros(0)  # per-item time in Unix seconds (NaN = unknown), with the other quality inputs
 
     @property
@@ -161,21 +171,49 @@ class MeminiBackend:
         contents = [it.content for it in self.items]
         groups = [it.group for it in self.items]
         t0 = time.perf_counter()
-        self.keyword = KEYWORD_BACKENDS[self.keyword_backend](contents, groups)
+        plain = self.reference and self.keyword_backend == "numpy"
+        self.keyword = (_reference.ReferenceBM25 if plain else KEYWORD_BACKENDS[self.keyword_backend])(contents, groups)
         t1 = time.perf_counter()
         self.timings_ms["keyword_index_ms"] = (t1 - t0) * 1e3
+        if not self.reference:
+            self._dedup_ids = comp.dedup_key_ids(contents)
+            self.timings_ms["dedup_keys_ms"] = (time.perf_counter() - t1) * 1e3
         if self.encoder is not None:
-            self.vector = VectorIndex(self.encoder.documents(contents), groups)
+            t1 = time.perf_counter()
+            index = _reference.ReferenceVectorIndex if self.reference else VectorIndex
+            self.vector = index(self.encoder.documents(contents), groups)
             self.timings_ms["embed_ms"] = (time.perf_counter() - t1) * 1e3
         self.access = np.zeros(len(self.items), dtype=np.int64)
 
     def prepare(self, queries: Sequence[str]) -> None:
         """Embed every query up front in batches (recall latency then measures retrieval, not the model); once,
-        whichever system sharing this backend asks first."""
+        whichever system sharing this backend asks first. The keyword index turns them into term ids too."""
         if self.encoder is not None and self.vector is not None and "query_embed_ms" not in self.timings_ms:
             t0 = time.perf_counter()
-            self.encoder.queries(queries)
+            vectors = self.encoder.queries(queries)
+            if not self.reference:
+                self._query_vectors.update(zip(queries, vectors, strict=True))
             self.timings_ms["query_embed_ms"] = (time.perf_counter() - t0) * 1e3
+        if not self.reference and hasattr(self.keyword, "prepare"):
+            self.keyword.prepare(queries)
+
+    def dedup(self, ids: np.ndarray, k: int) -> np.ndarray | list[int]:
+        """Positions of the first ``k`` candidates with distinct dedup keys (``composite.dedup``)."""
+        if self.reference:
+            return comp.dedup([self.dedup_key(i) for i in ids.tolist()], k)
+        if len(self._dedup_ids) != len(self.items):
+            self._dedup_ids = comp.dedup_key_ids([it.content for it in self.items])
+        return comp.dedup_ids(self._dedup_ids[ids], k)
+
+    def rerank(self, ids: np.ndarray, scores: np.ndarray, now: datetime | None) -> tuple[np.ndarray, np.ndarray]:
+        """memini's composite re-rank of the fused candidates; without the quality maths when every candidate's
+        quality is the same (``composite.rerank_uniform``, the same floats)."""
+        self._item_arrays()
+        if not self.reference and self._uniform_static and len(ids):
+            access = self.access[ids]
+            if (access == access[0]).all():
+                return comp.rerank_uniform(ids, scores)
+        return comp.rerank(ids, scores, self.qualities(ids, now))
 
     def dedup_key(self, index: int) -> str:
         """memini's dedup key of an item (normalized content), computed once per item."""
@@ -195,7 +233,8 @@ class MeminiBackend:
     def vector_leg(self, group: str, query: str, k: int) -> tuple[np.ndarray, np.ndarray]:
         if self.vector is None or self.encoder is None:
             raise BenchError("the vector leg needs an embedder (-embedder)")
-        return self.vector.search(group, self.encoder.query(query), k)
+        vector = self._query_vectors.get(query)
+        return self.vector.search(group, self.encoder.query(query) if vector is None else vector, k)
 
     def _item_arrays(self) -> None:
         """Per-item quality inputs as arrays, built once (only access counts and ``now`` change per query)."""
@@ -207,6 +246,10 @@ class MeminiBackend:
                                     dtype=np.float64)
         self.time_s = np.array([np.nan if it.time is None else it.time.timestamp() for it in self.items],
                                dtype=np.float64)
+        # Quality is then sal * (1 + ln(1 + access)) with one sal for all: equal wherever access counts are.
+        self._uniform_static = bool(len(self.items)) and not self._short.any() and \
+            bool(np.isnan(self._confidence).all()) and bool(np.isfinite(self._importance).all()) and \
+            (self._tier_weight == self._tier_weight[0]).all() and (self._importance == self._importance[0]).all()
 
     def item_times(self) -> np.ndarray:
         """Every item's time in Unix seconds, NaN when unknown (built once, with the quality inputs)."""
@@ -268,7 +311,7 @@ class VectorSystem(_BackendSystem):
 
 
 class HybridSystem(_BackendSystem):
-    uses = ("keyword_index_ms", "embed_ms")
+    uses = ("keyword_index_ms", "embed_ms", "dedup_keys_ms")
 
     def __init__(self, backend: MeminiBackend, config: HybridConfig | None = None, name: str = "memini-hybrid") -> None:
         super().__init__(backend, name)
@@ -285,9 +328,9 @@ class HybridSystem(_BackendSystem):
         c = self.config
         if pool is None:
             pool = c.leg_depth(k)
-        fused_ids, fused = fuse_legs(self.backend.vector_leg(group, query, pool),
-                                     self.backend.keyword_leg(group, query, pool), c.fusion)
-        ids, scores = comp.rerank(fused_ids, fused, self.backend.qualities(fused_ids, now))
+        fused_ids, fused = self.backend.fuse_legs(self.backend.vector_leg(group, query, pool),
+                                                  self.backend.keyword_leg(group, query, pool), c.fusion)
+        ids, scores = self.backend.rerank(fused_ids, fused, now)
         if c.temporal_boost > 0 and now is not None:
             anchor = self.temporal_extractor(query, now)
             if anchor is not None:
@@ -303,7 +346,7 @@ class HybridSystem(_BackendSystem):
             durable = [self.backend.items[i].tier in comp.DURABLE_TIERS for i in ids.tolist()]
             order = reserve_order(scores, durable, k, self.config.semantic_reserve)
             ids, scores = ids[order], scores[order]
-        keep = comp.dedup([self.backend.dedup_key(i) for i in ids.tolist()], k)
+        keep = self.backend.dedup(ids, k)
         ids, scores = ids[keep], scores[keep]
         if self.config.reinforce:
             self.backend.access[ids] += 1

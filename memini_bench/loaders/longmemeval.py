@@ -30,11 +30,11 @@ from memini_bench.loaders._json import (
     check_id,
     field_of,
     object_at,
-    read_json_source,
     scalar_text,
     text_of,
     value_of,
 )
+from memini_bench.loaders._stream import json_array
 from memini_bench.loaders.dates import parse_layout
 
 SESSION_DOCS = ("full", "user-only", "dated")
@@ -109,8 +109,11 @@ def load_longmemeval(path: str, *, session_doc_mode: str = "full", abstention: s
         raise BenchError(f"-session-doc {session_doc_mode!r}: unknown; use one of {', '.join(SESSION_DOCS)}")
     if abstention not in ABSTENTION_MODES:
         raise BenchError(f"-abstention {abstention!r}: unknown; use exclude or include")
-    rows, read = read_json_source(path, "longmemeval")
-    value_of(rows, list, At(str(path)))
+    # A large file is streamed record by record and each distinct session text kept once (LongMemEval-M is 2.7 GB
+    # of JSON whose filler sessions recur across records): memory grows with the distinct text, not the file.
+    rows, source = json_array(path, "longmemeval")
+    texts: dict[str, str] = {}
+    records = 0
     items: list[Item] = []
     questions: list[Question] = []
     excluded: list[Question] = []
@@ -118,6 +121,7 @@ def load_longmemeval(path: str, *, session_doc_mode: str = "full", abstention: s
     first_record: dict[str, int] = {}
     tally = _Tally()
     for i, row in enumerate(rows):
+        records += 1
         at = At(str(path)) / i
         object_at(row, at, "a LongMemEval record object")
         qid = field_of(row, "question_id", str, at, required=False, default="")
@@ -137,6 +141,7 @@ def load_longmemeval(path: str, *, session_doc_mode: str = "full", abstention: s
             sid = check_id(sid, at / "haystack_session_ids" / s) if sid else f"session-{s}"
             date = _string_at(dates, s, at / "haystack_dates")
             content = session_doc(turns, date, session_doc_mode, at / "haystack_sessions" / s)
+            content = texts.setdefault(content, content)
             item_id = prefix + sid
             if item_id in own:
                 tally.repeated.append(f"{qid}/{sid}")
@@ -167,6 +172,6 @@ def load_longmemeval(path: str, *, session_doc_mode: str = "full", abstention: s
     name = "longmemeval" + ("" if session_doc_mode == "full" else f"-{session_doc_mode}")
     name += "-shared" if shared_haystack else ""
     ds = Dataset(name=name, items=tuple(items), questions=tuple(questions),
-                 notes=tuple(tally.notes(shared_haystack, len(items), len(rows))), sources=(read,),
+                 notes=tuple(tally.notes(shared_haystack, len(items), records)), sources=(source(),),
                  excluded=tuple(excluded))
     return finish(ds, str(path))

@@ -89,12 +89,69 @@ def rerank(ids: np.ndarray, scores: np.ndarray, quality: np.ndarray,
     return ids[order], comp[order]
 
 
+def rerank_uniform(ids: np.ndarray, scores: np.ndarray,
+                   weights: RerankWeights = DEFAULT_WEIGHTS) -> tuple[np.ndarray, np.ndarray]:
+    """``rerank`` when every candidate's quality is the same value q (no recency or importance term): then
+    ``qhat`` is exactly 1.0 for all (``q / q``, or the all-zero case's ones), so the quality maths is skipped and
+    ``composite = rel * (relevance + quality * 1.0)`` gives the same floats."""
+    top = scores.max() if len(scores) else 0.0
+    rel = scores / top if top > 0 else np.zeros_like(scores)
+    scale = weights.relevance + weights.quality * 1.0
+    comp = rel if scale == 1.0 else rel * scale  # x * 1.0 is x
+    if scale >= 0 and top > 0 and not (scores[1:] > scores[:-1]).any():
+        return ids, comp  # scores already descending: so is comp, and the stable sort keeps the order
+    order = np.argsort(-comp, kind="stable")
+    return ids[order], comp[order]
+
+
 _SPACES = re.compile(r"\s+")
 
 
 def normalize_content(text: str) -> str:
     """memini's dedup key: lowercased, whitespace runs collapsed to one space, trimmed."""
     return _SPACES.sub(" ", text.lower()).strip()
+
+
+# Every character ``\\s`` matches (``str.isspace``) but the space itself; a test checks the list is complete.
+OTHER_WHITESPACE = ("\t", "\n", "\x0b", "\x0c", "\r", "\x1c", "\x1d", "\x1e", "\x1f", "\x85", "\xa0", "\u1680",
+                    *(chr(c) for c in range(0x2000, 0x200B)), "\u2028", "\u2029", "\u202f", "\u205f", "\u3000")
+
+
+def normalize_fast(text: str) -> str:
+    """``normalize_content`` without the regex, the same string: every whitespace character becomes a space
+    (only those present are replaced; no character lowercases into whitespace), runs of spaces are halved until
+    single, and the ends are trimmed."""
+    s = text.lower()
+    for ch in OTHER_WHITESPACE:
+        if ch in s:
+            s = s.replace(ch, " ")
+    while "  " in s:
+        s = s.replace("  ", " ")
+    return s.strip(" ")
+
+
+def dedup_key_ids(contents: Sequence[str]) -> np.ndarray:
+    """Per text, a number standing for its dedup key: equal numbers exactly when ``normalize_content`` is equal
+    (each distinct text is normalized once)."""
+    by_text: dict[str, int] = {}
+    by_key: dict[str, int] = {}
+    out = np.empty(len(contents), dtype=np.int64)
+    for i, text in enumerate(contents):
+        key_id = by_text.get(text)
+        if key_id is None:
+            key_id = by_text[text] = by_key.setdefault(normalize_fast(text), len(by_key))
+        out[i] = key_id
+    return out
+
+
+def dedup_ids(key_ids: np.ndarray, k: int) -> np.ndarray:
+    """``dedup`` on key numbers: the positions of the first ``k`` candidates whose key was not seen earlier."""
+    ordered = np.sort(key_ids)
+    if not (ordered[1:] == ordered[:-1]).any():  # no repeat: every candidate is a first occurrence
+        return np.arange(min(k, len(key_ids)) if k > 0 else len(key_ids))
+    _, first = np.unique(key_ids, return_index=True)
+    first.sort()
+    return first[:k] if k > 0 else first  # (``dedup`` keeps every first occurrence when k <= 0)
 
 
 def dedup(keys: Sequence[str], k: int) -> list[int]:

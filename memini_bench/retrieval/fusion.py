@@ -21,17 +21,52 @@ Ranked = tuple[np.ndarray, np.ndarray]
 
 
 def _accumulate(contributions: Sequence[tuple[np.ndarray, np.ndarray]]) -> Ranked:
-    """Sum per-id contributions, remember first-seen order, sort stably by total descending."""
-    total: dict[int, float] = {}
-    for ids, values in contributions:
-        for i, v in zip(ids.tolist(), values.tolist(), strict=True):
-            total[i] = total.get(i, 0.0) + v
-    if not total:
+    """Sum per-id contributions, remember first-seen order, sort stably by total descending: the floats of
+    ``total[i] = total.get(i, 0.0) + v`` over the lists in order, without a Python dict."""
+    if len(contributions) == 2:
+        (first, first_values), (second, second_values) = contributions
+        paired = _accumulate_pair(np.asarray(first, dtype=np.int64), np.asarray(first_values, dtype=np.float64),
+                                  np.asarray(second, dtype=np.int64), np.asarray(second_values, dtype=np.float64))
+        if paired is not None:
+            return paired
+    return _accumulate_repeats(contributions)
+
+
+def _accumulate_pair(a: np.ndarray, va: np.ndarray, b: np.ndarray, vb: np.ndarray) -> Ranked | None:
+    """Two lists, each without repeats (else None): a stable sort of all ids puts each shared id's entry from
+    ``a`` right before its entry from ``b``; shared ids get ``(0.0 + va) + vb``, the rest ``0.0 + v``, in
+    first-seen order (``a``, then the ids new in ``b``)."""
+    n = len(a)
+    ids = np.concatenate((a, b))
+    by_id = np.argsort(ids, kind="stable")
+    ordered = ids[by_id]
+    pair = np.flatnonzero(ordered[1:] == ordered[:-1])
+    at_a, at_b = by_id[pair], by_id[pair + 1] - n
+    if len(pair) and ((at_a >= n).any() or (at_b < 0).any()):
+        return None  # a list repeats an id
+    totals = va + 0.0
+    totals[at_a] += vb[at_b]
+    new = np.ones(len(b), dtype=bool)
+    new[at_b] = False
+    ids = np.concatenate((a, b[new]))
+    totals = np.concatenate((totals, vb[new] + 0.0))
+    order = np.argsort(-totals, kind="stable")
+    return ids[order], totals[order]
+
+
+def _accumulate_repeats(contributions: Sequence[tuple[np.ndarray, np.ndarray]]) -> Ranked:
+    """``_accumulate`` for any lists, repeats allowed: ``bincount`` adds each id's contributions in list order
+    from 0.0, ``np.unique``'s first indices give first-seen order."""
+    ids = np.concatenate([np.asarray(c[0], dtype=np.int64) for c in contributions])
+    values = np.concatenate([np.asarray(c[1], dtype=np.float64) for c in contributions])
+    if not len(ids):
         return np.zeros(0, np.int64), np.zeros(0)
-    ids = np.fromiter(total.keys(), dtype=np.int64, count=len(total))
-    scores = np.fromiter(total.values(), dtype=np.float64, count=len(total))
-    order = np.argsort(-scores, kind="stable")
-    return ids[order], scores[order]
+    uniq, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
+    totals = np.bincount(inverse, weights=values, minlength=len(uniq))
+    seen = np.argsort(first)
+    ids, totals = uniq[seen], totals[seen]
+    order = np.argsort(-totals, kind="stable")
+    return ids[order], totals[order]
 
 
 def min_max(scores: np.ndarray) -> np.ndarray:

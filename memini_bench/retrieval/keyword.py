@@ -10,21 +10,30 @@ d of D tokens, over a corpus of N documents with average length avgdl (all group
 at least one phrase. Ties are broken by corpus (dataset) order, which is FTS5's rowid order for our inserts.
 
 Two backends share this interface: ``NumpyBM25`` (default, postings arrays per group) and ``FTS5BM25``
-(``keyword_fts5``, the reference on Python's sqlite3).
+(``keyword_fts5``, the reference on Python's sqlite3); ``reference.ReferenceBM25`` is the plain numpy transcription
+the fast ``NumpyBM25`` is checked against bit for bit.
 """
 
 from __future__ import annotations
 
+import dataclasses
+from array import array
+from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
 
-from memini_bench.text import query_stems, tokenize
+from memini_bench.text import folded_tokens, porter_stem, query_stems
 
 K1 = 1.2
 B = 0.75
 IDF_FLOOR = 1e-6
+PARTITION_OVER = 1024
+SPAN_TABLE_LIMIT = 1_000_000  # up to this many (group, term) pairs, terms are looked up in per-group dicts
+SENTINEL = np.iinfo(np.int32).max  # above every term id
+TINY = 5e-324  # the smallest positive float: ``score >= TINY`` is ``score > 0``
 
 
 def bm25_idf(n_docs: int, doc_freq: np.ndarray) -> np.ndarray:
@@ -44,89 +53,174 @@ def top_k(indices: np.ndarray, scores: np.ndarray, k: int) -> tuple[np.ndarray, 
     return indices[order], scores[order]
 
 
+def top_k_ascending(indices: np.ndarray, scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """``top_k`` for ``indices`` already ascending: a stable sort on ``-score`` then breaks ties by index."""
+    n = len(scores)
+    if n > PARTITION_OVER and n > 2 * k:  # a partition first pays only on long lists
+        kth = np.partition(scores, n - k)[n - k]
+        keep = np.flatnonzero(scores >= kth)  # every boundary tie stays, so the stable sort resolves it by index
+        indices, scores = indices[keep], scores[keep]
+    order = np.argsort(-scores, kind="stable")[:k]
+    return indices[order], scores[order]
+
+
+def top_k_positive(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """``top_k`` over the positions whose score is > 0 (ties by position), straight from a dense score array."""
+    n = len(scores)
+    floor = TINY
+    if n > k:
+        floor = max(float(np.partition(scores, n - k)[n - k]), TINY)  # boundary ties all stay
+    keep = np.flatnonzero(scores >= floor)
+    best = scores[keep]
+    order = np.argsort(-best, kind="stable")[:k]
+    return keep[order], best[order]
+
+
 class KeywordIndex(Protocol):
     """A BM25 index over all items of all groups; ``search`` ranks one group's items (global item indices)."""
 
     def search(self, group: str, query: str, k: int) -> tuple[np.ndarray, np.ndarray]: ...
 
 
+@dataclass(frozen=True, slots=True)
+class GroupPostings:
+    """One group's share of the index: its members (global item indices, in item order), the sorted distinct term
+    ids it holds (then a sentinel above every id, so a lookup never runs off the end), and per term ``terms[j]``
+    the postings ``spans[j] = [start, end)``: rows of ``postings`` (float64) holding (local doc number, ascending;
+    ``IDF_t * w``), side by side so that one slice per term fetches both."""
+
+    members: np.ndarray
+    terms: np.ndarray
+    spans: np.ndarray
+    postings: np.ndarray
+    span_of: dict[int, tuple[int, int]] | None = None  # term id -> span, for small indexes (see SPAN_TABLE_LIMIT)
+
+
+@dataclass(frozen=True, slots=True)
+class _TextPostings:
+    """Every distinct text's postings, text after text: text t holds ``terms[start[t]:start[t + 1]]`` (its distinct
+    term ids) with their frequencies ``tf``; ``length[t]`` is its token count."""
+
+    terms: np.ndarray
+    tf: np.ndarray
+    start: np.ndarray
+    length: np.ndarray
+
+
 class NumpyBM25:
     """In-process FTS5-exact BM25: a global vocabulary and IDF, and for each group a compact CSR postings table
-    over the terms that group holds ``term -> (local docs, precomputed per-posting BM25 weight)``, so a query
-    costs a few array operations and memory grows with the postings, not with groups x vocabulary."""
+    over the terms that group holds, so a query costs a few array operations and memory grows with the
+    postings, not with groups x vocabulary.
+
+    Built for speed and scale: each distinct text is tokenized once (each distinct folded token stemmed once per
+    index, term frequencies counted over term ids), per-text term ids and frequencies are int32, the IDF is folded
+    into each group's stored (doc, weight) pairs, and a query is one ``bincount`` over its terms' postings (in
+    query order, so each document's sum adds the same terms in the same order as ``ReferenceBM25``) and a stable
+    top-k. ``prepare(queries)`` turns queries into term ids ahead of the timed recalls."""
 
     def __init__(self, contents: Sequence[str], groups: Sequence[str]) -> None:
-        vocab: dict[str, int] = {}
-        doc_terms: list[np.ndarray] = []
-        lengths = np.zeros(len(contents), dtype=np.float64)
-        for d, text in enumerate(contents):
-            tokens = tokenize(text)
-            lengths[d] = len(tokens)
-            doc_terms.append(np.fromiter((vocab.setdefault(t, len(vocab)) for t in tokens), dtype=np.int64,
-                                         count=len(tokens)))
-        self.vocab = vocab
+        self.vocab: dict[str, int] = {}
+        self._query_ids: dict[str, tuple[list[int], np.ndarray]] = {}
+        texts, item_text = self._distinct_texts(contents)
         self.n_docs = len(contents)
+        lengths = texts.length[item_text].astype(np.float64)
         avgdl = lengths.sum() / self.n_docs if self.n_docs else 1.0
-        n_terms = len(vocab)
-        # Global (doc, term, tf) triples.
-        rows, cols, tfs = [], [], []
-        for d, terms in enumerate(doc_terms):
-            if len(terms):
-                uniq, counts = np.unique(terms, return_counts=True)
-                rows.append(np.full(len(uniq), d, dtype=np.int64))
-                cols.append(uniq)
-                tfs.append(counts.astype(np.float64))
-        doc = np.concatenate(rows) if rows else np.zeros(0, np.int64)
-        term = np.concatenate(cols) if cols else np.zeros(0, np.int64)
-        tf = np.concatenate(tfs) if tfs else np.zeros(0)
-        self.doc_freq = np.bincount(term, minlength=n_terms).astype(np.float64)
+        del lengths
+        sizes = np.diff(texts.start)
+        copies = np.bincount(item_text, minlength=len(sizes)).astype(np.float64)
+        self.doc_freq = np.bincount(texts.terms, weights=np.repeat(copies, sizes), minlength=len(self.vocab))
         self.idf = bm25_idf(self.n_docs, self.doc_freq)
-        norm = K1 * (1.0 - B + B * lengths[doc] / avgdl)
-        weight = tf * (K1 + 1.0) / (tf + norm)
-        self._groups = self._group_postings(groups, doc, term, weight)
+        # The reference's per-posting expression, evaluated once per distinct text's posting, IDF folded in.
+        tf = texts.tf.astype(np.float64)
+        norm = K1 * (1.0 - B + B * np.repeat(texts.length.astype(np.float64), sizes) / avgdl)
+        weights = self.idf[texts.terms] * (tf * (K1 + 1.0) / (tf + norm))
+        del tf, norm
+        self._groups = self._group_postings(groups, texts, weights, item_text)
+        if sum(len(g.terms) for g in self._groups.values()) <= SPAN_TABLE_LIMIT:
+            for name, g in self._groups.items():
+                table = dict(zip(g.terms.tolist(), map(tuple, g.spans.tolist()), strict=True))
+                self._groups[name] = dataclasses.replace(g, span_of=table)
+
+    def _distinct_texts(self, contents: Sequence[str]) -> tuple[_TextPostings, np.ndarray]:
+        """Each distinct text's postings (first-seen order) and, per item, the number of its text."""
+        number: dict[str, int] = {}
+        terms, tfs, start, length = array("i"), array("i"), array("q", [0]), array("q")
+        stem_id: dict[str, int] = {}  # folded token -> term id
+        vocab = self.vocab
+        item_text = np.empty(len(contents), dtype=np.int64)
+        for d, text in enumerate(contents):
+            t = number.get(text)
+            if t is None:
+                t = number[text] = len(length)
+                tokens = folded_tokens(text)
+                for token in set(tokens).difference(stem_id):
+                    stem_id[token] = vocab.setdefault(porter_stem(token), len(vocab))
+                tf = Counter(map(stem_id.__getitem__, tokens))  # per term: tokens sharing a stem add up
+                terms.extend(tf)
+                tfs.extend(tf.values())
+                start.append(len(terms))
+                length.append(len(tokens))
+            item_text[d] = t
+        return _TextPostings(np.frombuffer(terms, dtype=np.int32), np.frombuffer(tfs, dtype=np.int32),
+                             np.frombuffer(start, dtype=np.int64), np.frombuffer(length, dtype=np.int64)), item_text
 
     @staticmethod
-    def _group_postings(groups: Sequence[str], doc: np.ndarray, term: np.ndarray, weight: np.ndarray) -> dict:
-        """Per group: its members (global item indices, in item order), the sorted distinct terms it holds with
-        pointers into its postings, and the postings (local doc number, weight) sorted by (term, doc).
-        One global sort, so building costs O(P log P) for P postings whatever the number of groups."""
-        group_names = list(dict.fromkeys(groups))
-        group_id = {g: i for i, g in enumerate(group_names)}
-        doc_group = np.fromiter((group_id[g] for g in groups), dtype=np.int64, count=len(groups))
-        by_group = np.argsort(doc_group, kind="stable")
-        doc_bounds = np.concatenate(([0], np.cumsum(np.bincount(doc_group, minlength=len(group_names)))))
-        local = np.empty(len(groups), dtype=np.int64)
-        local[by_group] = np.arange(len(groups)) - np.repeat(doc_bounds[:-1], np.diff(doc_bounds))
-        posting_group = doc_group[doc]
-        order = np.lexsort((doc, term, posting_group))
-        term, local_doc, weight = term[order], local[doc[order]], weight[order]
-        post_bounds = np.concatenate(([0], np.cumsum(np.bincount(posting_group, minlength=len(group_names)))))
-        out = {}
-        for g, name in enumerate(group_names):
-            lo, hi = post_bounds[g], post_bounds[g + 1]
-            terms, starts = np.unique(term[lo:hi], return_index=True)
-            out[name] = (by_group[doc_bounds[g]:doc_bounds[g + 1]], terms, np.append(starts, hi - lo),
-                         local_doc[lo:hi], weight[lo:hi])
+    def _group_postings(groups: Sequence[str], texts: _TextPostings, weights: np.ndarray,
+                        item_text: np.ndarray) -> dict[str, GroupPostings]:
+        """Per group, its members' text postings stable-sorted by term (so docs stay ascending within a term)."""
+        members: dict[str, list[int]] = {}
+        for i, g in enumerate(groups):
+            members.setdefault(g, []).append(i)
+        out: dict[str, GroupPostings] = {}
+        for name, ix in members.items():
+            own = item_text[ix]
+            sizes = texts.start[own + 1] - texts.start[own]
+            ends = np.cumsum(sizes)
+            at = np.repeat(texts.start[own] - (ends - sizes), sizes) + np.arange(ends[-1] if len(ends) else 0)
+            order = np.argsort(texts.terms[at], kind="stable")
+            at = at[order]
+            term = texts.terms[at]
+            docs = np.repeat(np.arange(len(ix), dtype=np.int32), sizes)[order]
+            del order
+            terms, starts = np.unique(term, return_index=True)
+            bounds = np.append(starts, len(docs))
+            spans = np.stack((bounds, np.append(bounds[1:], len(docs))), axis=1)
+            postings = np.empty((len(docs), 2))
+            postings[:, 0] = docs
+            postings[:, 1] = weights[at]
+            del docs, at
+            out[name] = GroupPostings(np.asarray(ix, dtype=np.int64), np.append(terms, SENTINEL).astype(np.int32),
+                                      spans, postings)
         return out
 
+    def prepare(self, queries: Sequence[str]) -> None:
+        """Turn each query into its term ids (the stems in the vocabulary, repeats kept) once, before recalls."""
+        for q in queries:
+            if q not in self._query_ids:
+                self._query_ids[q] = self._term_ids(q)
+
+    def _term_ids(self, query: str) -> tuple[list[int], np.ndarray]:
+        ids = [self.vocab[s] for s in query_stems(query) if s in self.vocab]
+        return ids, np.array(ids, dtype=np.int64)
+
     def search(self, group: str, query: str, k: int) -> tuple[np.ndarray, np.ndarray]:
-        empty = (np.zeros(0, np.int64), np.zeros(0))
-        if group not in self._groups or k <= 0:
-            return empty
-        members, terms, ptr, post_doc, post_weight = self._groups[group]
-        term_ids = np.array([self.vocab[s] for s in query_stems(query) if s in self.vocab], dtype=np.int64)
-        pos = np.searchsorted(terms, term_ids)
-        present = pos < len(terms)
-        present[present] = terms[pos[present]] == term_ids[present]
-        if not present.any():
-            return empty
-        scores = np.zeros(len(members))
-        matched = np.zeros(len(members), dtype=bool)
-        for t, p in zip(term_ids[present].tolist(), pos[present].tolist(), strict=True):
-            lo, hi = ptr[p], ptr[p + 1]  # repeats kept: each phrase adds its own IDF * weight
-            docs = post_doc[lo:hi]
-            scores[docs] += self.idf[t] * post_weight[lo:hi]
-            matched[docs] = True
-        hits = np.flatnonzero(matched)
-        local, best = top_k(hits, scores[hits], k)
-        return members[local], best
+        g = self._groups.get(group)
+        if g is None or k <= 0:
+            return np.zeros(0, np.int64), np.zeros(0)
+        prepared = self._query_ids.get(query)
+        ids, term_ids = prepared if prepared is not None else self._term_ids(query)
+        if g.span_of is not None:
+            spans = [span for span in map(g.span_of.get, ids) if span is not None]
+        else:
+            pos = np.searchsorted(g.terms, term_ids)
+            spans = g.spans[pos[g.terms[pos] == term_ids]].tolist()
+        if not spans:
+            return np.zeros(0, np.int64), np.zeros(0)
+        if len(spans) == 1:
+            (lo, hi), = spans
+            hit = g.postings[lo:hi]
+        else:  # repeats kept: each phrase adds its own IDF * weight, in query order
+            hit = np.concatenate([g.postings[lo:hi] for lo, hi in spans])
+        scores = np.bincount(hit[:, 0].astype(np.intp), weights=hit[:, 1], minlength=len(g.members))
+        local, best = top_k_positive(scores, k)  # every posting weight is > 0: matched is exactly score > 0
+        return g.members[local], best

@@ -1,38 +1,100 @@
 """The vector leg: exact top-k by L2 distance inside a group, scored ``1 / (1 + L2)`` (memini's sqlite-vec).
 
 Distances are computed in float32 on the vectors as the embedder returned them (memini does not normalize);
-ties are broken by item order.
+ties are broken by item order. The score of item i is, exactly as ``reference.ReferenceVectorIndex`` computes it,
+
+    e_i = einsum(d_i, d_i) in float32,  d_i = v_i - q (float32);   score_i = 1 / (1 + float64(sqrt_f32(e_i)))
+
+Fast path, same ids and the same scores bit for bit. When the group is much larger than k, one float32
+matrix-vector product ranks the group by ``h_i = ||v_i||^2 / 2 - v_i . q`` (so ``e_i ~ 2 h_i + ||q||^2``); with
+``M`` the group's largest norm and ``n`` the dimension,
+
+    |2 h_i + ||q||^2 - e_i| <= eps = 8 (n + 3) 2^-24 (M + ||q||)^2
+
+(the rounding of ``||v||^2 / 2``, of the dot product and of the subtraction, ``2 (gamma_n + u) (M + ||q||)^2``,
+plus that of the float32 sum of squares behind ``e_i``, ``gamma_(n+2) (M + ||q||)^2``: Higham's bounds for any
+summation order, u = 2^-24, together below ``(3n + 5) u (M + ||q||)^2``; eps more than doubles that).
+Non-finite vectors skip the shortlist. With ``h_k`` the
+k-th smallest h, at least k items have ``e <= T = 2 h_k + ||q||^2 + eps``; every item in the top k, and every
+item whose float32 distance rounds to the k-th's, has ``e <= T (1 + 1e-5)``, hence ``h_i <= h_k + eps + T 1e-5 / 2``.
+Only those candidates get the exact formula above, then the stable top-k.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
-from memini_bench.retrieval.keyword import top_k
+from memini_bench.retrieval.keyword import top_k_ascending
+
+SHORTLIST_OVER = 2  # groups of at most this many times k are scored exactly, whole
+_ROUNDING = 2.0 ** -24
+_PLATEAU = 1e-5  # relative slack for items whose float32 distance rounds to the k-th's
+
+
+@dataclass(frozen=True, slots=True)
+class _Group:
+    ids: np.ndarray  # global item indices, in item order
+    mat: np.ndarray  # their vectors (float32, C-contiguous)
+    half_sq: np.ndarray  # ||v||^2 / 2 in float32
+    max_norm: float  # the largest ||v||
 
 
 class VectorIndex:
     def __init__(self, vectors: np.ndarray, groups: Sequence[str]) -> None:
         self.vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        self.dims = self.vectors.shape[1] if self.vectors.ndim == 2 else 0
         members: dict[str, list[int]] = {}
         for i, g in enumerate(groups):
             members.setdefault(g, []).append(i)
-        self._groups = {g: (np.asarray(ix, dtype=np.int64), self.vectors[ix]) for g, ix in members.items()}
+        self._groups: dict[str, _Group] = {}
+        for g, ix in members.items():
+            mat = self.vectors[ix]
+            sq = np.einsum("ij,ij->i", mat, mat, dtype=np.float64)
+            max_norm = float(np.sqrt(sq.max())) if len(sq) else 0.0
+            self._groups[g] = _Group(np.asarray(ix, dtype=np.int64), mat, (sq / 2).astype(np.float32),
+                                     max_norm if np.isfinite(mat).all() else math.inf)
+
+    @staticmethod
+    def _exact(mat: np.ndarray, query: np.ndarray) -> np.ndarray:
+        """``1/(1+||q - v||_2)`` for each row of ``mat``, computed exactly as the reference does."""
+        diff = mat - query
+        dist = np.sqrt(np.einsum("ij,ij->i", diff, diff)).astype(np.float64)
+        dist += 1.0
+        return np.divide(1.0, dist, out=dist)
 
     def scores(self, group: str, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Every item of ``group`` with its score ``1/(1+||q - v||_2)``."""
-        if group not in self._groups:
+        g = self._groups.get(group)
+        if g is None:
             return np.zeros(0, np.int64), np.zeros(0)
-        ids, mat = self._groups[group]
-        diff = mat - np.asarray(query, dtype=np.float32)
-        dist = np.sqrt(np.einsum("ij,ij->i", diff, diff))
-        return ids, 1.0 / (1.0 + dist.astype(np.float64))
+        return g.ids, self._exact(g.mat, np.asarray(query, dtype=np.float32))
 
     def search(self, group: str, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-        ids, scores = self.scores(group, query)
-        if k <= 0 or not len(ids):
-            return ids[:0], scores[:0]
-        pos, best = top_k(np.arange(len(ids)), scores, k)
-        return ids[pos], best
+        g = self._groups.get(group)
+        if g is None or k <= 0:
+            return np.zeros(0, np.int64), np.zeros(0)
+        q = np.asarray(query, dtype=np.float32)
+        n = len(g.ids)
+        if n <= SHORTLIST_OVER * k or not math.isfinite(g.max_norm):
+            pos, best = top_k_ascending(np.arange(n), self._exact(g.mat, q), k)
+            return g.ids[pos], best
+        cand = self._shortlist(g, q, k)
+        pos, best = top_k_ascending(cand, self._exact(g.mat.take(cand, axis=0), q), k)
+        return g.ids[pos], best
+
+    def _shortlist(self, g: _Group, q: np.ndarray, k: int) -> np.ndarray:
+        """Positions (ascending) of every item that can rank in the top k (bound in the module docstring)."""
+        q64 = q.astype(np.float64)
+        q_sq = float(q64 @ q64)
+        eps = 8.0 * (self.dims + 3) * _ROUNDING * (g.max_norm + math.sqrt(q_sq)) ** 2
+        h = g.half_sq - g.mat @ q
+        h_k = float(np.partition(h, k - 1)[k - 1])
+        bar = h_k + eps + abs(2.0 * h_k + q_sq + eps) * _PLATEAU / 2 + 1e-30
+        bar32 = np.float32(bar)
+        if float(bar32) < bar:  # a float32 threshold must not round below the exact one
+            bar32 = np.nextafter(bar32, np.float32(np.inf))
+        return np.flatnonzero(h <= bar32)

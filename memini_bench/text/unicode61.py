@@ -92,3 +92,39 @@ def tokenize(text: str) -> list[str]:
     if text.isascii():
         return list(map(porter_stem, _ASCII_TOKEN_RE.findall(text.lower())))
     return [porter_stem(_fold_token(tok)) for tok in _TOKEN_RE.findall(text)]
+
+
+_NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")
+_ASCII_ALNUM_RUN = re.compile(r"[A-Za-z0-9]*")
+_ASCII_ALNUM = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+_ASCII_SEPARATORS = str.maketrans({c: " " for c in range(128) if chr(c) not in _ASCII_ALNUM})
+
+
+def folded_tokens(text: str) -> list[str]:
+    """The folded (not yet stemmed) tokens of ``text`` as a multiset (not in text order): ``tokenize(text)`` is
+    exactly these tokens, each through ``porter_stem``, reordered.
+
+    Faster than the token regex, same tokens: the ASCII token characters are exactly ``[A-Za-z0-9]`` and every
+    other ASCII character separates, so ASCII text is lowercased, its separators turned into spaces and split.
+    Only the stretches around non-ASCII characters (each non-ASCII run widened over the ASCII letters and digits
+    touching it, so a stretch is bounded by separators) go through the full token regex and folding."""
+    if text.isascii():
+        return text.lower().translate(_ASCII_SEPARATORS).split()
+    spans: list[list[int]] = []
+    for run in _NON_ASCII_RUN.finditer(text):
+        start, end = run.start(), _ASCII_ALNUM_RUN.match(text, run.end()).end()  # type: ignore[union-attr]
+        while start > 0 and text[start - 1] in _ASCII_ALNUM:
+            start -= 1
+        if spans and start <= spans[-1][1]:
+            spans[-1][1] = end
+        else:
+            spans.append([start, end])
+    plain, other, last = [], [], 0
+    for start, end in spans:
+        plain.append(text[last:start])
+        other.append(text[start:end])
+        last = end
+    plain.append(text[last:])
+    tokens = " ".join(plain).lower().translate(_ASCII_SEPARATORS).split()
+    tokens.extend(_fold_token(tok) for tok in _TOKEN_RE.findall(" ".join(other)))
+    return tokens
