@@ -39,6 +39,24 @@ SYSTEMS.add("mempalace", "memini_bench.peers.mempalace:make_raw", "MemPalace raw
             "(where a suite has roles) embedded at 256 tokens, squared L2")
 SYSTEMS.add("mempalace-hybrid", "memini_bench.peers.mempalace:make_hybrid", "MemPalace hybrid v1: top-50 dense "
             "candidates re-scored by distance x (1 - 0.30 x keyword overlap)")
+# Peer stores: LanceDB, Qdrant, Chroma and mem0 on the run's shared vectors, each behind its extra.
+SYSTEMS.add("lancedb", "memini_bench.peers.lancedb:make", "LanceDB flat (exact) L2 vector search, group as a "
+            "prefilter", extra="lancedb")
+SYSTEMS.add("lancedb-fts", "memini_bench.peers.lancedb:make_fts", "LanceDB native full-text index (its default "
+            "tokenizer, English stemmer and stop words), BM25", extra="lancedb")
+SYSTEMS.add("lancedb-hybrid", "memini_bench.peers.lancedb:make_hybrid", "LanceDB vector + native FTS fused by its "
+            "RRFReranker (K 60), each leg k deep", extra="lancedb")
+SYSTEMS.add("qdrant", "memini_bench.peers.qdrant:make", "Qdrant local mode (in memory, exact), dense cosine, one "
+            "collection per group", extra="qdrant")
+SYSTEMS.add("qdrant-bm25", "memini_bench.peers.qdrant:make_bm25", "Qdrant local BM25 text query (word tokenizer, "
+            "lower case, no stemming or stop words)", extra="qdrant")
+SYSTEMS.add("qdrant-hybrid", "memini_bench.peers.qdrant:make_hybrid", "Qdrant dense + BM25 prefetches (k deep) "
+            "fused by its RRF (k 2)", extra="qdrant")
+SYSTEMS.add("chroma", "memini_bench.peers.chroma:make", "Chroma HNSW, one collection per group, ef_search >= the "
+            "group's size (exact), L2", extra="chroma")
+SYSTEMS.add("mem0", "memini_bench.peers.mem0:make", "mem0 OSS Memory on local Qdrant, the run's vectors, "
+            "infer=False, threshold 0 (semantic only offline); infer=True (its LLM extraction) with "
+            "MEMINI_LLM_BASE_URL set", extra="mem0")
 
 
 def _suite(name: str, attr: str, help: str) -> None:
