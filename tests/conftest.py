@@ -44,52 +44,17 @@ def locomo_sessions(locomo_path):
     return load("locomo-sessions", str(locomo_path))
 
 
-_LOOPBACK_HOSTS = ("localhost", "::1", "0:0:0:0:0:0:0:1")
-
-
-def _is_loopback(address: object) -> bool:
-    """A socket address on this machine: 127.0.0.0/8, ::1, localhost, or a Unix socket path."""
-    if not isinstance(address, tuple):
-        return True  # AF_UNIX (a path) never leaves the machine
-    host = str(address[0]).lower()
-    return host.startswith("127.") or host in _LOOPBACK_HOSTS
-
-
 @pytest.fixture
-def no_network(monkeypatch):
-    """A socket guard: any Python-level connection (or name lookup) to a non-loopback address is refused and the
-    test fails at teardown, even if the code under test swallowed the refusal. Yields the list of attempts.
-    (A library's own C or Rust networking bypasses Python sockets: the guard sees only what goes through Python.)"""
-    import socket
+def no_network():
+    """A socket guard (``netguard.NetGuard``): any Python-level connection, datagram or name lookup aimed anywhere
+    but loopback is refused and the test fails at teardown, even if the code under test swallowed the refusal.
+    Yields the list of attempts. (A library's own C or Rust networking bypasses Python sockets: the guard sees only
+    what goes through Python.)"""
+    from netguard import NetGuard
 
-    attempts: list[object] = []
-    real_connect, real_connect_ex, real_getaddrinfo = socket.socket.connect, socket.socket.connect_ex, \
-        socket.getaddrinfo
-
-    def refuse(address: object) -> OSError:
-        attempts.append(address)
-        return OSError(f"socket guard: connection to {address!r} refused (tests never leave 127.0.0.1)")
-
-    def connect(self, address):
-        if not _is_loopback(address):
-            raise refuse(address)
-        return real_connect(self, address)
-
-    def connect_ex(self, address):
-        if not _is_loopback(address):
-            raise refuse(address)
-        return real_connect_ex(self, address)
-
-    def getaddrinfo(host, *args, **kwargs):
-        if host is not None and not _is_loopback((host,)):
-            raise socket.gaierror(refuse((host,)).args[0])
-        return real_getaddrinfo(host, *args, **kwargs)
-
-    monkeypatch.setattr(socket.socket, "connect", connect)
-    monkeypatch.setattr(socket.socket, "connect_ex", connect_ex)
-    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
-    yield attempts
-    assert not attempts, f"non-loopback network access attempted: {attempts}"
+    with NetGuard() as guard:
+        yield guard.attempts
+    assert not guard.attempts, f"non-loopback network access attempted: {guard.attempts}"
 
 
 @pytest.fixture
