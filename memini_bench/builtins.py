@@ -55,7 +55,7 @@ SYSTEMS.add("qdrant-hybrid", "memini_bench.peers.qdrant:make_hybrid", "Qdrant de
 SYSTEMS.add("chroma", "memini_bench.peers.chroma:make", "Chroma HNSW, one collection per group, ef_search >= the "
             "group's size (exact), L2", extra="chroma")
 SYSTEMS.add("mem0", "memini_bench.peers.mem0:make", "mem0 OSS Memory on local Qdrant, the run's vectors, "
-            "infer=False, threshold 0 (semantic only offline); infer=True (its LLM extraction) with "
+            "infer=False, threshold 0 (semantic only offline); mem0-infer (its LLM extraction) with "
             "MEMINI_LLM_BASE_URL set", extra="mem0")
 
 

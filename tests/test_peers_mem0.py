@@ -140,7 +140,7 @@ def test_infer_maps_extracted_memories_to_the_items_they_came_from(tmp_path, mon
         monkeypatch.setenv("MEMINI_LLM_API_KEY", "test-key")
         ctx, _ = fixture_context({**VECTORS, **MEMORY_VECTORS}, lenient=True)
         system = SYSTEMS.get("mem0")(ctx)
-        assert system.name == "mem0"
+        assert system.name == "mem0-infer"
         system.ingest(ITEMS)
         g1 = system.recall("g1", CAT_QUERY, 5)
         g2 = system.recall("g2", CAT_QUERY, 5)

@@ -23,12 +23,12 @@ How it runs. One ``Memory`` per system, configured as mem0's docs describe, with
   infer=False)``, one memory per item; a hit's ids come back from that metadata.
 
 With ``MEMINI_LLM_BASE_URL`` set (and ``MEMINI_LLM_MODEL``, ``MEMINI_LLM_API_KEY`` as for the other LLM modes),
-``mem0`` runs with ``infer=True`` (``describe()["infer"]`` says which ran): mem0's own LLM extraction (its
-additive prompt, one chat call per ``add``) decides what becomes a memory. Items go in as in mem0's LoCoMo evaluation
-(mem0ai/mem0 ``evaluation/src/memzero/add.py``, ``batch_size`` 2): consecutive turns of one group two at a time;
-each extracted memory carries the ids of the items of its ``add`` call, so a hit stands for every item it was
-extracted from (``Hit.ids``). Unlike that script, each turn is added once, under the group's user id, not once per
-speaker's perspective.
+the system is ``mem0-infer`` (a row of its own, so a table never mixes the two): ``infer=True``, so mem0's own
+LLM extraction (its additive prompt, one chat call per ``add``) decides what becomes a memory. Items go in as in
+mem0's LoCoMo evaluation (mem0ai/mem0 ``evaluation/src/memzero/add.py``, ``batch_size`` 2): consecutive turns of
+one group two at a time; each extracted memory carries the ids of the items of its ``add`` call, so a hit stands
+for every item it was extracted from (``Hit.ids``). Unlike that script, each turn is added once, under the group's
+user id, not once per speaker's perspective.
 
 Home folder and telemetry. mem0 reads ``MEM0_DIR`` and ``MEM0_TELEMETRY`` when first imported and writes
 ``config.json`` (an anonymous user id) there; this module imports it with ``MEM0_DIR`` set to a temporary folder
@@ -201,7 +201,7 @@ class Mem0System(PeerSystem):
         except Exception as exc:
             if not self.infer:
                 raise
-            raise BenchError(f"mem0 (infer=True): mem0's LLM extraction at {self.llm.base_url if self.llm else ''} "
+            raise BenchError(f"mem0-infer: mem0's LLM extraction at {self.llm.base_url if self.llm else ''} "
                              f"failed ({type(exc).__name__}: {exc}); check MEMINI_LLM_BASE_URL and "
                              "MEMINI_LLM_MODEL") from None
         self.memory_count += len(added.get("results", []))
@@ -262,8 +262,8 @@ class Mem0System(PeerSystem):
 
 
 def make(ctx: SystemContext) -> Mem0System:
-    """``mem0``: ``infer=False``, or ``infer=True`` (mem0's LLM extraction) when ``MEMINI_LLM_BASE_URL`` is set."""
+    """``mem0`` (``infer=False``), or ``mem0-infer`` (mem0's LLM extraction) when ``MEMINI_LLM_BASE_URL`` is set."""
     encoder = require_encoder(ctx, "mem0")
     if os.environ.get("MEMINI_LLM_BASE_URL"):
-        return Mem0System("mem0", encoder, ChatClient.from_env())
+        return Mem0System("mem0-infer", encoder, ChatClient.from_env())
     return Mem0System("mem0", encoder)
