@@ -56,9 +56,10 @@ quality: $(STAMP)
 # data sets, with MiniLM pinned (~5 minutes with a cold embedding cache on 2 cores, under 2 with a warm one).
 MB := $(PY) -m memini_bench -embedder minilm
 # The side-by-side comparison: memini's systems and every peer adapter and recipe (memini_bench/peers).
-PEERS ?= hybrid,keyword,vector,bm25s,sqlite-vec,sqlite-vec-hybrid,agentmemory,mempalace
-PEER_VARIANTS ?= bm25s-global,agentmemory-bm25,mempalace-hybrid
+PEERS ?= hybrid,keyword,vector,bm25s,sqlite-vec,sqlite-vec-hybrid,agentmemory,mempalace,lancedb,lancedb-fts,lancedb-hybrid,qdrant,chroma,mem0
+PEER_VARIANTS ?= bm25s-global,agentmemory-bm25,mempalace-hybrid,qdrant-bm25,qdrant-hybrid
 results: $(STAMP)
+	@test -z "$$MEMINI_LLM_BASE_URL" || { echo 'make results: unset MEMINI_LLM_BASE_URL (mem0 would become mem0-infer)'; exit 2; }
 	rm -rf results && mkdir results
 	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -significance
 	$(MB) -suite locomo-sessions -data $(LOCOMO) -k 5,10 -significance
