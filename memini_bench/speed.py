@@ -142,11 +142,46 @@ def hybrid(path: str, embedder: str, cache_dir: str, rounds: int = 3) -> dict[st
     return out
 
 
+PEER_NAMES = ("bm25s", "bm25s-global", "sqlite-vec", "sqlite-vec-hybrid", "agentmemory", "mempalace",
+              "mempalace-hybrid", "lancedb", "lancedb-fts", "lancedb-hybrid", "qdrant", "qdrant-bm25", "qdrant-hybrid",
+              "chroma", "mem0")
+
+
+def peers(path: str, embedder: str, cache_dir: str, limit: int = 500) -> list[tuple[str, float]]:
+    """Recall p50 (ms) of memini-keyword, memini-hybrid and every installed peer adapter on the same LoCoMo questions
+    (an even ``limit`` subsample), one process, one shared encoder; a peer whose extra is missing is left out."""
+    from memini_bench.dataset import subsample
+    from memini_bench.embed.factory import build_encoder
+    from memini_bench.errors import BenchError
+    from memini_bench.lineup import build_systems, context_for
+    from memini_bench.options import RunOptions
+    from memini_bench.runner import close_all, run_system
+
+    ds = subsample(load("locomo", path), limit)
+    opts = RunOptions.build({"embedder": embedder, "cache_dir": cache_dir})
+    encoder = build_encoder(opts.embed)
+    out = []
+    for name in ("memini-keyword", "memini-hybrid", *PEER_NAMES):
+        try:
+            systems = build_systems([name], context_for(opts, lambda: encoder))  # one store each, one encoder
+        except BenchError as exc:
+            if "extra" in str(exc):
+                continue  # its extra is not installed
+            raise
+        try:
+            result = run_system(systems[0], ds, 10)
+        finally:
+            close_all(systems)
+        out.append((name, statistics.median(q.latency_ms for q in result.questions)))
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--locomo", default="../shared/data/locomo/locomo10.json")
     parser.add_argument("--texts", type=int, default=2000, help="texts for the embedding benchmark")
-    parser.add_argument("--skip", default="", help="comma list of parts to skip: keyword,embedding,end-to-end,hybrid")
+    parser.add_argument("--skip", default="", help="comma list of parts to skip: "
+                        "keyword,embedding,end-to-end,hybrid,peers")
     parser.add_argument("--hybrid-embedder", default="minilm", help="vectors for the hybrid part (minilm, hash)")
     args = parser.parse_args(argv)
     if not os.path.exists(args.locomo):
@@ -181,3 +216,11 @@ def main(argv: list[str] | None = None) -> None:
                       f"fast p50 {fast:.3f} ms vs reference p50 {ref:.3f} ms -> {ref / fast:.1f}x (thread CPU p50 "
                       f"{fast_cpu:.3f} vs {ref_cpu:.3f} ms, {ref_cpu / fast_cpu:.1f}x); rankings and scores identical",
                       flush=True)
+        if "peers" not in skip:
+            cache = "" if "end-to-end" in skip else os.path.join(tmp, "cache")
+            rows = peers(args.locomo, args.hybrid_embedder, cache)
+            base = dict(rows)
+            for name, p50 in rows:
+                print(f"{name}, LoCoMo turn level (500 questions), k 10: recall p50 {p50:.3f} ms -> "
+                      f"{p50 / base['memini-keyword']:.1f}x memini-keyword, {p50 / base['memini-hybrid']:.1f}x "
+                      "memini-hybrid", flush=True)
