@@ -15,7 +15,7 @@ import hashlib
 import shutil
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -113,6 +113,7 @@ class Offline:
 
     guard: NetGuard
     home: Path
+    systems: dict = field(default_factory=dict)
 
     def home_entries(self) -> list[str]:
         return sorted(str(p.relative_to(self.home)) for p in self.home.rglob("*"))
@@ -125,6 +126,25 @@ def offline(home: Path) -> Iterator[Offline]:
         patch.setenv("HOME", str(home))
         yield Offline(guard, home)
     shutil.rmtree(home, ignore_errors=True)
+
+
+@contextmanager
+def ingested(home: Path, names: Sequence[str]) -> Iterator[Offline]:
+    """The registered systems ``names`` built on the fixture's context and ingested once, under ``offline(home)``
+    (``env.systems`` by name); every one is closed afterwards."""
+    from memini_bench import builtins  # noqa: F401  (fills the registry)
+    from memini_bench.registry import SYSTEMS
+
+    with offline(home) as env:
+        ctx, _ = fixture_context()
+        env.systems = {name: SYSTEMS.get(name)(ctx) for name in names}
+        try:
+            for system in env.systems.values():
+                system.ingest(ITEMS)
+            yield env
+        finally:
+            for system in env.systems.values():
+                system.close()
 
 
 def ids_of(hits) -> list[str]:

@@ -9,20 +9,17 @@ pytest.importorskip("lancedb", reason="LanceDB is not installed: pip install 'me
 from peer_stores_fixture import (  # noqa: E402
     CAT_QUERY,
     GROUPS,
-    ITEMS,
     QUERIES,
     STOPWORD_QUERY,
     SUN_QUERY,
     TEXT_QUERY,
     exact_ranking,
-    fixture_context,
     ids_of,
+    ingested,
     members,
-    offline,
 )
 
 from memini_bench import builtins  # noqa: E402, F401  (fills the registry)
-from memini_bench.registry import SYSTEMS  # noqa: E402
 
 NAMES = ("lancedb", "lancedb-fts", "lancedb-hybrid")
 
@@ -30,15 +27,8 @@ NAMES = ("lancedb", "lancedb-fts", "lancedb-hybrid")
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     """The three systems, built through the registry and ingested once, under the socket guard and a fake home."""
-    with offline(tmp_path_factory.mktemp("home")) as env:
-        ctx, _ = fixture_context()
-        systems = {name: SYSTEMS.get(name)(ctx) for name in NAMES}
-        for system in systems.values():
-            system.ingest(ITEMS)
-        env.systems = systems
+    with ingested(tmp_path_factory.mktemp("home"), NAMES) as env:
         yield env
-        for system in systems.values():
-            system.close()
 
 
 @pytest.mark.parametrize("query", QUERIES)

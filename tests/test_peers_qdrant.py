@@ -12,35 +12,26 @@ pytest.importorskip("qdrant_client", reason="qdrant-client is not installed: pip
 from peer_stores_fixture import (  # noqa: E402
     CAT_QUERY,
     GROUPS,
-    ITEMS,
     QUERIES,
     STOPWORD_QUERY,
     TEXT_QUERY,
     cosine,
     exact_ranking,
-    fixture_context,
     ids_of,
+    ingested,
     members,
-    offline,
 )
 
 from memini_bench import builtins  # noqa: E402, F401  (fills the registry)
-from memini_bench.registry import SYSTEMS  # noqa: E402
 
 NAMES = ("qdrant", "qdrant-bm25", "qdrant-hybrid")
 
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
-    with offline(tmp_path_factory.mktemp("home")) as env:
-        ctx, _ = fixture_context()
-        systems = {name: SYSTEMS.get(name)(ctx) for name in NAMES}
-        for system in systems.values():
-            system.ingest(ITEMS)
-        env.systems = systems
+    """The three systems, built through the registry and ingested once, under the socket guard and a fake home."""
+    with ingested(tmp_path_factory.mktemp("home"), NAMES) as env:
         yield env
-        for system in systems.values():
-            system.close()
 
 
 def bm25(group: str, query: str, k1: float = 1.2, b: float = 0.75) -> dict[str, float]:
