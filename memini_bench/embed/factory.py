@@ -23,10 +23,9 @@ import click
 from memini_bench.embed.base import Embedder
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.hashing import HashEmbedder, VetoHashEmbedder
+from memini_bench.embed.local import DEVICES, PRECISIONS
 from memini_bench.errors import BenchError
 from memini_bench.settings import Int, Real, setting
-
-DEVICES = ("auto", "cpu", "cuda")
 
 
 @dataclass(frozen=True)
@@ -42,7 +41,7 @@ class EmbedSettings:
     device: str = setting("device", "auto", "Device for local models.", type=click.Choice(DEVICES))
     precision: str = setting("precision", "fp32", "Local models: fp32, or bf16 (torch autocast; a one-line note and "
                              "fp32 where the device has no bf16). Part of the cache identity.",
-                             type=click.Choice(["fp32", "bf16"]))
+                             type=click.Choice(PRECISIONS))
     embed_timeout: float = setting("embed-timeout", 0.0, "Seconds per try for the embedding endpoint; each request "
                                    "stops at twice this across retries (0 = $MEMINI_EMBED_TIMEOUT, else 60).",
                                    type=Real(min=0, max=3600))
