@@ -60,9 +60,13 @@ class Worker:
 
 
 def _embedder_state(settings: Any) -> Any:
+    """The worker's embedder, its model loaded now (a local model's load then counts as the pool's start)."""
     from memini_bench.embed.factory import build_embedder
 
-    return build_embedder(settings)
+    embedder = build_embedder(settings)
+    if isinstance(getattr(type(embedder), "model", None), property):
+        _ = embedder.model
+    return embedder
 
 
 def _encode(embedder: Any, texts: Sequence[str]) -> np.ndarray:
