@@ -30,6 +30,7 @@ from __future__ import annotations
 import logging
 import math
 import os
+import socket
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -88,6 +89,19 @@ def _get(ref: Any) -> Any:
                          "-ray-workers") from None
 
 
+def _probe(address: str, timeout_s: float = 5.0) -> None:
+    """A TCP connection to ``RAY_ADDRESS``'s ``host:port`` (``ray://`` or not) within ``timeout_s``, so a wrong
+    address is one line now rather than Ray's minutes of retries (``auto`` and other forms are left to Ray)."""
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not port.isdigit() or not host:
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s).close()
+    except OSError as exc:
+        raise BenchError(f"RAY_ADDRESS={address}: no Ray cluster answers there ({exc.strerror or exc}); fix the "
+                         "address, or unset RAY_ADDRESS for a local cluster") from None
+
+
 def ordered_map(actors: Sequence[Any], items: Sequence[Any]) -> Iterator[Any]:
     """``actor.run(item)`` for every item, handed to whichever actor is free (``IN_FLIGHT`` queued on each);
     results are yielded in item order."""
@@ -139,6 +153,8 @@ class RayExecutor:
         else:
             path = os.pathsep.join(p for p in (str(package.parent), os.environ.get("PYTHONPATH", "")) if p)
             runtime_env = {"env_vars": {"PYTHONPATH": path}}
+        if address:
+            _probe(address)
         try:
             ray.init(address=address or "local", include_dashboard=False, logging_level=logging.ERROR,
                      runtime_env=runtime_env)

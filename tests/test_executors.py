@@ -127,3 +127,12 @@ def test_a_sweep_through_an_executor_gives_the_local_rankings(locomo_path):
         assert len(local.questions) == 60
         assert [(q.question.id, q.ranked_ids, q.scores) for q in local.questions] == \
             [(q.question.id, q.ranked_ids, q.scores) for q in shipped.questions]
+
+
+def test_a_ray_address_where_nothing_answers_is_one_line_at_once(monkeypatch, tmp_path, capsys):
+    pytest.importorskip("ray")
+    monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:1")  # loopback, a port nothing listens on
+    code, out, err = _run([*SAMPLE, "-out", str(tmp_path / "out"), "-executor", "ray"], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "RAY_ADDRESS=127.0.0.1:1: no Ray cluster answers there" in err and "unset RAY_ADDRESS" in err
+    assert not out and not (tmp_path / "out").exists()
