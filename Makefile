@@ -49,6 +49,11 @@ speed: $(STAMP)
 scale: $(STAMP)
 	$(PY) cmd/scale.py --data ../shared/data --dir $(SCALE_DIR)
 
+# -executor ray's throughput here and the LongMemEval-M estimate (results/ray-estimate.json; needs the ray extra:
+# pip install 'memini-bench[ray]'); not part of make results, which empties results/ first
+ray-estimate: $(STAMP)
+	$(PY) cmd/ray_estimate.py --data ../shared/data --out results/ray-estimate.json
+
 quality: $(STAMP)
 	$(PY) -m quality.scoreboard -embedders $(QUALITY_EMBEDDERS) -out results/quality.json
 

@@ -1,10 +1,11 @@
-"""One registry pattern for every plug point: systems, suites and embedders.
+"""One registry pattern for every plug point: systems, suites, embedders and executors.
 
 A ``Registry`` maps names to targets. A target is the object itself or a lazy ``"module:attr"`` string (so listing
 names never imports a heavy library). Three sources fill it, in this order: the built-ins (``memini_bench.builtins``),
 the installed distributions' entry points in the registry's group (``memini_bench.systems``,
-``memini_bench.suites``, ``memini_bench.embedders``; an entry point's name is the registered name) and, where the
-registry allows it, ``module:attr`` given directly on the command line (any importable module).
+``memini_bench.suites``, ``memini_bench.embedders``, ``memini_bench.executors``; an entry point's name is the
+registered name) and, where the registry allows it, ``module:attr`` given directly on the command line (any
+importable module).
 
 A built-in whose module needs an optional dependency names its pip extra: a missing package is then the one-line
 error ``<name> needs the <extra> extra: pip install 'memini-bench[<extra>]'``. An unknown name is a one-line error
@@ -156,14 +157,15 @@ class Registry(Generic[T]):
 SYSTEMS: Registry = Registry("system", "memini_bench.systems", "-systems", allow_module=True)
 SUITES: Registry = Registry("suite", "memini_bench.suites", "-suite", allow_module=True)
 EMBEDDERS: Registry = Registry("embedder", "memini_bench.embedders", "-embedder", allow_module=True)
+EXECUTORS: Registry = Registry("executor", "memini_bench.executors", "-executor", allow_module=True)
 
 
 def listing() -> str:
-    """Every registered system, suite and embedder, one line each (``python -m memini_bench -list``)."""
+    """Every registered system, suite, embedder and executor, one line each (``python -m memini_bench -list``)."""
     from memini_bench import builtins  # noqa: F401  (fills the registries)
 
     out = []
-    for title, reg in (("systems", SYSTEMS), ("suites", SUITES), ("embedders", EMBEDDERS)):
+    for title, reg in (("systems", SYSTEMS), ("suites", SUITES), ("embedders", EMBEDDERS), ("executors", EXECUTORS)):
         out.append(f"{title}:")
         out.extend(reg.listing())
     return "\n".join(out) + "\n"
