@@ -1,7 +1,7 @@
 """Measure -executor ray's embedding throughput here and estimate a LongMemEval-M run on a GPU cluster
 (see memini_bench/ray_estimate.py).
 
-    python cmd/ray_estimate.py [--gpu-texts-per-s 1000] [--out results/ray-estimate.json]
+    python cmd/ray_estimate.py [--gpu-texts-per-s 1000] [--out results/bench/ray-estimate.json]
 """
 
 import sys

@@ -192,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gpu-texts-per-s", type=float, default=GPU_TEXTS_PER_S,
                         help=f"MiniLM texts/s of one GPU on 512-token texts (default {GPU_TEXTS_PER_S:g}: "
                              "an assumption, see the JSON's inputs)")
-    parser.add_argument("--out", default="results/ray-estimate.json")
+    parser.add_argument("--out", default="results/bench/ray-estimate.json")
     args = parser.parse_args(argv)
     if args.gpu_texts_per_s <= 0 or args.long < 1 or args.short < 1:
         print("ray_estimate: --gpu-texts-per-s, --long and --short must be positive", file=sys.stderr)
@@ -222,13 +222,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def readme_block(results_dir: Path) -> str:
-    """The README's ``ray-estimate`` block from ``results/ray-estimate.json``: the measured texts/s here and the
+    """The README's ``ray-estimate`` block from ``results/bench/ray-estimate.json``: the measured texts/s here and the
     extrapolated LongMemEval-M embedding time per GPU count, each row saying which it is."""
     from memini_bench.results import ResultsFile, load
 
-    path = Path(results_dir) / "ray-estimate.json"
+    path = Path(results_dir) / "bench" / "ray-estimate.json"
     if not path.exists():
-        return "_(`results/ray-estimate.json` is not committed yet: `python cmd/ray_estimate.py` writes it)_\n"
+        return "_(`results/bench/ray-estimate.json` is not committed yet: `python cmd/ray_estimate.py` writes it)_\n"
     doc = load(path)
     raw = doc.raw if isinstance(doc, ResultsFile) else {}
     emb, shape = raw["measured"]["embedding"], raw["measured"]["lme_m_shape"]

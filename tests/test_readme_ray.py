@@ -38,7 +38,8 @@ def test_the_block_labels_measured_and_extrapolated_rows(tmp_path):
     doc = {"config": {"mode": "ray-estimate", "cpus": 2, "gpus": 0},
            "measured": MEASURED, "inputs": {"gpu_texts_per_s": {"value": 1000.0, "source": "assumption"}},
            "extrapolated": extrapolate(MEASURED, 1000.0, (1, 8))}
-    (tmp_path / "ray-estimate.json").write_text(json.dumps(doc))
+    (tmp_path / "bench").mkdir()
+    (tmp_path / "bench" / "ray-estimate.json").write_text(json.dumps(doc))
     text = readme_block(tmp_path)
     assert "| ray, 2 workers (measured) | 6.0 | 50.0 | 11.5 |" in text
     assert "| local (measured) | 5.0 | 40.0 | - |" in text
