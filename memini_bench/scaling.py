@@ -15,6 +15,7 @@ time and peak RSS (``wait4``), polls its RSS and stops it above ``--max-rss-gb``
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import resource
@@ -168,6 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scales", default="1/4,1/2,S,M", help="comma list of 1/4, 1/2, S, M")
     parser.add_argument("--max-rss-gb", type=float, default=22.0, help="stop a run whose RSS passes this")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default="results/bench/scale.json", help="the results file (README's scale block)")
     args = parser.parse_args(argv)
     if args.worker:
         print(json.dumps(worker(args.worker, args.embedder)))
@@ -175,7 +177,14 @@ def main(argv: list[str] | None = None) -> int:
     wanted = set(args.scales.split(","))
     folder = Path(args.dir)
     source: synth.Source | None = None
+    runs: list[Measured] = []
+
+    def record(m: Measured) -> None:
+        runs.append(m)
+        print(row(m), flush=True)
+
     print(HEADER, flush=True)
+    started = time.perf_counter()
     for records, label in S_SCALES:
         if label.split()[0] not in wanted:
             continue
@@ -183,13 +192,26 @@ def main(argv: list[str] | None = None) -> int:
         path = folder / f"lme-s-{records}-seed{args.seed}.json"
         source = ensure(path, source, shape, args.data)
         for run in ("cold", "warm"):
-            print(row(measure(path, label, run, args.embedder, args.max_rss_gb)), flush=True)
+            record(measure(path, label, run, args.embedder, args.max_rss_gb))
     if "M" in wanted:
         shape = synth.Shape(sessions=500, seed=args.seed)
         path = folder / f"lme-m-seed{args.seed}.json"
         source = ensure(path, source, shape, args.data)
-        print(row(measure(path, "M", "once", args.embedder, args.max_rss_gb)), flush=True)
+        record(measure(path, "M", "once", args.embedder, args.max_rss_gb))
+    write_results(Path(args.out), args, runs, time.perf_counter() - started)
     return 0
+
+
+def write_results(path: Path, args: argparse.Namespace, runs: list[Measured], seconds: float) -> None:
+    """``results/bench/scale.json``: the settings, the machine and every run (the README's scale block)."""
+    from memini_bench.provenance import harness
+    from memini_bench.report import write_json
+
+    config = {"mode": "scale", "embedder": args.embedder, "seed": args.seed, "scales": args.scales,
+              "max_rss_gb": args.max_rss_gb, "cpus": os.cpu_count(), "load_average": list(os.getloadavg()),
+              "seconds": seconds, **harness()}
+    write_json(path, {"config": config, "runs": [dataclasses.asdict(m) for m in runs]})
+    print(f"wrote {path}", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,65 @@
+"""The README's speed and scale blocks, rendered from the benchmark files in ``results/bench/``.
+
+``make scale`` writes ``results/bench/scale.json`` (``memini_bench.scaling``) and ``make speed`` writes
+``results/bench/speed.json`` (``memini_bench.speed``); each block shows what that file holds, the machine's load
+when it ran, and each of issue 15's targets beside the measured figure with whether it was met. A missing file
+renders as a one-line note naming the command that writes it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+# Issue 15's targets, as (label, limit): a figure meets its target when it is at most the limit.
+SCALE_TARGETS = {"wall_s": ("S warm wall time", 30.0), "peak_gb": ("S warm peak RSS (GB)", 2.0),
+                 "p50_ms": ("S warm hybrid p50 (ms)", 0.5), "m_peak_gb": ("M peak RSS (GB)", 24.0)}
+SPEED_TARGETS = {"keyword_x": ("keyword leg vs FTS5 (x faster, at least)", 30.0),
+                 "hybrid_p50_ms": ("memini-hybrid p50, LoCoMo turn level (ms)", 0.2),
+                 "warm_s": ("warm full LoCoMo run (s)", 1.5),
+                 "bf16_x": ("-precision bf16 vs model.encode fp32 (x faster, at least)", 2.0),
+                 "bf16_r5_pp": ("-precision bf16 LoCoMo vector R@5 vs fp32 (|pp|)", 0.3)}
+
+
+def _read(results_dir: Path, name: str) -> dict | None:
+    path = Path(results_dir) / "bench" / name
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def _verdict(value: float | None, limit: float, at_least: bool = False) -> str:
+    if value is None:
+        return "not measured"
+    met = value >= limit if at_least else value <= limit
+    return "met" if met else "**not met**"
+
+
+def _machine(config: dict) -> str:
+    load = config.get("load_average") or []
+    loads = f", load average {load[0]:.1f} when it started" if load else ""
+    return f"{config.get('cpus', '?')} CPUs{loads}; commit {config.get('git_commit', '?')}"
+
+
+def scale_block(results_dir: Path) -> str:
+    """Every ``make scale`` run (the same columns ``make scale`` prints) and the S and M targets."""
+    from memini_bench.scaling import HEADER, Measured, row
+
+    doc = _read(results_dir, "scale.json")
+    if doc is None:
+        return "_(`results/bench/scale.json` is not committed yet: `make scale` writes it)_\n"
+    runs = [Measured(**r) for r in doc["runs"]]
+    lines = [f"`make scale` ({doc['config']['embedder']} embedder, seed {doc['config']['seed']}; "
+             f"{_machine(doc['config'])}):", "", HEADER, *[row(m) for m in runs], ""]
+    s_warm = next((m for m in runs if m.label == "S" and m.run == "warm" and not m.error), None)
+    m_run = next((m for m in runs if m.label == "M"), None)
+    values = {"wall_s": s_warm.wall_s if s_warm else None, "peak_gb": s_warm.peak_gb if s_warm else None,
+              "p50_ms": s_warm.report["p50_ms"].get("memini-hybrid") if s_warm else None,
+              "m_peak_gb": m_run.peak_gb if m_run else None}
+    lines += ["| target (issue 15) | limit | measured | |", "|---|--:|--:|---|"]
+    for key, (label, limit) in SCALE_TARGETS.items():
+        value = values[key]
+        shown = "-" if value is None else f"{value:.3f}" if key == "p50_ms" else f"{value:.2f}"
+        verdict = _verdict(value, limit)
+        if key == "m_peak_gb" and m_run is not None and m_run.error:
+            verdict = f"**not met** ({m_run.error})"
+        lines.append(f"| {label} | {limit:g} | {shown} | {verdict} |")
+    return "\n".join(lines) + "\n"
