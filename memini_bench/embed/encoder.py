@@ -47,6 +47,7 @@ class TextEncoder:
         self._memo: dict[str, np.ndarray] = {}
         self.embedded = 0  # texts actually sent to the embedder this run
         self.chunk_map: Callable[[Sequence[Sequence[str]]], Iterator[np.ndarray]] | None = None
+        self._background = None  # a BackgroundJob started by start_documents, collected by the next encode
 
     @property
     def dims(self) -> int:
@@ -56,8 +57,34 @@ class TextEncoder:
         limit = self.embedder.max_chars
         return text if limit is None else text[:limit]
 
+    def start_documents(self, texts: Sequence[str]) -> None:
+        """Start embedding ``texts`` (as documents) on another core, for an embedder that allows it
+        (``embed.background``: a large batch, a forking pure-CPU embedder, no cache, no executor); the next
+        ``encode`` collects the vectors. Otherwise nothing starts, and ``documents`` embeds in process."""
+        from memini_bench.embed import background
+
+        if self._background is not None or self.cache is not None or self.chunk_map is not None:
+            return
+        final = [self._cut(self.doc_prefix + t) for t in texts]
+        missing = list(dict.fromkeys(t for t in final if t not in self._memo))
+        if missing and background.can_fork(self.embedder, missing):
+            self._background = background.BackgroundJob(self.embedder, missing, CHUNK)
+
+    def _collect_background(self) -> None:
+        job, self._background = self._background, None
+        raw = job.collect()
+        if raw is None:
+            return  # the child failed: encode embeds these texts in process
+        allow_zero = bool(getattr(self.embedder, "allows_zero_vectors", False))
+        vectors = validate_vectors(raw, count=len(job.texts), dims=self.dims, allow_zero=allow_zero,
+                                   source=f"embedder {self.embedder.identity}")
+        self.embedded += len(job.texts)
+        self._memo.update(zip(job.texts, vectors, strict=True))
+
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Embed already prefixed texts: memo, then cache, then the embedder for what is left (each once)."""
+        if self._background is not None:
+            self._collect_background()
         final = [self._cut(t) for t in texts]
         missing = list(dict.fromkeys(t for t in final if t not in self._memo))
         if missing and self.cache is not None:

@@ -65,6 +65,7 @@ class HashEmbedder:
     per-row formula, so every vector is bit for bit ``_encode_one``'s."""
 
     max_chars = None
+    forks = True  # pure CPU, no threads or handles: a large batch may be embedded in a forked child (background)
 
     def __init__(self, dims: int = 256) -> None:
         if dims <= 0:
@@ -118,7 +119,8 @@ class VetoHashEmbedder:
     dims = VETO_HASH_DIMS
     max_chars = None
     identity = "vetobench-fnv1a32-64"
-    allows_zero_vectors = True  # a text without a token is the zero vector by definition (module docstring)
+    allows_zero_vectors = True
+    forks = True  # a text without a token is the zero vector by definition (module docstring)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dims), dtype=np.float64)
