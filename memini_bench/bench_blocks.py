@@ -68,3 +68,63 @@ def scale_block(results_dir: Path) -> str:
             verdict = f"**not met** ({m_run.error})"
         lines.append(f"| {label} | {limit:g} | {shown} | {verdict} |")
     return "\n".join(lines) + "\n"
+
+
+def _x(a: float, b: float) -> str:
+    return f"{a / b:.1f}x" if b else "-"
+
+
+def speed_block(results_dir: Path) -> str:
+    """``make speed``'s figures: keyword leg vs FTS5, embedding throughput, the full LoCoMo run cold and warm, the
+    fast path vs the reference path per system, the peers' p50 as multiples of memini's, and the targets."""
+    doc = _read(results_dir, "speed.json")
+    if doc is None:
+        return "_(`results/bench/speed.json` is not committed yet: `make speed` writes it)_\n"
+    lines = [f"`make speed` ({_machine(doc['config'])}); each ratio is against a reference measured in the same "
+             "process:", ""]
+    values: dict[str, float | None] = dict.fromkeys(SPEED_TARGETS)
+    k = doc.get("keyword")
+    if k:
+        values["keyword_x"] = k["speedup_p50"]
+        lines.append(f"- keyword leg, LoCoMo turn level, pool 50, {k['queries']} queries interleaved: numpy p50 "
+                     f"{k['numpy_p50_ms']:.3f} ms vs SQLite FTS5 p50 {k['fts5_p50_ms']:.3f} ms: "
+                     f"**{k['speedup_p50']:.1f}x** (mean {k['speedup_mean']:.1f}x); rankings identical")
+    lines += _embedding_lines(doc.get("embedding"), values)
+    w = doc.get("end_to_end")
+    if w:
+        values["warm_s"] = w["warm_s"]
+        runs = ", ".join(f"{x:.2f}" for x in w.get("warm_runs_s", [w["warm_s"]]))
+        lines.append(f"- full LoCoMo turn-level run (`-k 5,10`, MiniLM, memini's three systems, process start "
+                     f"included): cold cache {w['cold_s']:.1f} s, warm cache **{w['warm_s']:.2f} s** (the fastest "
+                     f"of {runs} s)")
+    h = doc.get("hybrid")
+    if h:
+        values["hybrid_p50_ms"] = h["hybrid_fast_p50_ms"]
+        lines += ["", f"Fast path vs reference path, LoCoMo turn level, k 10, {h.get('embedder', 'minilm')} vectors, "
+                  f"{h['queries']:.0f} queries interleaved; every ranking and score identical:", "",
+                  "| system | fast p50 ms | reference p50 ms | ratio | fast CPU p50 ms | reference CPU p50 ms |",
+                  "|---|--:|--:|--:|--:|--:|"]
+        for part in ("hybrid", "vector", "keyword"):
+            f, r = h[f"{part}_fast_p50_ms"], h[f"{part}_reference_p50_ms"]
+            fc, rc = h[f"{part}_fast_cpu_p50_ms"], h[f"{part}_reference_cpu_p50_ms"]
+            lines.append(f"| memini-{part} | {f:.3f} | {r:.3f} | {_x(r, f)} | {fc:.3f} | {rc:.3f} |")
+    p = doc.get("peers")
+    if p:
+        base = p["p50_ms"]
+        lines += ["", "Recall p50 on the same 500 LoCoMo questions, one process, one shared encoder, as multiples "
+                  "of memini-hybrid's:", "", "| system | p50 ms | x memini-hybrid |", "|---|--:|--:|"]
+        lines += [f"| {name} | {ms:.3f} | {_x(ms, base['memini-hybrid'])} |" for name, ms in base.items()]
+    lines += ["", "| target (issue 15) | limit | measured | |", "|---|--:|--:|---|"]
+    for key, (label, limit) in SPEED_TARGETS.items():
+        value = values.get(key)
+        at_least = "at least" in label
+        shown = "-" if value is None else f"{value:.3f}" if key == "hybrid_p50_ms" else f"{value:.2f}"
+        lines.append(f"| {label} | {limit:g} | {shown} | {_verdict(value, limit, at_least)} |")
+    return "\n".join(lines) + "\n"
+
+
+def _embedding_lines(e: dict | None, values: dict) -> list[str]:
+    if not e:
+        return []
+    return [f"- embedding, MiniLM on {e['texts']} LoCoMo turns: harness {e['harness_texts_per_s']:.0f} texts/s vs "
+            f"`model.encode` {e['direct_texts_per_s']:.0f} texts/s ({e['harness_overhead_pct']:+.1f}%)"]
