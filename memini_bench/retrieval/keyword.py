@@ -148,10 +148,10 @@ class NumpyBM25:
         weights = self.idf[texts.terms] * (tf * (K1 + 1.0) / (tf + norm))
         del tf, norm
         self._groups = self._group_postings(groups, texts, weights, item_text)
-        # Span tables are built for a group at its second search (a group searched once, as each LongMemEval
-        # question's own haystack is, never pays for one), and only while the index is small enough.
-        self._span_tables = sum(len(g.terms) for g in self._groups.values()) <= SPAN_TABLE_LIMIT
-        self._searched: set[str] = set()
+        if sum(len(g.terms) for g in self._groups.values()) <= SPAN_TABLE_LIMIT:
+            for name, g in self._groups.items():
+                table = dict(zip(g.terms.tolist(), map(tuple, g.spans.tolist()), strict=True))
+                self._groups[name] = dataclasses.replace(g, span_of=table)
 
     def _distinct_texts(self, contents: Sequence[str]) -> tuple[_TextPostings, np.ndarray]:
         """Each distinct text's postings (first-seen order) and, per item, the number of its text.
@@ -249,12 +249,6 @@ class NumpyBM25:
             return np.zeros(0, np.int64), np.zeros(0)
         prepared = self._query_ids.get(query)
         ids, term_ids = prepared if prepared is not None else self._term_ids(query)
-        if g.span_of is None and self._span_tables:
-            if group in self._searched:
-                g = self._groups[group] = dataclasses.replace(
-                    g, span_of=dict(zip(g.terms.tolist(), map(tuple, g.spans.tolist()), strict=True)))
-            else:
-                self._searched.add(group)
         if g.span_of is not None:
             spans = [span for span in map(g.span_of.get, ids) if span is not None]
         else:
