@@ -49,18 +49,24 @@ speed: $(STAMP)
 scale: $(STAMP)
 	$(PY) cmd/scale.py --data ../shared/data --dir $(SCALE_DIR)
 
+# -executor ray's throughput here and the LongMemEval-M estimate (results/bench/ray-estimate.json; needs the ray extra:
+# pip install 'memini-bench[ray]'). results/bench/ holds the measurements of make speed, make scale and this target:
+# make results leaves it alone (it empties the rest of results/ first)
+ray-estimate: $(STAMP)
+	$(PY) cmd/ray_estimate.py --data ../shared/data --out results/bench/ray-estimate.json
+
 quality: $(STAMP)
 	$(PY) -m quality.scoreboard -embedders $(QUALITY_EMBEDDERS) -out results/quality.json
 
-# Every committed file in results/ (the folder is emptied first) and the README's generated tables, from the shared
-# data sets, with MiniLM pinned (~5 minutes with a cold embedding cache on 2 cores, under 2 with a warm one).
+# Every committed file in results/ but results/bench/ (the rest is emptied first) and the README's generated
+# tables, from the shared data sets, with MiniLM pinned (~5 minutes with a cold embedding cache on 2 cores, under 2 with a warm one).
 MB := $(PY) -m memini_bench -embedder minilm
 # The side-by-side comparison: memini's systems and every peer adapter and recipe (memini_bench/peers).
 PEERS ?= hybrid,keyword,vector,bm25s,sqlite-vec,sqlite-vec-hybrid,agentmemory,mempalace,lancedb,lancedb-fts,lancedb-hybrid,qdrant,chroma,mem0
 PEER_VARIANTS ?= bm25s-global,agentmemory-bm25,mempalace-hybrid,qdrant-bm25,qdrant-hybrid
 results: $(STAMP)
 	@test -z "$$MEMINI_LLM_BASE_URL" || { echo 'make results: unset MEMINI_LLM_BASE_URL (mem0 would become mem0-infer)'; exit 2; }
-	rm -rf results && mkdir results
+	mkdir -p results && find results -mindepth 1 -maxdepth 1 ! -name bench -exec rm -rf {} +
 	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -significance
 	$(MB) -suite locomo-sessions -data $(LOCOMO) -k 5,10 -significance
 	$(MB) -suite longmemeval -data $(LME)/longmemeval_s_single.json -k 5,10

@@ -5,7 +5,7 @@ Targets are lazy ``"module:attr"`` strings: listing never imports a model or an 
 
 from __future__ import annotations
 
-from memini_bench.registry import EMBEDDERS, SUITES, SYSTEMS
+from memini_bench.registry import EMBEDDERS, EXECUTORS, SUITES, SYSTEMS
 
 # Systems: factories ``make(ctx: SystemContext) -> System | Sequence[System]`` (see memini_bench.contract).
 SYSTEMS.add("memini-hybrid", "memini_bench.systems:make_hybrid", "memini's service.Recall: vector + keyword legs "
@@ -84,3 +84,8 @@ EMBEDDERS.add("wordllama", "memini_bench.embed.wordllama:make", "WordLlama l2_su
               extra="wordllama")
 EMBEDDERS.add("fnv64", "memini_bench.embed.factory:make_fnv64", "VetoBench's 64-dim hashed bag of tokens")
 
+
+# Executors: factories ``make(options: ExecutorOptions) -> Executor`` (see memini_bench.executors).
+EXECUTORS.add("local", "memini_bench.executors:make_local", "everything in this process, in order (the default)")
+EXECUTORS.add("ray", "memini_bench.ray_executor:make", "embedding chunks and -sweep cells on Ray actors (RAY_ADDRESS, "
+              "else a local cluster; GPU actors where the cluster has GPUs)", extra="ray")

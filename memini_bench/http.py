@@ -17,19 +17,20 @@ ends as a one-line BenchError naming the URL, the number of tries, the total tim
 
 from __future__ import annotations
 
-import email.utils
-import http.client
 import json
 import math
 import os
 import socket
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from memini_bench.errors import BenchError
+
+if TYPE_CHECKING:  # urllib and http.client load only when a request is made (a run without one skips ~20 ms)
+    import http.client
+    import urllib.request
 
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 MAX_BACKOFF = 8.0
@@ -73,6 +74,8 @@ def retry_after_seconds(header: str | None, now: float | None = None) -> float |
     try:
         seconds = float(text)
     except ValueError:
+        import email.utils
+
         try:
             when = email.utils.parsedate_to_datetime(text)
         except (TypeError, ValueError, IndexError):
@@ -104,6 +107,10 @@ def _read_by(response: http.client.HTTPResponse, stop_at: float) -> bytes:
 
 def _try_once(request: urllib.request.Request, timeout: float) -> bytes | _Fault:
     """The reply body of one try, or the fault that ended it."""
+    import http.client
+    import urllib.error
+    import urllib.request
+
     stop_at = time.monotonic() + timeout
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
@@ -159,6 +166,8 @@ def post_json(url: str, payload: object, *, headers: Mapping[str, str] | None = 
         if left <= 0:
             break
         tried += 1
+        import urllib.request
+
         outcome = _try_once(urllib.request.Request(url, data=body, headers=request_headers, method="POST"),
                             min(timeout, left))
         if isinstance(outcome, bytes):

@@ -3,7 +3,8 @@
 The names come from ``-systems`` (default: memini's hybrid, vector, keyword) followed by every ``-system``; each is
 a registered name or alias (``registry.SYSTEMS``), or ``module:attr``. Each factory gets the same
 ``SystemContext`` (the options, the lazily built shared encoder, a per-run store), so memini's three share one
-backend and every system reuses one set of cached vectors. A factory may return several systems.
+backend and every system reuses one set of cached vectors (embedded where ``-executor`` says:
+``executors.run_encoder``). A factory may return several systems.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from collections.abc import Callable, Sequence
 
 from memini_bench.contract import System, SystemContext
 from memini_bench.embed.encoder import TextEncoder
-from memini_bench.embed.factory import build_encoder
 from memini_bench.errors import BenchError
+from memini_bench.executors import run_encoder
 from memini_bench.options import RunOptions
 from memini_bench.registry import SYSTEMS
 
@@ -35,7 +36,7 @@ def wanted_names(opts: RunOptions, default: Sequence[str] = DEFAULT_SYSTEMS) -> 
 
 def context_for(opts: RunOptions, make_encoder: Callable[[], TextEncoder | None] | None = None,
                 label: str = "") -> SystemContext:
-    return SystemContext(opts, make_encoder or (lambda: build_encoder(opts.embed)), label)
+    return SystemContext(opts, make_encoder or (lambda: run_encoder(opts)), label)
 
 
 def build_systems(names: Sequence[str], ctx: SystemContext) -> list[System]:

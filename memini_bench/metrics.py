@@ -41,37 +41,28 @@ def first_gold_rank(run: QuestionRun) -> int:
     return gold_rank(run.ranked_ids, run.question.gold)
 
 
-def recall_any(run: QuestionRun, k: int) -> float:
-    rank = first_gold_rank(run)
+def _hit_within(rank: int, k: int) -> float:
     return 1.0 if 0 <= rank < k else 0.0
 
 
-def recall_all(run: QuestionRun, k: int) -> float:
-    gold = set(run.question.gold)
-    if not gold:
-        return 0.0
-    found = {i for ids in run.ranked_ids[:k] for i in ids}
-    return 1.0 if gold <= found else 0.0
-
-
-def reciprocal_rank(run: QuestionRun) -> float:
-    rank = first_gold_rank(run)
+def _reciprocal(rank: int) -> float:
     return 1.0 / (rank + 1) if rank >= 0 else 0.0
 
 
+def recall_any(run: QuestionRun, k: int) -> float:
+    return _hit_within(first_gold_rank(run), k)
+
+
+def recall_all(run: QuestionRun, k: int) -> float:
+    return _hit_within(_GoldProfile.of(run).complete, k)
+
+
+def reciprocal_rank(run: QuestionRun) -> float:
+    return _reciprocal(first_gold_rank(run))
+
+
 def ndcg(run: QuestionRun, k: int) -> float:
-    gold = set(run.question.gold)
-    if not gold:
-        return 0.0
-    credited: set[str] = set()
-    dcg = 0.0
-    for r, ids in enumerate(run.ranked_ids[:k]):
-        new = (gold - credited).intersection(ids)
-        if new:
-            credited |= new
-            dcg += 1.0 / math.log2(r + 2)
-    idcg = sum(1.0 / math.log2(r + 2) for r in range(min(k, len(gold))))
-    return dcg / idcg
+    return _GoldProfile.of(run).ndcg(k)
 
 
 def percentile(xs: Sequence[float], p: float) -> float:
@@ -108,23 +99,70 @@ class Score:
     per_category_all: dict[str, float] = field(default_factory=dict)
 
 
+@dataclass(frozen=True, slots=True)
+class _GoldProfile:
+    """Where one question's gold ids appear in its ranking, found in one pass at the recalled depth: the first
+    gold rank (-1: none), the ranks that credit at least one new gold id (nDCG's gains), the rank at which every
+    gold id has been seen (-1: never; recall_all@K is ``0 <= complete < K``) and the number of gold ids."""
+
+    first: int
+    credits: tuple[int, ...]
+    complete: int
+    golds: int
+
+    @staticmethod
+    def of(run: QuestionRun) -> _GoldProfile:
+        gold = set(run.question.gold)
+        credited: set[str] = set()
+        credits: list[int] = []
+        complete = -1
+        for r, ids in enumerate(run.ranked_ids):
+            new = (gold - credited).intersection(ids)
+            if new:
+                credited |= new
+                credits.append(r)
+                if len(credited) == len(gold):
+                    complete = r
+                    break
+        return _GoldProfile(credits[0] if credits else -1, tuple(credits), complete, len(gold))
+
+    def ndcg(self, k: int) -> float:
+        """``ndcg(run, k)``, term for term in the same order."""
+        if not self.golds:
+            return 0.0
+        dcg = 0.0
+        for r in self.credits:
+            if r >= k:
+                break
+            dcg += 1.0 / math.log2(r + 2)
+        return dcg / sum(1.0 / math.log2(r + 2) for r in range(min(k, self.golds)))
+
+
 def score(result: RunResult, k: int) -> Score:
     """All metrics of ``result`` at cut-off ``k`` (MRR at the run's depth)."""
+    return _score(result, k, [_GoldProfile.of(r) for r in result.questions])
+
+
+def _score(result: RunResult, k: int, profiles: Sequence[_GoldProfile]) -> Score:
+    """``score`` from each question's gold profile (one pass per question serves every K and every metric, with
+    the same values as ``recall_any``, ``recall_all``, ``reciprocal_rank`` and ``ndcg``)."""
     runs = result.questions
+    hit_any = [_hit_within(p.first, k) for p in profiles]
+    hit_all = [_hit_within(p.complete, k) for p in profiles]
     latencies = [r.latency_ms for r in runs]
     injected = _mean([sum(r.tokens[:k]) for r in runs])
     by_cat: dict[str, list[float]] = {}
     by_cat_all: dict[str, list[float]] = {}
-    for r in runs:
+    for r, any_, all_ in zip(runs, hit_any, hit_all, strict=True):
         if r.question.category:
-            by_cat.setdefault(r.question.category, []).append(recall_any(r, k))
-            by_cat_all.setdefault(r.question.category, []).append(recall_all(r, k))
+            by_cat.setdefault(r.question.category, []).append(any_)
+            by_cat_all.setdefault(r.question.category, []).append(all_)
     return Score(
         system=result.system, dataset=result.dataset, k=k, questions=len(runs),
-        recall_at_k=_mean([recall_any(r, k) for r in runs]),
-        recall_all_at_k=_mean([recall_all(r, k) for r in runs]),
-        mrr=_mean([reciprocal_rank(r) for r in runs]),
-        ndcg_at_k=_mean([ndcg(r, k) for r in runs]),
+        recall_at_k=_mean(hit_any),
+        recall_all_at_k=_mean(hit_all),
+        mrr=_mean([_reciprocal(p.first) for p in profiles]),
+        ndcg_at_k=_mean([p.ndcg(k) for p in profiles]),
         p50_ms=percentile(latencies, 50), p95_ms=percentile(latencies, 95), ingest_ms=result.ingest_ms,
         tokens_injected_mean=injected,
         token_efficiency=injected / result.corpus_tokens if result.corpus_tokens else 0.0,
@@ -144,5 +182,9 @@ def score_by_category(result: RunResult, k: int, all_label: str = "all") -> dict
 
 
 def score_all(results: Sequence[RunResult], ks: Sequence[int]) -> list[Score]:
-    """memini's order: per system (in run order), K ascending."""
-    return [score(r, k) for r in results for k in sorted(ks)]
+    """memini's order: per system (in run order), K ascending (each question's gold profile found once)."""
+    out = []
+    for r in results:
+        profiles = [_GoldProfile.of(q) for q in r.questions]
+        out += [_score(r, k, profiles) for k in sorted(ks)]
+    return out

@@ -2,7 +2,8 @@
 
 ``RunOptions`` holds the core flags (suite, data, K list, preparation, system choice) and one frozen dataclass per
 concern: ``load`` (``loaders.LoadOptions``), ``hybrid`` (``systems.HybridConfig``), ``embed``
-(``embed.factory.EmbedSettings``), ``output`` (``report.OutputOptions``) and each mode's own options
+(``embed.factory.EmbedSettings``), ``output`` (``report.OutputOptions``), ``executor``
+(``executors.ExecutorOptions``) and each mode's own options
 (``opts.mode(RerankOptions)``). ``given`` names the flags the user set explicitly; the dispatcher refuses a given
 flag that the selected mode (or suite) does not use, so no flag is ever silently dropped.
 
@@ -55,17 +56,19 @@ class RunOptions:
     hybrid: object = None
     embed: object = None
     output: object = None
+    executor: object = None
     modes: Mapping[type, object] = field(default_factory=dict)
     given: frozenset[str] = frozenset()
 
     @staticmethod
     def concern_classes() -> list[type]:
         from memini_bench.embed.factory import EmbedSettings
+        from memini_bench.executors import ExecutorOptions
         from memini_bench.loaders import LoadOptions
         from memini_bench.report import OutputOptions
         from memini_bench.systems import HybridConfig
 
-        return [CoreOptions, LoadOptions, HybridConfig, EmbedSettings, OutputOptions]
+        return [CoreOptions, LoadOptions, HybridConfig, EmbedSettings, OutputOptions, ExecutorOptions]
 
     @classmethod
     def build(cls, values: Mapping[str, object] | None = None, given: frozenset[str] = frozenset()) -> RunOptions:
@@ -77,9 +80,10 @@ class RunOptions:
             values.pop("system", None)
         elif isinstance(values.get("system"), tuple | list):  # -system is repeatable, each value a comma list
             values["system"] = tuple(s.strip() for v in values["system"] for s in str(v).split(",") if s.strip())
-        core, load, hybrid, embed, output = (settings.build(c, values) for c in cls.concern_classes())
+        core, load, hybrid, embed, output, executor = (settings.build(c, values) for c in cls.concern_classes())
         modes = {c: settings.build(c, values) for c in mode_option_classes()}
-        return cls(core=core, load=load, hybrid=hybrid, embed=embed, output=output, modes=modes, given=given)
+        return cls(core=core, load=load, hybrid=hybrid, embed=embed, output=output, executor=executor, modes=modes,
+                   given=given)
 
     def mode(self, cls: type[T]) -> T:
         """This run's options of one mode (its defaults when the mode did not register them)."""

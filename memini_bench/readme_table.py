@@ -22,7 +22,26 @@ def blocks() -> dict:
             "rerank": rb.rerank_table, "extractors": rb.extractor_diff, "vecgate": rb.vec_gate,
             "quality": rb.quality_table, "vetobench": rb.vetobench_table, "vetoscale": rb.vetobench_scale,
             "sweeps": rb.sweeps, "selection": rb.selection, "legs": rb.legs, "studies": studies_sections,
-            "peers": rb.peers}
+            "peers": rb.peers, "ray-estimate": ray_estimate_block, "scale": scale_block,
+            "speed": speed_block}
+
+
+def speed_block(results_dir: Path) -> str:
+    from memini_bench.bench_blocks import speed_block as block
+
+    return block(results_dir)
+
+
+def scale_block(results_dir: Path) -> str:
+    from memini_bench.bench_blocks import scale_block as block
+
+    return block(results_dir)
+
+
+def ray_estimate_block(results_dir: Path) -> str:
+    from memini_bench.ray_estimate import readme_block
+
+    return readme_block(results_dir)
 
 
 def studies_sections(results_dir: Path) -> str:

@@ -22,6 +22,14 @@ def estimate_tokens(text: str) -> int:
     return (len(text.encode("utf-8")) + 3) // 4
 
 
+class _TokenMemo(dict):
+    """``estimate_tokens`` of each distinct text, computed once (a hit's content recurs across questions)."""
+
+    def __missing__(self, text: str) -> int:
+        value = self[text] = estimate_tokens(text)
+        return value
+
+
 @dataclass(frozen=True, slots=True)
 class QuestionRun:
     """One question's recall: the ranked hits' ids, scores and estimated tokens, and its latency."""
@@ -53,14 +61,15 @@ def run_system(system: System, ds: Dataset, depth: int) -> RunResult:
     if isinstance(system, Preparable):  # e.g. embed every query in batches before the timed recalls
         system.prepare([q.query for q in ds.questions])
     runs = []
+    tokens_of = _TokenMemo()
     for q in progress(ds.questions, len(ds.questions), system.name):
         context = dict(q.context)
         t = time.perf_counter()
         hits = system.recall(q.group, q.query, depth, now=q.now, context=context)
         latency = (time.perf_counter() - t) * 1e3
         runs.append(QuestionRun(q, tuple(h.ids for h in hits), tuple(h.score for h in hits),
-                                tuple(estimate_tokens(h.content) for h in hits), latency))
-    corpus_tokens = sum(estimate_tokens(item.content) for item in ds.items)
+                                tuple(tokens_of[h.content] for h in hits), latency))
+    corpus_tokens = sum(tokens_of[item.content] for item in ds.items)
     return RunResult(system.name, ds.name, depth, ingest_ms, corpus_tokens, tuple(runs))
 
 

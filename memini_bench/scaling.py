@@ -5,7 +5,9 @@ LongMemEval-S shape (125, 250, 500 records x 48 sessions) and the -M shape (500 
 (the first run "cold": the file just written or not in the page cache yet; the second "warm"), the M file once.
 Embedding uses the ``hash`` embedder: what this measures is loading, indexing and recall.
 
-Phase times are wall clock (on a busy machine they stretch; the CPU column is the child's own CPU time).
+Phase times are wall clock (on a busy machine they stretch; the CPU column is the child's own CPU time plus that of
+its own finished children: the forked embedding child of ``embed.background``, which embeds on the second core
+while the keyword index is built; its peak RSS, mostly pages shared with the run by fork, is ``children_peak_gb``).
 Each run is a child process (``python -m memini_bench.scaling --worker FILE``) doing the normal run's steps
 (load and prepare the data set, build memini's three systems, ingest, prepare, recall every question, score;
 no results file), timing each phase and reading its own peak RSS after each. The parent measures the child's wall
@@ -15,6 +17,7 @@ time and peak RSS (``wait4``), polls its RSS and stops it above ``--max-rss-gb``
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import resource
@@ -71,8 +74,19 @@ def worker(path: str, embedder: str) -> dict[str, object]:
         "recall_s": recall, "p50_ms": {r.system: statistics.median([q.latency_ms for q in r.questions])
                                        for r in results},
         "recall_at_10": {s.system: s.recall_at_k for s in scores}, "total_s": time.perf_counter() - t_start,
-        "cpu_s": time.process_time(),
+        "cpu_s": time.process_time() + _children_cpu_s(), "children_peak_gb": _children_peak_gb(),
     }
+
+
+def _children_cpu_s() -> float:
+    """CPU time of this process's finished children (the forked embedding child, ``embed.background``)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _children_peak_gb() -> float:
+    """The largest peak RSS of a finished child (pages it shared with this process by fork included)."""
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1e6
 
 
 @dataclass
@@ -168,6 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scales", default="1/4,1/2,S,M", help="comma list of 1/4, 1/2, S, M")
     parser.add_argument("--max-rss-gb", type=float, default=22.0, help="stop a run whose RSS passes this")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default="results/bench/scale.json", help="the results file (README's scale block)")
     args = parser.parse_args(argv)
     if args.worker:
         print(json.dumps(worker(args.worker, args.embedder)))
@@ -175,7 +190,14 @@ def main(argv: list[str] | None = None) -> int:
     wanted = set(args.scales.split(","))
     folder = Path(args.dir)
     source: synth.Source | None = None
+    runs: list[Measured] = []
+
+    def record(m: Measured) -> None:
+        runs.append(m)
+        print(row(m), flush=True)
+
     print(HEADER, flush=True)
+    started = time.perf_counter()
     for records, label in S_SCALES:
         if label.split()[0] not in wanted:
             continue
@@ -183,13 +205,26 @@ def main(argv: list[str] | None = None) -> int:
         path = folder / f"lme-s-{records}-seed{args.seed}.json"
         source = ensure(path, source, shape, args.data)
         for run in ("cold", "warm"):
-            print(row(measure(path, label, run, args.embedder, args.max_rss_gb)), flush=True)
+            record(measure(path, label, run, args.embedder, args.max_rss_gb))
     if "M" in wanted:
         shape = synth.Shape(sessions=500, seed=args.seed)
         path = folder / f"lme-m-seed{args.seed}.json"
         source = ensure(path, source, shape, args.data)
-        print(row(measure(path, "M", "once", args.embedder, args.max_rss_gb)), flush=True)
+        record(measure(path, "M", "once", args.embedder, args.max_rss_gb))
+    write_results(Path(args.out), args, runs, time.perf_counter() - started)
     return 0
+
+
+def write_results(path: Path, args: argparse.Namespace, runs: list[Measured], seconds: float) -> None:
+    """``results/bench/scale.json``: the settings, the machine and every run (the README's scale block)."""
+    from memini_bench.provenance import harness
+    from memini_bench.report import write_json
+
+    config = {"mode": "scale", "embedder": args.embedder, "seed": args.seed, "scales": args.scales,
+              "max_rss_gb": args.max_rss_gb, "cpus": os.cpu_count(), "load_average": list(os.getloadavg()),
+              "seconds": seconds, **harness()}
+    write_json(path, {"config": config, "runs": [dataclasses.asdict(m) for m in runs]})
+    print(f"wrote {path}", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":

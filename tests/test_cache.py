@@ -167,3 +167,28 @@ def test_cli_unusable_cache_dir_exits_2_with_one_line(tmp_path, capsys, monkeypa
     assert exc.value.code == 2 and "Traceback" not in err and "damaged" not in err
     assert err.splitlines()[-1].startswith(f"memini-bench: error: {cache}: cannot use the embedding cache here")
     assert not list((tmp_path / "out").glob("*.json")) if (tmp_path / "out").exists() else True
+
+
+def test_damaged_page_met_by_a_read_is_set_aside_and_rebuilt(tmp_path, capsys):
+    """Damage inside a sound-looking file (no integrity check on open) is found by the read that meets it: the
+    file is set aside, the vectors count as misses and are embedded again into a fresh file."""
+    texts = [f"text number {i} " * 20 for i in range(300)]
+    identity = _Spy().identity
+    first = TextEncoder(_Spy(), cache=DiskCache(tmp_path, identity, 8))
+    want = first.documents(texts)
+    first.cache.close()
+    path = cache_file(tmp_path, identity, 8)
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    raw = bytearray(path.read_bytes())
+    page = 4096
+    for start in range(2 * page, len(raw) - page, page):  # every page after the schema's: its b-tree header broken
+        raw[start:start + 12] = b"\xff" * 12
+    path.write_bytes(bytes(raw))
+    again = _Spy()
+    got = TextEncoder(again, cache=DiskCache(tmp_path, again.identity, 8)).documents(texts)
+    np.testing.assert_array_equal(got, want)
+    assert again.calls == len(texts)
+    err = capsys.readouterr().err
+    aside = [p for p in tmp_path.glob("*.corrupt-*") if not p.name.endswith(("-wal", "-shm"))]
+    assert "damaged" in err and len(aside) == 1 and "Traceback" not in err

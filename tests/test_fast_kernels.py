@@ -75,6 +75,26 @@ def test_fusion_matches_the_dict_version():
         _same(fusion._accumulate(lists[:2]), reference._accumulate(lists[:2]))
 
 
+@pytest.mark.parametrize("short", [0, fusion.SHORT])
+def test_both_fusion_paths_match_the_dict_version(monkeypatch, short):
+    """The Python-float path (short lists) and the array path (forced with SHORT = 0), long lists, ties, equal
+    scores, infinities and NaN included, against the reference dict, float for float."""
+    monkeypatch.setattr(fusion, "SHORT", short)
+    rng = np.random.default_rng(13)
+    for case in range(600):
+        n1, n2 = (int(x) for x in rng.integers(0, 200 if case % 3 == 0 else 60, 2))
+        a, b = rng.choice(400, n1, replace=False), rng.choice(400, n2, replace=False)
+        va, vb = np.round(rng.random(n1) * 3, 1), np.round(rng.random(n2) * 3, 1)
+        if case % 7 == 0 and n1:
+            va[:] = va[0]  # every score equal: min_max gives ones
+        if case % 11 == 0 and n2:
+            vb[int(rng.integers(0, n2))] = [np.inf, -np.inf, np.nan][case % 3]
+        for alpha in (0.5, 0.25, 0.0, 1.0, -1.0):
+            got, want = fusion.fuse_legs((a, va), (b, vb), alpha), reference.fuse_legs((a, va), (b, vb), alpha)
+            assert got[0].tolist() == want[0].tolist()
+            np.testing.assert_array_equal(got[1], want[1])  # exact, NaN equal to NaN
+
+
 def test_rerank_uniform_equals_rerank_with_equal_qualities():
     rng = np.random.default_rng(5)
     for _ in range(500):

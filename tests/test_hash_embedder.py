@@ -46,3 +46,22 @@ def test_encoder_prefixes_truncates_and_embeds_each_text_once():
     enc.query("x")
     enc.query("x")
     assert inner.seen[-1] == "Q:x" and inner.seen.count("Q:x") == 1 and enc.embedded == 3
+
+
+def test_batched_encode_is_the_per_text_formula_bit_for_bit():
+    """The chunk-at-once path (one bincount, exact integer norms) against the per-text float32 formula, on real
+    LoCoMo turns (when the shared data is there), odd whitespace, empty texts and a row whose squared counts pass
+    2**24 (float32 no longer exact: the per-row np.dot is taken)."""
+    from tests.conftest import SHARED_DATA
+
+    texts = ["", "   ", "Go go, GO!", "tabs\tand\nnew\u00a0lines\u2003em", "x " * 5000, "ünïcödé ÜNÏCÖDÉ"]
+    locomo = SHARED_DATA / "locomo/locomo10.json"
+    if locomo.exists():
+        from memini_bench.loaders import load
+
+        texts += [i.content for i in load("locomo", str(locomo)).items[:1500]]
+    for dims in (7, 256):
+        e = HashEmbedder(dims)
+        want = np.stack([e._encode_one(t) for t in texts])
+        got = e.encode(texts)
+        assert got.dtype == np.float32 and np.array_equal(want.view(np.uint32), got.view(np.uint32))

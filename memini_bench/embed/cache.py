@@ -3,10 +3,13 @@
 The key covers everything that changes a vector: the embedder's ``identity`` (model, max tokens) and ``dims``
 name the file; the text hashed is the final text sent to the model (prefix included, after truncation).
 Writes are SQLite transactions (WAL journal), committed once per batch, so a killed run loses at most the batch
-in flight and never corrupts the file. A damaged file (not a database, failed integrity check) is reported on
-stderr, set aside as ``<file>.corrupt-<unix time>`` and rebuilt, never a crash. Every vector read passes the same
-check as a freshly embedded one (``embed.checks``: the declared length, finite, not all zero): one that fails (e.g.
-NaN written by an older version) is reported, treated as a miss and re-embedded, and the new vector replaces it.
+in flight and never corrupts the file. A damaged file (not a database on open; a damaged page met by a read or a
+write) is reported on stderr, set aside as ``<file>.corrupt-<unix time>`` and rebuilt, never a crash. (Opening
+does not run ``PRAGMA quick_check``: that reads the whole file, seconds for a large cache, and finds nothing a
+read would not; a vector's bytes carry no checksum either way, hence the vector check.) Every vector read passes
+the same check as a freshly embedded one (``embed.checks``: the declared length, finite, not all zero): one that
+fails (e.g. NaN written by an older version) is reported, treated as a miss and re-embedded, and the new vector
+replaces it.
 A folder or file the cache cannot write (read-only folder or disk, no permission) is a one-line BenchError before
 any work, never mistaken for damage: pass a writable ``-cache-dir`` or ``-no-cache``.
 Location: ``-cache-dir``, else ``$MEMINI_BENCH_CACHE``, else ``$XDG_CACHE_HOME/memini-bench`` (``~/.cache``).
@@ -88,9 +91,6 @@ class DiskCache:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
             db.execute("CREATE TABLE IF NOT EXISTS vectors (key BLOB PRIMARY KEY, vec BLOB NOT NULL) WITHOUT ROWID")
-            verdict = db.execute("PRAGMA quick_check").fetchone()[0]
-            if verdict != "ok":
-                raise sqlite3.DatabaseError(f"integrity check failed: {verdict}")
         except sqlite3.OperationalError as exc:  # a subclass of DatabaseError: test it first
             db.close()
             raise self._unusable(exc) from None
@@ -151,13 +151,23 @@ class DiskCache:
             raise ValueError(f"put_many: {matrix.shape} vectors for {len(texts)} texts of {self.dims} dims")
         good = sound_rows(matrix, allow_zero=self.allow_zero)
         rows = [(text_key(t), v.tobytes()) for t, v, ok in zip(texts, matrix, good, strict=True) if ok]
-        try:
-            with self.db:
-                self.db.execute("BEGIN")
-                self.db.executemany("INSERT OR REPLACE INTO vectors(key, vec) VALUES (?, ?)", rows)
-        except sqlite3.DatabaseError as exc:
-            print(f"memini-bench: warning: could not write the embedding cache {self.path} ({exc}); "
-                  "continuing without saving", file=sys.stderr)
+        for attempt in (1, 2):  # a damaged file is set aside once and the batch written to the fresh one
+            try:
+                with self.db:
+                    self.db.execute("BEGIN")
+                    self.db.executemany("INSERT OR REPLACE INTO vectors(key, vec) VALUES (?, ?)", rows)
+                return
+            except sqlite3.OperationalError as exc:  # locked, full or read-only: not damage
+                print(f"memini-bench: warning: could not write the embedding cache {self.path} ({exc}); "
+                      "continuing without saving", file=sys.stderr)
+                return
+            except sqlite3.DatabaseError as exc:
+                self.db.close()
+                if attempt == 2:
+                    self.db = self._connect()
+                    return
+                self._set_aside(str(exc))
+                self.db = self._connect()
 
     def close(self) -> None:
         self.db.close()

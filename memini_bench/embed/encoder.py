@@ -7,11 +7,15 @@ What is left is embedded longest first in chunks of ``CHUNK`` texts; each chunk'
 ``embed.checks.validate_vectors`` (the declared length, finite, not all zero unless the embedder sets
 ``allows_zero_vectors``) before they are memoised or saved to the cache, so a bad vector is a one-line BenchError
 and never reaches the disk.
+
+``chunk_map`` (set by ``executors.run_encoder`` for ``-executor ray``) embeds the chunks elsewhere: it gets the
+chunks and yields each chunk's raw vectors in order; validation, the cache writes and the memo stay here. None (the
+default) calls ``embedder.encode`` on each chunk in this process.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Protocol
 
 import numpy as np
@@ -42,6 +46,8 @@ class TextEncoder:
         self.cache = cache
         self._memo: dict[str, np.ndarray] = {}
         self.embedded = 0  # texts actually sent to the embedder this run
+        self.chunk_map: Callable[[Sequence[Sequence[str]]], Iterator[np.ndarray]] | None = None
+        self._background = None  # a BackgroundJob started by start_documents, collected by the next encode
 
     @property
     def dims(self) -> int:
@@ -51,8 +57,34 @@ class TextEncoder:
         limit = self.embedder.max_chars
         return text if limit is None else text[:limit]
 
+    def start_documents(self, texts: Sequence[str]) -> None:
+        """Start embedding ``texts`` (as documents) on another core, for an embedder that allows it
+        (``embed.background``: a large batch, a forking pure-CPU embedder, no cache, no executor); the next
+        ``encode`` collects the vectors. Otherwise nothing starts, and ``documents`` embeds in process."""
+        from memini_bench.embed import background
+
+        if self._background is not None or self.cache is not None or self.chunk_map is not None:
+            return
+        final = [self._cut(self.doc_prefix + t) for t in texts]
+        missing = list(dict.fromkeys(t for t in final if t not in self._memo))
+        if missing and background.can_fork(self.embedder, missing):
+            self._background = background.BackgroundJob(self.embedder, missing, CHUNK)
+
+    def _collect_background(self) -> None:
+        job, self._background = self._background, None
+        raw = job.collect()
+        if raw is None:
+            return  # the child failed: encode embeds these texts in process
+        allow_zero = bool(getattr(self.embedder, "allows_zero_vectors", False))
+        vectors = validate_vectors(raw, count=len(job.texts), dims=self.dims, allow_zero=allow_zero,
+                                   source=f"embedder {self.embedder.identity}")
+        self.embedded += len(job.texts)
+        self._memo.update(zip(job.texts, vectors, strict=True))
+
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Embed already prefixed texts: memo, then cache, then the embedder for what is left (each once)."""
+        if self._background is not None:
+            self._collect_background()
         final = [self._cut(t) for t in texts]
         missing = list(dict.fromkeys(t for t in final if t not in self._memo))
         if missing and self.cache is not None:
@@ -74,14 +106,25 @@ class TextEncoder:
         bar = progress(chunks, len(chunks), f"embedding {len(texts)} texts", unit="chunk") if len(chunks) > 1 \
             else chunks
         allow_zero = bool(getattr(self.embedder, "allows_zero_vectors", False))
-        for chunk in bar:
-            raw = self.embedder.encode(chunk)
+        raws = (self.embedder.encode(c) for c in chunks) if self.chunk_map is None else self.chunk_map(chunks)
+        for chunk, raw in zip(bar, raws, strict=True):
             vectors = validate_vectors(raw, count=len(chunk), dims=self.dims, allow_zero=allow_zero,
                                        source=f"embedder {self.embedder.identity}")
             self.embedded += len(chunk)
             if self.cache is not None:
                 self.cache.put_many(chunk, vectors)
             self._memo.update(zip(chunk, vectors, strict=True))
+
+    def memo_items(self) -> tuple[list[str], np.ndarray]:
+        """Every final text embedded (or read from the cache) so far and its vector, in the order first seen."""
+        texts = list(self._memo)
+        if not texts:
+            return [], np.zeros((0, self.dims), dtype=np.float32)
+        return texts, np.stack([self._memo[t] for t in texts])
+
+    def remember(self, texts: Sequence[str], vectors: np.ndarray) -> None:
+        """Add known (final text, vector) pairs to the memo: a worker handed the driver's vectors embeds nothing."""
+        self._memo.update(zip(texts, vectors, strict=True))
 
     def describe(self) -> dict[str, object]:
         """What the results config records about the embedding side of a run."""

@@ -11,6 +11,7 @@ the text has no token).
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from functools import lru_cache
@@ -34,27 +35,72 @@ def _word_hash(word: str) -> int:
     return fnv1a_32(word.encode("utf-8"))
 
 
+class _Buckets(dict):
+    """word -> ``FNV-1a-32(word) mod dims``, each distinct word hashed once per embedder (emptied past
+    ``LIMIT`` words, so memory stays bounded on any input)."""
+
+    LIMIT = 1 << 20
+
+    def __init__(self, dims: int) -> None:
+        super().__init__()
+        self.dims = dims
+
+    def __missing__(self, word: str) -> int:
+        if len(self) >= self.LIMIT:
+            self.clear()
+        value = self[word] = _word_hash(word) % self.dims
+        return value
+
+
+_EXACT_F32_SUM = float(2 ** 24)  # below this, float32 adds integers exactly
+
+
 class HashEmbedder:
-    """The ``hash`` embedder (default 256 dims)."""
+    """The ``hash`` embedder (default 256 dims).
+
+    A chunk of texts is embedded at once: every word's bucket (a dict, each distinct word hashed once), one
+    ``bincount`` over ``row * dims + bucket`` for all the counts, then each row divided by
+    ``float32(sqrt(float32(sum of squared counts)))``. Counts are integers, so the float32 sum of squares is exact
+    below 2**24 and equals the exact integer sum; a row at or above it takes the float32 ``np.dot`` of the plain
+    per-row formula, so every vector is bit for bit ``_encode_one``'s."""
 
     max_chars = None
+    forks = True  # pure CPU, no threads or handles: a large batch may be embedded in a forked child (background)
 
     def __init__(self, dims: int = 256) -> None:
         if dims <= 0:
             raise ValueError("dims must be positive")
         self.dims = dims
         self.identity = f"hash-fnv1a32-{dims}"
+        self._buckets = _Buckets(dims)
+
+    def _encode_one(self, text: str) -> np.ndarray:
+        """The per-text reference: bucket counts in float32, then L2-normalized (e0 for a text without words)."""
+        out = np.zeros(self.dims, dtype=np.float32)
+        words = text.lower().split()
+        if not words:
+            out[0] = 1.0
+            return out
+        np.add.at(out, np.array([self._buckets[w] for w in words], dtype=np.int64), 1.0)
+        out /= np.float32(np.sqrt(np.dot(out, out)))
+        return out
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        out = np.zeros((len(texts), self.dims), dtype=np.float32)
-        for row, text in enumerate(texts):
-            words = text.lower().split()
-            if not words:
-                out[row, 0] = 1.0
-                continue
-            buckets = np.fromiter((_word_hash(w) % self.dims for w in words), dtype=np.int64, count=len(words))
-            np.add.at(out[row], buckets, 1.0)
-            out[row] /= np.float32(np.sqrt(np.dot(out[row], out[row])))
+        n, dims = len(texts), self.dims
+        word_lists = [t.lower().split() for t in texts]
+        sizes = np.fromiter(map(len, word_lists), dtype=np.int64, count=n)
+        buckets = np.fromiter(map(self._buckets.__getitem__, itertools.chain.from_iterable(word_lists)),
+                              dtype=np.int64, count=int(sizes.sum()))
+        rows = np.repeat(np.arange(n, dtype=np.int64) * dims, sizes)
+        counts = np.bincount(rows + buckets, minlength=n * dims).reshape(n, dims)
+        empty = sizes == 0
+        counts[empty, 0] = 1
+        squares = np.einsum("ij,ij->i", counts, counts)
+        out = counts.astype(np.float32)
+        norms = np.sqrt(squares.astype(np.float32))
+        for row in np.flatnonzero(squares >= _EXACT_F32_SUM):
+            norms[row] = np.sqrt(np.dot(out[row], out[row]))
+        out /= norms[:, None]
         return out
 
 
@@ -73,7 +119,8 @@ class VetoHashEmbedder:
     dims = VETO_HASH_DIMS
     max_chars = None
     identity = "vetobench-fnv1a32-64"
-    allows_zero_vectors = True  # a text without a token is the zero vector by definition (module docstring)
+    allows_zero_vectors = True
+    forks = True  # a text without a token is the zero vector by definition (module docstring)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dims), dtype=np.float64)

@@ -147,20 +147,40 @@ def json_type(value: Any) -> str:
     return {str: "a string", list: "an array", dict: "an object"}.get(type(value), type(value).__name__)
 
 
-@dataclass(frozen=True, slots=True)
 class At:
-    """A place in a JSON file: the file and the JSON path inside it. ``at / "gold" / 0`` is ``<path>.gold[0]``."""
+    """A place in a JSON file: the file and the JSON path inside it. ``at / "gold" / 0`` is ``<path>.gold[0]``.
 
-    source: str
-    path: str = ""
+    Cheap to make (a loader makes one per field it reads): a step only links to its parent; the path string is
+    spelled out when an error needs it."""
+
+    __slots__ = ("source", "_parent", "_key")
+
+    def __init__(self, source: str, parent: At | None = None, key: str | int | None = None) -> None:
+        self.source = source
+        self._parent = parent
+        self._key = key
 
     def __truediv__(self, key: str | int) -> At:
-        if isinstance(key, int):
-            return At(self.source, f"{self.path}[{key}]")
-        return At(self.source, f"{self.path}.{key}" if self.path else key)
+        return At(self.source, self, key)
+
+    @property
+    def path(self) -> str:
+        steps: list[str | int] = []
+        at: At | None = self
+        while at is not None and at._key is not None:
+            steps.append(at._key)
+            at = at._parent
+        out = ""
+        for key in reversed(steps):
+            out = f"{out}[{key}]" if isinstance(key, int) else (f"{out}.{key}" if out else key)
+        return out
 
     def __str__(self) -> str:
-        return f"{self.source}: {self.path}" if self.path else self.source
+        path = self.path
+        return f"{self.source}: {path}" if path else self.source
+
+    def __repr__(self) -> str:
+        return f"At({str(self)!r})"
 
     def fail(self, what: str) -> NoReturn:
         raise BenchError(f"{self}: {what}")

@@ -53,6 +53,11 @@ def session_doc(turns: object, date: str, mode: str, at: At) -> str:
     value_of(turns, list, at)
     pairs = []
     for j, turn in enumerate(turns):
+        if type(turn) is dict:  # the common case, checked without making a JSON place per turn
+            role, content = turn.get("role"), turn.get("content")
+            if type(role) is str and type(content) is str:
+                pairs.append((role, content))
+                continue
         object_at(turn, at / j, "a turn object with role and content")
         pairs.append((text_of(turn, "role", at / j, required=False), text_of(turn, "content", at / j, required=False)))
     full = "".join(f"{role}: {content}\n" for role, content in pairs)

@@ -16,6 +16,8 @@ from memini_bench.contract import System, SystemContext, describe
 from memini_bench.dataset import Dataset, prepare
 from memini_bench.embed.factory import EmbedSettings
 from memini_bench.errors import BenchError
+from memini_bench.executors import ExecutorOptions, executor_for
+from memini_bench.executors import describe as describe_executor
 from memini_bench.identity import check_overwrite, identity, stem
 from memini_bench.lineup import DEFAULT_SYSTEMS, context_for, systems_for
 from memini_bench.loaders import LoadOptions, load
@@ -50,7 +52,7 @@ class CompareOptions:
 
 
 NAME = "the system comparison"
-USES = (CoreOptions, LoadOptions, HybridConfig, EmbedSettings, OutputOptions)
+USES = (CoreOptions, LoadOptions, HybridConfig, EmbedSettings, OutputOptions, ExecutorOptions)
 
 
 OPTIONS = CompareOptions
@@ -110,7 +112,7 @@ def embedder_name(ctx: SystemContext | None) -> str:
 def build_config(opts: RunOptions, ds: Dataset, ctx: SystemContext | None, systems: list[System] | None = None,
                  *, mode: str = "compare", mode_settings: dict | None = None, **extra: object) -> dict:
     """What a results file records: the data (path, sha256, sizes, notes), every setting (``identity``), the
-    systems' ``describe()``, the encoder, the harness version."""
+    systems' ``describe()``, the encoder, the executor, the harness version."""
     data_path = opts.data or ("data/sample.json" if opts.suite == "sample" else "")
     embedder = embedder_name(ctx)
     names = [s.name for s in systems or []]
@@ -127,6 +129,7 @@ def build_config(opts: RunOptions, ds: Dataset, ctx: SystemContext | None, syste
     }
     if ctx is not None and ctx.encoder_built:
         config.update(ctx.encoder.describe())
+    config["executor"] = describe_executor(opts)  # where the work ran; not in the identity (it changes no number)
     if ds.category_labels:
         config["category_labels"] = ds.category_labels
     config["notes"] = list(ds.notes)
@@ -171,6 +174,7 @@ def check_outputs(opts: RunOptions) -> None:
 
 def run(opts: RunOptions) -> int:
     check_outputs(opts)
+    executor_for(opts)  # a missing extra or an unreachable cluster: one line before any work
     ctx = context_for(opts)
     systems = systems_for(opts, ctx)
     ds = load_prepared(opts)

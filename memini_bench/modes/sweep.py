@@ -11,6 +11,11 @@ the baseline are then run on the held split; the report states how many cells we
 is the only honest one. Writes ``<out>/<stem>-sweep-<axes>/``: one results file per cell (``<cell>.json``,
 ``baseline.json``, and ``held-*.json`` for a selection), ``summary.json`` and ``sweep.png`` (the selected metric,
 or R@<smallest K>, over the grid with bootstrap intervals; needs matplotlib). Progress goes to stderr.
+
+With ``-executor ray`` the driver first loads every data set and embeds every text once (``CellRunner.prepare``),
+then the baseline and the cells run on Ray workers, each building its backends once from the shipped data sets
+and vectors; results come back in grid order, so every ranking and score is the local run's (per-question
+latencies are the workers'; the results config records the executor).
 """
 
 from __future__ import annotations
@@ -23,8 +28,11 @@ from pathlib import Path
 
 from memini_bench.dataset import Dataset
 from memini_bench.embed.encoder import TextEncoder
-from memini_bench.embed.factory import EmbedSettings, build_encoder
+from memini_bench.embed.factory import EmbedSettings
+from memini_bench.embed.shipped import ShippedVectors
 from memini_bench.errors import BenchError
+from memini_bench.executors import ExecutorOptions, LocalExecutor, executor_for, run_encoder
+from memini_bench.executors import describe as describe_executor
 from memini_bench.lineup import fixed_encoder_context
 from memini_bench.loaders import LoadOptions
 from memini_bench.metrics import score_all
@@ -60,8 +68,8 @@ class SweepOptions:
 
 
 OPTIONS = SweepOptions
-USES = (LoadOptions, HybridConfig, EmbedSettings, CompareOptions, "k", "limit", "holdout", "out", "name", "plot",
-        "no_write")
+USES = (LoadOptions, HybridConfig, EmbedSettings, CompareOptions, ExecutorOptions, "k", "limit", "holdout", "out",
+        "name", "plot", "no_write")
 
 
 def selected(opts: RunOptions) -> bool:
@@ -81,12 +89,21 @@ def apply(opts: RunOptions, cell: Cell, axes: list[Axis], holdout: str | None = 
                                embed=dataclasses.replace(opts.embed, **changes["embed"]))
 
 
+@dataclass(frozen=True)
+class PreparedCells:
+    """What a cell worker needs (``-executor ray``): the prepared data sets and the driver's vectors."""
+
+    datasets: dict[tuple, Dataset]
+    vectors: dict[EmbedSettings, ShippedVectors]
+
+
 class CellRunner:
     """Runs memini-hybrid for one cell's options, sharing data sets, encoders and backends across cells."""
 
-    def __init__(self) -> None:
-        self._datasets: dict[tuple, Dataset] = {}
-        self._encoders: dict[EmbedSettings, TextEncoder] = {}
+    def __init__(self, prepared: PreparedCells | None = None) -> None:
+        self._datasets: dict[tuple, Dataset] = dict(prepared.datasets) if prepared else {}
+        self._encoders: dict[EmbedSettings, TextEncoder] = ({s: v.encoder() for s, v in prepared.vectors.items()}
+                                                            if prepared else {})
         self._backends: dict[tuple, MeminiBackend] = {}
 
     def dataset(self, opts: RunOptions) -> Dataset:
@@ -97,7 +114,7 @@ class CellRunner:
 
     def encoder(self, opts: RunOptions) -> TextEncoder:
         if opts.embed not in self._encoders:
-            self._encoders[opts.embed] = build_encoder(opts.embed)
+            self._encoders[opts.embed] = run_encoder(opts)
         return self._encoders[opts.embed]
 
     def run(self, opts: RunOptions) -> tuple[RunResult, Dataset]:
@@ -110,6 +127,35 @@ class CellRunner:
             backend.prepare([q.query for q in ds.questions])
         backend.access[:] = 0
         return run_system(HybridSystem(backend, opts.hybrid), ds, opts.depth), ds
+
+    def prepare(self, jobs: list[RunOptions]) -> PreparedCells:
+        """Load every job's data set and embed its documents, then its questions, in job order (the calls, and
+        so the chunks and vectors, of running the jobs here), each text once; the cache writes stay here."""
+        for job in jobs:
+            ds = self.dataset(job)
+            encoder = self.encoder(job)
+            encoder.documents([item.content for item in ds.items])
+            encoder.queries([q.query for q in ds.questions])
+        return PreparedCells(dict(self._datasets), {s: ShippedVectors.of(e) for s, e in self._encoders.items()})
+
+    def run_many(self, jobs: list[RunOptions], labels: list[str], split: str) -> list[RunResult]:
+        """The baseline (``jobs[0]``) and each cell, in order: one after another here, or on the executor's workers
+        (``-executor ray``), each building its backends once from ``prepare``'s data sets and vectors."""
+        executor = executor_for(jobs[0])
+        if isinstance(executor, LocalExecutor):
+            out = [self.run(jobs[0])[0]]
+            for i, (job, name) in enumerate(zip(jobs[1:], labels, strict=True), 1):
+                log(f"sweep ({split}): cell {i}/{len(labels)}: {name}")
+                out.append(self.run(job)[0])
+            return out
+        prepared = self.prepare(jobs)
+        log(f"sweep ({split}): the baseline and {len(labels)} cells on -executor {executor.name}")
+        return executor.map_stateful(CellRunner, prepared, _run_cell, jobs)
+
+
+def _run_cell(runner: CellRunner, job: RunOptions) -> RunResult:
+    """One job on a worker's runner (``map_stateful``'s work)."""
+    return runner.run(job)[0]
 
 
 @dataclass(frozen=True)
@@ -129,13 +175,10 @@ def run_phase(runner: CellRunner, opts: RunOptions, axes: list[Axis], grid: list
     from memini_bench.significance import compare_pairs
 
     c = opts.mode(CompareOptions)
-    base, _ = runner.run(apply(opts, (), axes, split))
-    results, labels = [], []
-    for i, cell in enumerate(grid, 1):
-        labels.append(label(axes, cell))
-        log(f"sweep ({split}): cell {i}/{len(grid)}: {labels[-1]}")
-        result, _ = runner.run(apply(opts, cell, axes, split))
-        results.append(dataclasses.replace(result, system=labels[-1]))
+    labels = [label(axes, cell) for cell in grid]
+    jobs = [apply(opts, cell, axes, split) for cell in [(), *grid]]
+    base, *cell_results = runner.run_many(jobs, labels, split)
+    results = [dataclasses.replace(r, system=name) for r, name in zip(cell_results, labels, strict=True)]
     baseline = dataclasses.replace(base, system="baseline")
     sig = compare_pairs([(r, baseline) for r in results], opts.k, resamples=c.resamples, seed=c.seed)
     return Phase(split, labels, results, [score_all([r], opts.k) for r in results], baseline,
@@ -177,6 +220,7 @@ def run(opts: RunOptions) -> int:
     if metric is not None and opts.core.holdout != "tune":
         raise BenchError("-select: picks on the tune split and reports on held; add -holdout tune")
     check_outputs(opts)
+    executor_for(opts)  # a missing extra or an unreachable cluster: one line before any work
     runner = CellRunner()
     tune = run_phase(runner, opts, axes, grid, opts.core.holdout)
     title = (f"sweep over {', '.join(a.flag for a in axes)}: {len(grid)} cells, split {opts.core.holdout}, "
@@ -218,7 +262,7 @@ def write_sweep(opts, runner, axes, grid, tune, held, winner, metric) -> None:
             write_results(folder / name, results_document(config, scores))
     summary = {"config": {"sweep": opts.mode(SweepOptions).sweep, "axes": [dataclasses.asdict(a) | {"owner": a.owner
                .__name__} for a in axes], "select": metric.name if metric else "", "holdout": opts.core.holdout,
-               "cells": len(grid), "ks": list(opts.k)},
+               "cells": len(grid), "ks": list(opts.k), "executor": describe_executor(opts)},
                "tune": _phase_doc(tune), "held": _phase_doc(held) if held else None,
                "selected": tune.labels[winner] if winner is not None else None}
     write_json(folder / "summary.json", summary)

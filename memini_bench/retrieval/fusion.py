@@ -6,6 +6,10 @@ ties broken by first-seen position (the first list in its order, then ids new in
 - ``fuse_scores`` (min-max convex): per list, ``norm = (s - lo) / (hi - lo)`` over that list's own items, or 1.0
   for every item when ``hi == lo``; ``fused(d) = sum_l w_l * norm_l(d)``, a list that lacks d adds 0.
 - ``fuse_rrf``: ``fused(d) = sum_l 1 / (rrf_k + rank0_l(d))`` with 0-based ranks (memini's rrfK = 5).
+
+Two exact ways to the same floats: up to ``SHORT`` entries in all (memini's legs: 2 x 50 by default), Python floats
+and a dict (``_fuse_short``: numpy's per-call overhead would dominate such short lists); longer, the array
+arithmetic of ``min_max`` and ``_accumulate``. Each element goes through the same IEEE-754 operations either way.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import numpy as np
 
 DEFAULT_ALPHA = 0.5
 DEFAULT_RRF_K = 5.0
+SHORT = 256  # entries in all lists up to which ``_fuse_short`` is used
 
 Ranked = tuple[np.ndarray, np.ndarray]
 
@@ -77,11 +82,46 @@ def min_max(scores: np.ndarray) -> np.ndarray:
     return (scores - lo) / (hi - lo) if hi > lo else np.ones_like(scores)
 
 
+def _scaled_short(scores: list[float], weight: float) -> list[float]:
+    """``weight * min_max(scores)`` in Python floats (the caller has ruled out NaN)."""
+    if not scores:
+        return []
+    lo, hi = min(scores), max(scores)
+    if hi > lo:
+        span = hi - lo
+        return [weight * ((s - lo) / span) for s in scores]
+    return [weight * 1.0] * len(scores)
+
+
+def _fuse_short(contributions: Sequence[tuple[list[int], list[float]]]) -> Ranked:
+    """``_accumulate`` for short lists: ``total[i] = total.get(i, 0.0) + v`` in a dict (first-seen order), then
+    the same stable sort."""
+    total: dict[int, float] = {}
+    for ids, values in contributions:
+        for i, v in zip(ids, values, strict=True):
+            total[i] = total.get(i, 0.0) + v
+    ids_out = np.fromiter(total.keys(), dtype=np.int64, count=len(total))
+    totals = np.fromiter(total.values(), dtype=np.float64, count=len(total))
+    order = np.argsort(-totals, kind="stable")
+    return ids_out[order], totals[order]
+
+
+def _short(lists: Sequence[Ranked]) -> bool:
+    return sum(len(ids) for ids, _ in lists) <= SHORT
+
+
 def fuse_scores(lists: Sequence[Ranked], weights: Sequence[float]) -> Ranked:
+    if _short(lists):
+        values = [scores.tolist() for _, scores in lists]
+        if all(v == v for vs in values for v in vs):  # no NaN: Python's min and max then agree with numpy's
+            return _fuse_short([(ids.tolist(), _scaled_short(vs, w))
+                                for (ids, _), vs, w in zip(lists, values, weights, strict=True)])
     return _accumulate([(ids, w * min_max(scores)) for (ids, scores), w in zip(lists, weights, strict=True)])
 
 
 def fuse_rrf(lists: Sequence[Ranked], rrf_k: float = DEFAULT_RRF_K) -> Ranked:
+    if _short(lists):
+        return _fuse_short([(ids.tolist(), [1.0 / (rrf_k + r) for r in range(len(ids))]) for ids, _ in lists])
     return _accumulate([(ids, 1.0 / (rrf_k + np.arange(len(ids), dtype=np.float64))) for ids, _ in lists])
 
 

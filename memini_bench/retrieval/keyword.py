@@ -17,10 +17,9 @@ the fast ``NumpyBM25`` is checked against bit for bit.
 from __future__ import annotations
 
 import dataclasses
-from array import array
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Protocol
 
 import numpy as np
@@ -31,6 +30,7 @@ K1 = 1.2
 B = 0.75
 IDF_FLOOR = 1e-6
 PARTITION_OVER = 1024
+TOKEN_BATCH = 1 << 19  # tokens per np.unique when the index is built
 SPAN_TABLE_LIMIT = 1_000_000  # up to this many (group, term) pairs, terms are looked up in per-group dicts
 SENTINEL = np.iinfo(np.int32).max  # above every term id
 TINY = 5e-324  # the smallest positive float: ``score >= TINY`` is ``score > 0``
@@ -96,6 +96,18 @@ class GroupPostings:
     span_of: dict[int, tuple[int, int]] | None = None  # term id -> span, for small indexes (see SPAN_TABLE_LIMIT)
 
 
+class _TermIds(dict):
+    """folded token -> the term id of its Porter stem in ``vocab`` (new stems get the next id)."""
+
+    def __init__(self, vocab: dict[str, int]) -> None:
+        super().__init__()
+        self.vocab = vocab
+
+    def __missing__(self, token: str) -> int:
+        value = self[token] = self.vocab.setdefault(porter_stem(token), len(self.vocab))
+        return value
+
+
 @dataclass(frozen=True, slots=True)
 class _TextPostings:
     """Every distinct text's postings, text after text: text t holds ``terms[start[t]:start[t + 1]]`` (its distinct
@@ -136,33 +148,61 @@ class NumpyBM25:
         weights = self.idf[texts.terms] * (tf * (K1 + 1.0) / (tf + norm))
         del tf, norm
         self._groups = self._group_postings(groups, texts, weights, item_text)
-        if sum(len(g.terms) for g in self._groups.values()) <= SPAN_TABLE_LIMIT:
-            for name, g in self._groups.items():
-                table = dict(zip(g.terms.tolist(), map(tuple, g.spans.tolist()), strict=True))
-                self._groups[name] = dataclasses.replace(g, span_of=table)
+        # Span tables are built for a group at its second search (a group searched once, as each LongMemEval
+        # question's own haystack is, never pays for one), and only while the index is small enough.
+        self._span_tables = sum(len(g.terms) for g in self._groups.values()) <= SPAN_TABLE_LIMIT
+        self._searched: set[str] = set()
 
     def _distinct_texts(self, contents: Sequence[str]) -> tuple[_TextPostings, np.ndarray]:
-        """Each distinct text's postings (first-seen order) and, per item, the number of its text."""
+        """Each distinct text's postings (first-seen order) and, per item, the number of its text.
+
+        Distinct texts are taken in batches of about ``TOKEN_BATCH`` tokens: every token becomes its term id (a
+        dict from folded token to the id of its Porter stem, each distinct token stemmed once), and one
+        ``np.unique`` over ``text * V + term`` gives each text's distinct terms (ascending) with their counts, so
+        tokens sharing a stem add up."""
         number: dict[str, int] = {}
-        terms, tfs, start, length = array("i"), array("i"), array("q", [0]), array("q")
-        stem_id: dict[str, int] = {}  # folded token -> term id
-        vocab = self.vocab
         item_text = np.empty(len(contents), dtype=np.int64)
+        distinct: list[str] = []
         for d, text in enumerate(contents):
             t = number.get(text)
             if t is None:
-                t = number[text] = len(length)
-                tokens = folded_tokens(text)
-                for token in set(tokens).difference(stem_id):
-                    stem_id[token] = vocab.setdefault(porter_stem(token), len(vocab))
-                tf = Counter(map(stem_id.__getitem__, tokens))  # per term: tokens sharing a stem add up
-                terms.extend(tf)
-                tfs.extend(tf.values())
-                start.append(len(terms))
-                length.append(len(tokens))
+                t = number[text] = len(distinct)
+                distinct.append(text)
             item_text[d] = t
-        return _TextPostings(np.frombuffer(terms, dtype=np.int32), np.frombuffer(tfs, dtype=np.int32),
-                             np.frombuffer(start, dtype=np.int64), np.frombuffer(length, dtype=np.int64)), item_text
+        term_of = _TermIds(self.vocab)
+        terms, tfs, lengths = [], [], []
+        batch: list[list[str]] = []
+        budget = 0
+        for text in distinct:
+            tokens = folded_tokens(text)
+            batch.append(tokens)
+            budget += len(tokens) + 1
+            if budget >= TOKEN_BATCH:
+                self._count_batch(batch, term_of, terms, tfs, lengths)
+                batch, budget = [], 0
+        self._count_batch(batch, term_of, terms, tfs, lengths)
+        length = np.concatenate(lengths) if lengths else np.zeros(0, np.int64)
+        per_text = np.concatenate([np.bincount(t, minlength=n) for t, n in tfs]) if tfs else np.zeros(0, np.int64)
+        start = np.zeros(len(distinct) + 1, dtype=np.int64)
+        np.cumsum(per_text, out=start[1:])
+        term_ids = np.concatenate([t for t, _ in terms]) if terms else np.zeros(0, np.int32)
+        counts = np.concatenate([c for _, c in terms]) if terms else np.zeros(0, np.int32)
+        return _TextPostings(term_ids, counts, start, length), item_text
+
+    @staticmethod
+    def _count_batch(batch: list[list[str]], term_of: _TermIds, terms: list, tfs: list, lengths: list) -> None:
+        """Append one batch's (term ids, counts), (text of each pair, batch size) and token counts."""
+        if not batch:
+            return
+        sizes = np.fromiter(map(len, batch), dtype=np.int64, count=len(batch))
+        ids = np.fromiter(map(term_of.__getitem__, chain.from_iterable(batch)), dtype=np.int64,
+                          count=int(sizes.sum()))
+        width = max(len(term_of.vocab), 1)
+        keys, counts = np.unique(np.repeat(np.arange(len(batch), dtype=np.int64) * width, sizes) + ids,
+                                 return_counts=True)
+        terms.append(((keys % width).astype(np.int32), counts.astype(np.int32)))
+        tfs.append((keys // width, len(batch)))
+        lengths.append(sizes)
 
     @staticmethod
     def _group_postings(groups: Sequence[str], texts: _TextPostings, weights: np.ndarray,
@@ -209,6 +249,12 @@ class NumpyBM25:
             return np.zeros(0, np.int64), np.zeros(0)
         prepared = self._query_ids.get(query)
         ids, term_ids = prepared if prepared is not None else self._term_ids(query)
+        if g.span_of is None and self._span_tables:
+            if group in self._searched:
+                g = self._groups[group] = dataclasses.replace(
+                    g, span_of=dict(zip(g.terms.tolist(), map(tuple, g.spans.tolist()), strict=True)))
+            else:
+                self._searched.add(group)
         if g.span_of is not None:
             spans = [span for span in map(g.span_of.get, ids) if span is not None]
         else:
