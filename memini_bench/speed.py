@@ -7,7 +7,7 @@
    ``precision="bf16"``, on torch and (when installed) OpenVINO, vs calling ``model.encode`` (fp32) directly on the
    same texts with the same model object, interleaved round by round, as median per-round ratios; each one's largest
    ``1 - cos`` against the harness's fp32 vectors. Short texts (LoCoMo turns) and long ones (LongMemEval sessions
-   of 512+ tokens).
+   of 512+ tokens). Then (part ``recall``) each one's LoCoMo turn-level memini-vector R@5, R@10 and MRR.
 3. end to end: wall time of the full LoCoMo turn-level run (``-k 5,10``, MiniLM) with a cold cache, then warm
    (the fastest of three warm runs, each a fresh process).
 4. hybrid: memini-hybrid's recall latency (and each leg's) on the fast path vs the reference path
