@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet "$(TORCH_SPEC)"
-	$(PY) -m pip install --quiet -e '.[dev,plot,wordllama,peers]'
+	$(PY) -m pip install --quiet -e '.[dev,plot,wordllama,peers,openvino]'
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -24,6 +24,9 @@ HYBRID_TOKENS = (("fusion", "fusion"), ("pool", "pool"), ("pool_factor", "pf"), 
                  ("temporal_boost", "tboost"), ("temporal_extractor", "tx-"), ("semantic_reserve", "reserve"),
                  ("keyword_backend", "kw-"), ("reinforce", "reinforce"))
 LOAD_TOKENS = (("abstention", "abs-"),)  # session-doc and the shared haystack are in the data set name
+# EmbedSettings fields that change vectors beyond the embedder's name; recorded (and in the stem) only when not
+# the default, so the identity and name of an fp32 torch run stay what they were.
+EMBED_TOKENS = (("precision", ""), ("embed_backend", ""))
 
 
 def _value(v: object) -> str:
@@ -50,7 +53,13 @@ def identity(opts: RunOptions, *, systems: list[str], embedder: str = "", mode: 
     return {"mode": mode, "suite": opts.suite, "holdout": opts.core.holdout, "limit": opts.core.limit,
             "embedder": embedder, "max_tokens": opts.embed.max_tokens, "dims": opts.embed.dims if embedder == "hash"
             else 0, "hybrid": dataclasses.asdict(opts.hybrid), "load": dataclasses.asdict(opts.load),
-            "systems": list(systems), "mode_settings": mode_settings or {}}
+            "systems": list(systems), "mode_settings": mode_settings or {}, **_embed_variant(opts)}
+
+
+def _embed_variant(opts: RunOptions) -> dict[str, str]:
+    defaults = type(opts.embed)()
+    return {name: getattr(opts.embed, name) for name, _ in EMBED_TOKENS
+            if getattr(opts.embed, name) != getattr(defaults, name)}
 
 
 def stem(opts: RunOptions, dataset: str, *, embedder: str = "", systems: list[str] | None = None,
@@ -67,7 +76,7 @@ def stem(opts: RunOptions, dataset: str, *, embedder: str = "", systems: list[st
         tokens.append(f"maxtok{opts.embed.max_tokens}")
     if embedder == "hash" and opts.embed.dims != 256:
         tokens.append(f"dims{opts.embed.dims}")
-    tokens += _tokens(opts.hybrid, HYBRID_TOKENS) + _tokens(opts.load, LOAD_TOKENS)
+    tokens += _tokens(opts.embed, EMBED_TOKENS) + _tokens(opts.hybrid, HYBRID_TOKENS) + _tokens(opts.load, LOAD_TOKENS)
     if systems is not None and default_systems is not None and systems != default_systems:
         tokens.append("sys-" + "+".join(s.removeprefix("memini-") for s in systems))
     tokens += extra_tokens

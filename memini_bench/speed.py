@@ -4,8 +4,10 @@
    (pool 50, the hybrid's per-leg depth), interleaved query by query; the rankings must be identical. Query term
    ids are computed in ``prepare`` first, as a run does.
 2. embedding: throughput of the harness's encoder (truncation, de-duplication, batching) at fp32 and at
-   ``precision="bf16"`` vs calling ``model.encode`` (fp32) directly on the same texts with the same model object,
-   interleaved round by round; bf16's largest ``1 - cos`` against fp32 on those texts.
+   ``precision="bf16"``, on torch and (when installed) OpenVINO, vs calling ``model.encode`` (fp32) directly on the
+   same texts with the same model object, interleaved round by round, as median per-round ratios; each one's largest
+   ``1 - cos`` against the harness's fp32 vectors. Short texts (LoCoMo turns) and long ones (LongMemEval sessions
+   of 512+ tokens). Then (part ``recall``) each one's LoCoMo turn-level memini-vector R@5, R@10 and MRR.
 3. end to end: wall time of the full LoCoMo turn-level run (``-k 5,10``, MiniLM) with a cold cache, then warm
    (the fastest of three warm runs, each a fresh process).
 4. hybrid: memini-hybrid's recall latency (and each leg's) on the fast path vs the reference path
@@ -17,6 +19,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -59,34 +62,105 @@ def keyword_leg(path: str, rounds: int = 3) -> dict[str, float]:
             "speedup_p50": ref_p50 / fast_p50, "speedup_mean": statistics.fmean(t_ref) / statistics.fmean(t_fast)}
 
 
-def embedding(path: str, n_texts: int, rounds: int = 4) -> dict[str, float]:
+def embedding_texts(locomo: str, lme: str, n_short: int, n_long: int) -> dict[str, list[str]]:
+    """The first ``n_short`` LoCoMo turns, and the ``n_long`` longest distinct LongMemEval sessions of at least
+    512 MiniLM tokens (so every one is cut at the max_seq_length)."""
+    from memini_bench.embed.local import MAX_CHARS, minilm_location
+
+    short = [i.content for i in load("locomo", locomo).items][:n_short]
+    if not n_long:
+        return {"short": short}
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(minilm_location())
+    sessions = sorted({i.content[:MAX_CHARS] for i in load("longmemeval", lme).items}, key=len, reverse=True)
+    long = [t for t in sessions if len(tokenizer(t, truncation=False, verbose=False)["input_ids"]) >= 512][:n_long]
+    return {"short": short, "long": long}
+
+
+def embedding(texts: list[str], rounds: int = 3) -> dict[str, dict[str, float | str]]:
+    """Texts/s of plain ``model.encode`` fp32 (``direct``) and, through the harness's encoder (a fresh one each
+    time, so every text is really embedded), fp32 and ``-precision bf16`` on torch and, when the ``openvino``
+    package is installed, on OpenVINO; interleaved, the order rotated and reversed round by round. Each one's
+    ``ratio`` is the median over rounds of ``direct time / its time`` in that round (paired rounds: a busy machine
+    slows both sides of one ratio alike); ``max_1_minus_cos`` is against the harness's fp32 vectors."""
     from memini_bench.embed.encoder import TextEncoder
     from memini_bench.embed.local import minilm
 
-    texts = [i.content for i in load("locomo", path).items][:n_texts]
-    embedder = minilm()
-    half = minilm(precision="bf16")
-    model = embedder.model
-    model.encode(texts[:64], batch_size=embedder.batch_size)  # warm-up
-    half.encode(texts[:64])
-    times: dict[str, list[float]] = {"direct": [], "harness": [], "bf16": []}
+    variants = {"fp32": minilm(), "bf16": minilm(precision="bf16")}
+    try:
+        import openvino  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        variants |= {"openvino-fp32": minilm(backend="openvino"),
+                     "openvino-bf16": minilm(precision="bf16", backend="openvino")}
+    model = variants["fp32"].model
+    model.encode(texts[:64], batch_size=variants["fp32"].batch_size)  # warm-up (and OpenVINO's conversion)
+    for embedder in variants.values():
+        embedder.encode(texts[:64])
+    times: dict[str, list[float]] = {"direct": [], **{name: [] for name in variants}}
     vectors: dict[str, np.ndarray] = {}
+    names = list(times)
     for r in range(rounds):
-        kinds = list(times) if r % 2 == 0 else list(reversed(times))
-        for kind in kinds:
+        order = names[r % len(names):] + names[:r % len(names)]
+        for kind in reversed(order) if r % 2 else order:
             t = time.perf_counter()
             if kind == "direct":
-                model.encode(texts, batch_size=embedder.batch_size, convert_to_numpy=True)
-            else:  # a fresh encoder (empty memo): every text really embedded
-                vectors[kind] = TextEncoder(embedder if kind == "harness" else half).documents(texts)
+                model.encode(texts, batch_size=variants["fp32"].batch_size, convert_to_numpy=True)
+            else:
+                vectors[kind] = TextEncoder(variants[kind]).documents(texts)
             times[kind].append(time.perf_counter() - t)
-    d, h, b = (min(times[k]) for k in ("direct", "harness", "bf16"))
-    full, low = vectors["harness"], vectors["bf16"]
-    cosine = (full * low).sum(axis=1) / np.linalg.norm(full, axis=1) / np.linalg.norm(low, axis=1)
-    return {"texts": len(texts), "direct_texts_per_s": len(texts) / d, "harness_texts_per_s": len(texts) / h,
-            "harness_overhead_pct": (h / d - 1) * 100, "bf16_precision": half.precision,
-            "bf16_texts_per_s": len(texts) / b, "bf16_speedup": d / b,
-            "bf16_max_1_minus_cos": float((1 - cosine).max())}
+    full = vectors["fp32"]
+    out: dict[str, dict[str, float | str]] = {}
+    for kind in names:
+        row: dict[str, float | str] = {
+            "texts_per_s": len(texts) / statistics.median(times[kind]),
+            "ratio": statistics.median(d / t for d, t in zip(times["direct"], times[kind], strict=True))}
+        if kind != "direct":
+            low = vectors[kind]
+            cosine = (full * low).sum(axis=1) / np.linalg.norm(full, axis=1) / np.linalg.norm(low, axis=1)
+            row |= {"max_1_minus_cos": float((1 - cosine).max()), "precision": variants[kind].precision}
+        out[kind] = row
+    return out
+
+
+def embedding_lines(label: str, count: int, rounds: int, rows: dict[str, dict[str, float | str]]) -> list[str]:
+    direct = rows["direct"]
+    lines = [f"embedding, MiniLM, {count} {label}, {rounds} rounds: plain model.encode fp32 "
+             f"{direct['texts_per_s']:.1f} texts/s"]
+    for kind, row in rows.items():
+        if kind != "direct":
+            asked = kind.rpartition("-")[2] if "-" in kind else kind
+            effect = "" if row["precision"] == asked else f" ({row['precision']} in effect)"
+            lines.append(f"  harness {kind}{effect}: {row['texts_per_s']:.1f} texts/s -> {row['ratio']:.2f}x "
+                         f"plain model.encode fp32; max(1 - cos) vs harness fp32 {row['max_1_minus_cos']:.1e}")
+    return lines
+
+
+def precision_recall(path: str) -> dict[str, dict[str, float]]:
+    """LoCoMo turn-level memini-vector R@5, R@10 and MRR (all questions, ``-k 5,10``) of fp32 and bf16 on torch and,
+    when installed, on OpenVINO: one CLI run each (the user's embedding cache; each variant has its own file)."""
+    variants = [("fp32", "torch"), ("bf16", "torch")]
+    try:
+        import openvino  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        variants += [("fp32", "openvino"), ("bf16", "openvino")]
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for precision, backend in variants:
+            folder = os.path.join(tmp, f"{precision}-{backend}")
+            subprocess.run([sys.executable, "-m", "memini_bench", "-suite", "locomo", "-data", path, "-embedder",
+                            "minilm", "-systems", "vector", "-k", "5,10", "-precision", precision, "-embed-backend",
+                            backend, "-out", folder], env={**os.environ, "HF_HUB_OFFLINE": "1"}, check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            (result,) = Path(folder).glob("*.json")
+            rows = {r["k"]: r for r in json.loads(result.read_text())["results"]}
+            out[f"{precision}-{backend}"] = {"r5": rows[5]["recall_at_k"], "r10": rows[10]["recall_at_k"],
+                                             "mrr": rows[10]["mrr"]}
+    return out
 
 
 def end_to_end(path: str, tmp: str, warm_runs: int = 3) -> dict[str, object]:
@@ -185,9 +259,14 @@ def peers(path: str, embedder: str, cache_dir: str, limit: int = 500) -> list[tu
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--locomo", default="../shared/data/locomo/locomo10.json")
-    parser.add_argument("--texts", type=int, default=2000, help="texts for the embedding benchmark")
+    parser.add_argument("--lme", default="../shared/data/longmemeval/longmemeval_oracle_sample97.json",
+                        help="LongMemEval file whose sessions are the long texts of the embedding benchmark")
+    parser.add_argument("--texts", type=int, default=2000, help="short texts (LoCoMo turns) for the embedding part")
+    parser.add_argument("--long-texts", type=int, default=128, help="long texts (512+ token LongMemEval sessions) "
+                        "for the embedding part; 0 = none")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds of the embedding part")
     parser.add_argument("--skip", default="", help="comma list of parts to skip: "
-                        "keyword,embedding,end-to-end,hybrid,peers")
+                        "keyword,embedding,recall,end-to-end,hybrid,peers")
     parser.add_argument("--hybrid-embedder", default="minilm", help="vectors for the hybrid part (minilm, hash)")
     parser.add_argument("--out", default="results/bench/speed.json", help="the results file (README's speed block)")
     args = parser.parse_args(argv)
@@ -204,13 +283,19 @@ def main(argv: list[str] | None = None) -> None:
               f"{k['numpy_p50_ms']:.3f} ms vs FTS5 p50 {k['fts5_p50_ms']:.3f} ms -> {k['speedup_p50']:.1f}x faster "
               f"(mean {k['speedup_mean']:.1f}x); rankings identical", flush=True)
     if "embedding" not in skip:
-        e = figures["embedding"] = embedding(args.locomo, args.texts)
-        print(f"embedding, MiniLM on {e['texts']} LoCoMo turns: harness {e['harness_texts_per_s']:.0f} texts/s vs "
-              f"model.encode {e['direct_texts_per_s']:.0f} texts/s -> overhead {e['harness_overhead_pct']:+.1f}%",
-              flush=True)
-        print(f"embedding at -precision bf16 ({e['bf16_precision']} in effect): {e['bf16_texts_per_s']:.0f} texts/s "
-              f"-> {e['bf16_speedup']:.2f}x plain model.encode fp32; max(1 - cos) vs fp32 "
-              f"{e['bf16_max_1_minus_cos']:.1e}", flush=True)
+        sets = embedding_texts(args.locomo, args.lme, args.texts, args.long_texts if os.path.exists(args.lme) else 0)
+        labels = {"short": "LoCoMo turns", "long": "LongMemEval sessions of 512+ tokens"}
+        figures["embedding"] = {"rounds": args.rounds, "sets": {}}
+        for name, texts in sets.items():
+            rows = embedding(texts, args.rounds)
+            figures["embedding"]["sets"][name] = {"label": labels[name], "texts": len(texts), "rows": rows}
+            for line in embedding_lines(labels[name], len(texts), args.rounds, rows):
+                print(line, flush=True)
+    if "recall" not in skip:
+        r = figures["precision_recall"] = precision_recall(args.locomo)
+        for variant, row in r.items():
+            print(f"LoCoMo turn level, memini-vector, {variant}: R@5 {row['r5']:.2%}, R@10 {row['r10']:.2%}, "
+                  f"MRR {row['mrr']:.2%}", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         if "end-to-end" not in skip:
             w = figures["end_to_end"] = end_to_end(args.locomo, tmp)
@@ -245,7 +330,8 @@ def write_results(args: argparse.Namespace, figures: dict, load_at_start: list[f
     from memini_bench.provenance import harness
     from memini_bench.report import write_json
 
-    config = {"mode": "speed", "locomo": args.locomo, "texts": args.texts, "skip": args.skip,
+    config = {"mode": "speed", "locomo": args.locomo, "texts": args.texts, "lme": args.lme,
+              "long_texts": args.long_texts, "rounds": args.rounds, "skip": args.skip,
               "cpus": os.cpu_count(), "load_average": load_at_start, "seconds": seconds, **harness()}
     write_json(Path(args.out), {"config": config, **figures})
     print(f"wrote {args.out}", file=sys.stderr, flush=True)

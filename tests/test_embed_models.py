@@ -1,6 +1,6 @@
 """Local sentence-transformers models: ``st:NAME`` as a folder or a Hugging Face id (offline: from the local hub
 cache, else one line), ``-max-tokens`` checked against the model's own limit before torch loads, and ``precision``
-(fp32 / bf16) kept apart in the disk cache."""
+(fp32 / bf16; tests/test_embed_precision.py keeps them apart in the disk cache)."""
 
 from __future__ import annotations
 
@@ -190,26 +190,3 @@ def test_bf16_without_native_support_notes_and_falls_back_to_fp32(monkeypatch, c
     embedder = local.SentenceTransformerEmbedder(str(folder), name="m", max_tokens=64, precision="bf16")
     assert embedder.precision == "fp32" and embedder.identity == "st:m|max_tokens=64"
     assert capsys.readouterr().err == "memini-bench: note: -precision bf16: no bf16 here; embedding in fp32\n"
-
-
-def test_bf16_has_its_own_identity_and_never_gets_fp32_vectors_from_the_cache(tmp_path):
-    from memini_bench.embed.cache import DiskCache
-    from memini_bench.embed.encoder import TextEncoder
-
-    _minilm_folder()
-    fp32 = local.minilm(max_tokens=128)
-    bf16 = local.minilm(max_tokens=128, precision="bf16")
-    if bf16.precision != "bf16":
-        pytest.skip("no native bf16 on this machine")
-    assert fp32.identity == "st:sentence-transformers/all-MiniLM-L6-v2|max_tokens=128"
-    assert bf16.identity == fp32.identity + "|precision=bf16"
-    texts = ["The payments service is written in Go.", "Payments run on Go code.", "Lunch is at noon."]
-    warm = TextEncoder(fp32, cache=DiskCache(tmp_path, fp32.identity, 384))
-    full = warm.documents(texts)
-    cache = DiskCache(tmp_path, bf16.identity, 384)
-    encoder = TextEncoder(bf16, cache=cache)
-    half = encoder.documents(texts)
-    assert cache.hits == 0 and encoder.embedded == len(texts)          # computed, not served the fp32 ones
-    assert cache.path != DiskCache(tmp_path, fp32.identity, 384).path
-    cosines = (full * half).sum(axis=1) / np.linalg.norm(full, axis=1) / np.linalg.norm(half, axis=1)
-    assert cosines.min() > 0.999 and not np.array_equal(full, half)    # close to fp32, but not fp32's bytes

@@ -95,13 +95,14 @@ def test_embedder_settings_reach_the_embedder_or_are_refused(monkeypatch):
 
     fp32 = build_embedder(EmbedSettings(embedder="minilm"))
     bf16 = build_embedder(EmbedSettings(embedder="minilm", precision="bf16"))
-    assert fp32.identity != bf16.identity and bf16.identity.endswith("precision=bf16")   # never one cache file
+    assert fp32.identity != bf16.identity and bf16.identity.endswith("precision=bf16-weights")  # never one file
     monkeypatch.setenv("MEMINI_EMBED_BASE_URL", "http://127.0.0.1:9/v1")
     monkeypatch.setenv("MEMINI_EMBED_DIMS", "8")                       # no probe request
     endpoint = build_embedder(EmbedSettings(embedder="openai", embed_timeout=2.5, embed_concurrency=3))
     assert endpoint.timeout == 2.5 and endpoint.concurrency == 3
     for settings, flag in [(EmbedSettings(embedder="hash", embed_timeout=5), "-embed-timeout"),
                            (EmbedSettings(embedder="hash", precision="bf16"), "-precision"),
+                           (EmbedSettings(embedder="hash", embed_backend="openvino"), "-embed-backend"),
                            (EmbedSettings(embedder="openai", max_tokens=128), "-max-tokens"),
                            (EmbedSettings(embedder="minilm", dims=64), "-dims")]:
         with pytest.raises(BenchError, match=f"^{flag}: not used by -embedder"):

@@ -23,7 +23,7 @@ import click
 from memini_bench.embed.base import Embedder
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.hashing import HashEmbedder, VetoHashEmbedder
-from memini_bench.embed.local import DEVICES, PRECISIONS
+from memini_bench.embed.local import BACKENDS, DEVICES, PRECISIONS
 from memini_bench.errors import BenchError
 from memini_bench.settings import Int, Real, setting
 
@@ -39,9 +39,11 @@ class EmbedSettings:
                               "MiniLM; at most the model's maximum).", type=Int(min=0))
     batch_size: int = setting("batch-size", 64, "Embedding batch size for local models.", type=Int(min=1))
     device: str = setting("device", "auto", "Device for local models.", type=click.Choice(DEVICES))
-    precision: str = setting("precision", "fp32", "Local models: fp32, or bf16 (torch autocast; a one-line note and "
-                             "fp32 where the device has no bf16). Part of the cache identity.",
-                             type=click.Choice(PRECISIONS))
+    precision: str = setting("precision", "fp32", "Local models: fp32, or bf16 (bf16 weights on torch, OpenVINO's "
+                             "bf16 hint on openvino; a one-line note and fp32 where the device has no bf16). Part of "
+                             "the cache identity.", type=click.Choice(PRECISIONS))
+    embed_backend: str = setting("embed-backend", "torch", "Local models' runtime: torch, or openvino (CPU; the "
+                                 "openvino extra). Part of the cache identity.", type=click.Choice(BACKENDS))
     embed_timeout: float = setting("embed-timeout", 0.0, "Seconds per try for the embedding endpoint; each request "
                                    "stops at twice this across retries (0 = $MEMINI_EMBED_TIMEOUT, else 60).",
                                    type=Real(min=0, max=3600))
@@ -67,7 +69,7 @@ def make_minilm(settings: EmbedSettings, argument: str = "") -> Embedder:
     from memini_bench.embed.local import MINILM_MAX_TOKENS, minilm
 
     return minilm(max_tokens=settings.max_tokens or MINILM_MAX_TOKENS, batch_size=settings.batch_size,
-                  device=settings.device, precision=settings.precision)
+                  device=settings.device, precision=settings.precision, backend=settings.embed_backend)
 
 
 def make_st(settings: EmbedSettings, argument: str = "") -> Embedder:
@@ -76,7 +78,8 @@ def make_st(settings: EmbedSettings, argument: str = "") -> Embedder:
     from memini_bench.embed.local import SentenceTransformerEmbedder
 
     return SentenceTransformerEmbedder(argument, max_tokens=settings.max_tokens, batch_size=settings.batch_size,
-                                       device=settings.device, precision=settings.precision)
+                                       device=settings.device, precision=settings.precision,
+                                       backend=settings.embed_backend)
 
 
 def make_openai(settings: EmbedSettings, argument: str = "") -> Embedder:
@@ -96,7 +99,7 @@ def make_fnv64(settings: EmbedSettings, argument: str = "") -> Embedder:
     return VetoHashEmbedder()
 
 
-LOCAL_FLAGS = ("max_tokens", "batch_size", "device", "precision")
+LOCAL_FLAGS = ("max_tokens", "batch_size", "device", "precision", "embed_backend")
 ENDPOINT_FLAGS = ("embed_timeout", "embed_concurrency")
 # The EmbedSettings fields each built-in honours; a non-default value of any other is refused (never dropped).
 USED_BY = {"minilm": LOCAL_FLAGS, "st": LOCAL_FLAGS, "openai": ENDPOINT_FLAGS, "hash": ("dims",), "fnv64": ()}

