@@ -18,7 +18,7 @@ SPEED_TARGETS = {"keyword_x": ("keyword leg vs FTS5 (x faster, at least)", 30.0)
                  "hybrid_p50_ms": ("memini-hybrid p50, LoCoMo turn level (ms)", 0.2),
                  "warm_s": ("warm full LoCoMo run (s)", 1.5),
                  "bf16_x": ("-precision bf16 vs model.encode fp32 (x faster, at least)", 2.0),
-                 "bf16_r5_pp": ("-precision bf16 LoCoMo vector R@5 vs fp32 (|pp|)", 0.3)}
+                 "bf16_r5_pp": ("-precision bf16 LoCoMo vector R@5 vs fp32 (pp, absolute)", 0.3)}
 
 
 def _read(results_dir: Path, name: str) -> dict | None:

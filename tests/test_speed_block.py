@@ -32,7 +32,7 @@ def test_openvino_bf16_is_the_target_variant_and_the_slowest_set_counts(tmp_path
                    "bf16-openvino": {"r5": 0.4157, "r10": 0.5202, "mrr": 0.2834}})
     assert "harness fp32 100.0/s = 1.00x (1 - cos 0.0e+00); bf16 183.0/s = 1.83x (1 - cos 9.4e-05)" in text
     assert "| -precision bf16 vs model.encode fp32 (x faster, at least) | 2 | 2.32 | met |" in text
-    assert "| -precision bf16 LoCoMo vector R@5 vs fp32 (|pp|) | 0.3 | 0.10 | met |" in text
+    assert "| -precision bf16 LoCoMo vector R@5 vs fp32 (pp, absolute) | 0.3 | 0.10 | met |" in text
     assert "read from `openvino-bf16`" in text and "bf16-openvino R@5 41.57%" in text
 
 
@@ -42,4 +42,4 @@ def test_torch_bf16_below_2x_and_a_fallback_are_shown(tmp_path):
                    "bf16-torch": {"r5": 0.4107, "r10": 0.52, "mrr": 0.28}})
     assert "bf16 183.0/s = 1.83x (1 - cos 0.0e+00, fp32 in effect)" in text
     assert "| -precision bf16 vs model.encode fp32 (x faster, at least) | 2 | 1.83 | **not met** |" in text
-    assert "| -precision bf16 LoCoMo vector R@5 vs fp32 (|pp|) | 0.3 | 0.40 | **not met** |" in text
+    assert "| -precision bf16 LoCoMo vector R@5 vs fp32 (pp, absolute) | 0.3 | 0.40 | **not met** |" in text
