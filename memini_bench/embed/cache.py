@@ -158,16 +158,19 @@ class DiskCache:
                     self.db.executemany("INSERT OR REPLACE INTO vectors(key, vec) VALUES (?, ?)", rows)
                 return
             except sqlite3.OperationalError as exc:  # locked, full or read-only: not damage
-                print(f"memini-bench: warning: could not write the embedding cache {self.path} ({exc}); "
-                      "continuing without saving", file=sys.stderr)
+                self._not_saved(exc)
                 return
             except sqlite3.DatabaseError as exc:
                 self.db.close()
-                if attempt == 2:
-                    self.db = self._connect()
-                    return
-                self._set_aside(str(exc))
+                if attempt == 1:
+                    self._set_aside(str(exc))
                 self.db = self._connect()
+                if attempt == 2:
+                    self._not_saved(exc)
+
+    def _not_saved(self, exc: Exception) -> None:
+        print(f"memini-bench: warning: could not write the embedding cache {self.path} ({exc}); "
+              "continuing without saving", file=sys.stderr)
 
     def close(self) -> None:
         self.db.close()

@@ -73,13 +73,8 @@ class TextEncoder:
     def _collect_background(self) -> None:
         job, self._background = self._background, None
         raw = job.collect()
-        if raw is None:
-            return  # the child failed: encode embeds these texts in process
-        allow_zero = bool(getattr(self.embedder, "allows_zero_vectors", False))
-        vectors = validate_vectors(raw, count=len(job.texts), dims=self.dims, allow_zero=allow_zero,
-                                   source=f"embedder {self.embedder.identity}")
-        self.embedded += len(job.texts)
-        self._memo.update(zip(job.texts, vectors, strict=True))
+        if raw is not None:  # else the child failed: encode embeds these texts in process
+            self._store(job.texts, raw)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Embed already prefixed texts: memo, then cache, then the embedder for what is left (each once)."""
@@ -105,15 +100,19 @@ class TextEncoder:
         chunks = [ordered[i:i + CHUNK] for i in range(0, len(ordered), CHUNK)]
         bar = progress(chunks, len(chunks), f"embedding {len(texts)} texts", unit="chunk") if len(chunks) > 1 \
             else chunks
-        allow_zero = bool(getattr(self.embedder, "allows_zero_vectors", False))
         raws = (self.embedder.encode(c) for c in chunks) if self.chunk_map is None else self.chunk_map(chunks)
         for chunk, raw in zip(bar, raws, strict=True):
-            vectors = validate_vectors(raw, count=len(chunk), dims=self.dims, allow_zero=allow_zero,
-                                       source=f"embedder {self.embedder.identity}")
-            self.embedded += len(chunk)
-            if self.cache is not None:
-                self.cache.put_many(chunk, vectors)
-            self._memo.update(zip(chunk, vectors, strict=True))
+            self._store(chunk, raw)
+
+    def _store(self, texts: Sequence[str], raw: np.ndarray) -> None:
+        """Check freshly embedded vectors (``validate_vectors``), then save them to the cache and the memo."""
+        allow_zero = bool(getattr(self.embedder, "allows_zero_vectors", False))
+        vectors = validate_vectors(raw, count=len(texts), dims=self.dims, allow_zero=allow_zero,
+                                   source=f"embedder {self.embedder.identity}")
+        self.embedded += len(texts)
+        if self.cache is not None:
+            self.cache.put_many(texts, vectors)
+        self._memo.update(zip(texts, vectors, strict=True))
 
     def memo_items(self) -> tuple[list[str], np.ndarray]:
         """Every final text embedded (or read from the cache) so far and its vector, in the order first seen."""

@@ -119,8 +119,8 @@ class VetoHashEmbedder:
     dims = VETO_HASH_DIMS
     max_chars = None
     identity = "vetobench-fnv1a32-64"
-    allows_zero_vectors = True
-    forks = True  # a text without a token is the zero vector by definition (module docstring)
+    allows_zero_vectors = True  # a text without a token is the zero vector by definition (module docstring)
+    forks = True  # pure CPU, like HashEmbedder: a large batch may be embedded in a forked child (background)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dims), dtype=np.float64)
