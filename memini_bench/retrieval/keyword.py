@@ -170,7 +170,7 @@ class NumpyBM25:
                 distinct.append(text)
             item_text[d] = t
         term_of = _TermIds(self.vocab)
-        terms, tfs, lengths = [], [], []
+        parts = [self._count_batch([], term_of)]  # an empty batch: the dtypes when there is no text at all
         batch: list[list[str]] = []
         budget = 0
         for text in distinct:
@@ -178,31 +178,26 @@ class NumpyBM25:
             batch.append(tokens)
             budget += len(tokens) + 1
             if budget >= TOKEN_BATCH:
-                self._count_batch(batch, term_of, terms, tfs, lengths)
+                parts.append(self._count_batch(batch, term_of))
                 batch, budget = [], 0
-        self._count_batch(batch, term_of, terms, tfs, lengths)
-        length = np.concatenate(lengths) if lengths else np.zeros(0, np.int64)
-        per_text = np.concatenate([np.bincount(t, minlength=n) for t, n in tfs]) if tfs else np.zeros(0, np.int64)
+        parts.append(self._count_batch(batch, term_of))
+        term_ids, counts, pairs, length = (np.concatenate(column) for column in zip(*parts, strict=True))
         start = np.zeros(len(distinct) + 1, dtype=np.int64)
-        np.cumsum(per_text, out=start[1:])
-        term_ids = np.concatenate([t for t, _ in terms]) if terms else np.zeros(0, np.int32)
-        counts = np.concatenate([c for _, c in terms]) if terms else np.zeros(0, np.int32)
+        np.cumsum(pairs, out=start[1:])
         return _TextPostings(term_ids, counts, start, length), item_text
 
     @staticmethod
-    def _count_batch(batch: list[list[str]], term_of: _TermIds, terms: list, tfs: list, lengths: list) -> None:
-        """Append one batch's (term ids, counts), (text of each pair, batch size) and token counts."""
-        if not batch:
-            return
+    def _count_batch(batch: list[list[str]], term_of: _TermIds) -> tuple[np.ndarray, ...]:
+        """One batch of texts' tokens as (term ids, their counts) text after text, terms ascending within a
+        text, with each text's number of distinct terms and of tokens."""
         sizes = np.fromiter(map(len, batch), dtype=np.int64, count=len(batch))
         ids = np.fromiter(map(term_of.__getitem__, chain.from_iterable(batch)), dtype=np.int64,
                           count=int(sizes.sum()))
         width = max(len(term_of.vocab), 1)
         keys, counts = np.unique(np.repeat(np.arange(len(batch), dtype=np.int64) * width, sizes) + ids,
                                  return_counts=True)
-        terms.append(((keys % width).astype(np.int32), counts.astype(np.int32)))
-        tfs.append((keys // width, len(batch)))
-        lengths.append(sizes)
+        pairs = np.bincount(keys // width, minlength=len(batch)).astype(np.int64)
+        return (keys % width).astype(np.int32), counts.astype(np.int32), pairs, sizes
 
     @staticmethod
     def _group_postings(groups: Sequence[str], texts: _TextPostings, weights: np.ndarray,
