@@ -38,3 +38,12 @@ def git_commit() -> str:
 
 def harness() -> dict[str, str]:
     return {"harness_version": __version__, "git_commit": git_commit()}
+
+
+def bench_config(mode: str, settings: dict, load_at_start: list[float], seconds: float) -> dict:
+    """The ``config`` of a benchmark file in ``results/bench/`` (``make speed``, ``make scale``): the mode, its
+    settings, the machine's CPUs and load average when the benchmark started, its duration and the harness."""
+    import os
+
+    return {"mode": mode, **settings, "cpus": os.cpu_count(), "load_average": load_at_start, "seconds": seconds,
+            **harness()}

@@ -327,11 +327,11 @@ def main(argv: list[str] | None = None) -> None:
 
 def write_results(args: argparse.Namespace, figures: dict, load_at_start: list[float], seconds: float) -> None:
     """``results/bench/speed.json``: every part's figures, the settings and the machine (README's speed block)."""
-    from memini_bench.provenance import harness
+    from memini_bench.provenance import bench_config
     from memini_bench.report import write_json
 
-    config = {"mode": "speed", "locomo": args.locomo, "texts": args.texts, "lme": args.lme,
-              "long_texts": args.long_texts, "rounds": args.rounds, "skip": args.skip,
-              "cpus": os.cpu_count(), "load_average": load_at_start, "seconds": seconds, **harness()}
+    config = bench_config("speed", {"locomo": args.locomo, "texts": args.texts, "lme": args.lme,
+                                    "long_texts": args.long_texts, "rounds": args.rounds, "skip": args.skip},
+                          load_at_start, seconds)
     write_json(Path(args.out), {"config": config, **figures})
     print(f"wrote {args.out}", file=sys.stderr, flush=True)
