@@ -130,7 +130,9 @@ def _bf16_variant(rows: dict) -> str:
 
 def _variant_text(kind: str, row: dict) -> str:
     """``bf16 14.3/s = 1.94x (1 - cos 6.0e-05)``, noting the precision in effect when it fell back to fp32."""
-    fallback = "" if row["precision"] == kind.rpartition("-")[2] else f", {row['precision']} in effect"
+    from memini_bench.speed import requested_precision
+
+    fallback = "" if row["precision"] == requested_precision(kind) else f", {row['precision']} in effect"
     return f"{kind} {row['texts_per_s']:.1f}/s = {row['ratio']:.2f}x (1 - cos {row['max_1_minus_cos']:.1e}{fallback})"
 
 

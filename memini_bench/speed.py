@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import statistics
@@ -62,6 +63,16 @@ def keyword_leg(path: str, rounds: int = 3) -> dict[str, float]:
             "speedup_p50": ref_p50 / fast_p50, "speedup_mean": statistics.fmean(t_ref) / statistics.fmean(t_fast)}
 
 
+def openvino_installed() -> bool:
+    """Whether the optional ``openvino`` package (the ``openvino`` extra) is importable here."""
+    return importlib.util.find_spec("openvino") is not None
+
+
+def requested_precision(kind: str) -> str:
+    """The precision an embedding variant asked for: ``fp32`` of ``fp32``, ``bf16`` of ``openvino-bf16``."""
+    return kind.rpartition("-")[2]
+
+
 def embedding_texts(locomo: str, lme: str, n_short: int, n_long: int) -> dict[str, list[str]]:
     """The first ``n_short`` LoCoMo turns, and the ``n_long`` longest distinct LongMemEval sessions of at least
     512 MiniLM tokens (so every one is cut at the max_seq_length)."""
@@ -88,11 +99,7 @@ def embedding(texts: list[str], rounds: int = 3) -> dict[str, dict[str, float | 
     from memini_bench.embed.local import minilm
 
     variants = {"fp32": minilm(), "bf16": minilm(precision="bf16")}
-    try:
-        import openvino  # noqa: F401
-    except ImportError:
-        pass
-    else:
+    if openvino_installed():
         variants |= {"openvino-fp32": minilm(backend="openvino"),
                      "openvino-bf16": minilm(precision="bf16", backend="openvino")}
     model = variants["fp32"].model
@@ -131,8 +138,7 @@ def embedding_lines(label: str, count: int, rounds: int, rows: dict[str, dict[st
              f"{direct['texts_per_s']:.1f} texts/s"]
     for kind, row in rows.items():
         if kind != "direct":
-            asked = kind.rpartition("-")[2] if "-" in kind else kind
-            effect = "" if row["precision"] == asked else f" ({row['precision']} in effect)"
+            effect = "" if row["precision"] == requested_precision(kind) else f" ({row['precision']} in effect)"
             lines.append(f"  harness {kind}{effect}: {row['texts_per_s']:.1f} texts/s -> {row['ratio']:.2f}x "
                          f"plain model.encode fp32; max(1 - cos) vs harness fp32 {row['max_1_minus_cos']:.1e}")
     return lines
@@ -142,11 +148,7 @@ def precision_recall(path: str) -> dict[str, dict[str, float]]:
     """LoCoMo turn-level memini-vector R@5, R@10 and MRR (all questions, ``-k 5,10``) of fp32 and bf16 on torch and,
     when installed, on OpenVINO: one CLI run each (the user's embedding cache; each variant has its own file)."""
     variants = [("fp32", "torch"), ("bf16", "torch")]
-    try:
-        import openvino  # noqa: F401
-    except ImportError:
-        pass
-    else:
+    if openvino_installed():
         variants += [("fp32", "openvino"), ("bf16", "openvino")]
     out = {}
     with tempfile.TemporaryDirectory() as tmp:
