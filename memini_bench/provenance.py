@@ -47,3 +47,18 @@ def bench_config(mode: str, settings: dict, load_at_start: list[float], seconds:
 
     return {"mode": mode, **settings, "cpus": os.cpu_count(), "load_average": load_at_start, "seconds": seconds,
             **harness()}
+
+
+def check_bench_out(path: str) -> None:
+    """Refuse a benchmark's ``--out`` that cannot be written before any work (one line on stderr, exit code 2),
+    so a long ``make speed`` or ``make scale`` never ends in a traceback with nothing saved."""
+    import sys
+
+    from memini_bench.atomic_io import check_destinations
+    from memini_bench.errors import BenchError
+
+    try:
+        check_destinations(files=[("--out", path)])
+    except BenchError as exc:
+        print(f"memini-bench: error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None

@@ -197,6 +197,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.gpu_texts_per_s <= 0 or args.long < 1 or args.short < 1:
         print("ray_estimate: --gpu-texts-per-s, --long and --short must be positive", file=sys.stderr)
         return 2
+    from memini_bench.provenance import check_bench_out
+
+    check_bench_out(args.out)  # before minutes of measuring
     try:
         t0 = time.perf_counter()
         long, short = long_texts(args.data, args.long), short_texts(args.data, args.short)

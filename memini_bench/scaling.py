@@ -187,6 +187,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.worker:
         print(json.dumps(worker(args.worker, args.embedder)))
         return 0
+    from memini_bench.provenance import check_bench_out
+
+    check_bench_out(args.out)
     wanted = set(args.scales.split(","))
     folder = Path(args.dir)
     source: synth.Source | None = None

@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from memini_bench.loaders import load
+from memini_bench.provenance import check_bench_out
 from memini_bench.retrieval.keyword import NumpyBM25
 from memini_bench.retrieval.keyword_fts5 import FTS5BM25
 
@@ -272,6 +273,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--hybrid-embedder", default="minilm", help="vectors for the hybrid part (minilm, hash)")
     parser.add_argument("--out", default="results/bench/speed.json", help="the results file (README's speed block)")
     args = parser.parse_args(argv)
+    check_bench_out(args.out)
     if not os.path.exists(args.locomo):
         raise SystemExit(f"{args.locomo}: no such file; pass --locomo PATH to locomo10.json")
     skip = set(args.skip.split(","))
