@@ -40,13 +40,18 @@ def harness() -> dict[str, str]:
     return {"harness_version": __version__, "git_commit": git_commit()}
 
 
-def bench_config(mode: str, settings: dict, load_at_start: list[float], seconds: float) -> dict:
-    """The ``config`` of a benchmark file in ``results/bench/`` (``make speed``, ``make scale``): the mode, its
-    settings, the machine's CPUs and load average when the benchmark started, its duration and the harness."""
+def bench_start() -> dict:
+    """What a benchmark records as it starts: the machine's CPUs and load average, and the harness (its commit is
+    the code that runs, even if the checkout moves on while a long benchmark runs)."""
     import os
 
-    return {"mode": mode, **settings, "cpus": os.cpu_count(), "load_average": load_at_start, "seconds": seconds,
-            **harness()}
+    return {"cpus": os.cpu_count(), "load_average": list(os.getloadavg()), **harness()}
+
+
+def bench_config(mode: str, settings: dict, start: dict, seconds: float) -> dict:
+    """The ``config`` of a benchmark file in ``results/bench/`` (``make speed``, ``make scale``): the mode, its
+    settings, ``bench_start``'s record and the duration."""
+    return {"mode": mode, **settings, **start, "seconds": seconds}
 
 
 def check_bench_out(path: str) -> None:

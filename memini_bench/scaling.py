@@ -187,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.worker:
         print(json.dumps(worker(args.worker, args.embedder)))
         return 0
-    from memini_bench.provenance import check_bench_out
+    from memini_bench.provenance import bench_start, check_bench_out
 
     check_bench_out(args.out)
     wanted = set(args.scales.split(","))
@@ -200,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
         print(row(m), flush=True)
 
     print(HEADER, flush=True)
-    load_at_start = list(os.getloadavg())
+    start = bench_start()
     started = time.perf_counter()
     for records, label in S_SCALES:
         if label.split()[0] not in wanted:
@@ -215,18 +215,18 @@ def main(argv: list[str] | None = None) -> int:
         path = folder / f"lme-m-seed{args.seed}.json"
         source = ensure(path, source, shape, args.data)
         record(measure(path, "M", "once", args.embedder, args.max_rss_gb))
-    write_results(Path(args.out), args, runs, load_at_start, time.perf_counter() - started)
+    write_results(Path(args.out), args, runs, start, time.perf_counter() - started)
     return 0
 
 
-def write_results(path: Path, args: argparse.Namespace, runs: list[Measured], load_at_start: list[float],
+def write_results(path: Path, args: argparse.Namespace, runs: list[Measured], start: dict,
                   seconds: float) -> None:
     """``results/bench/scale.json``: the settings, the machine and every run (the README's scale block)."""
     from memini_bench.provenance import bench_config
     from memini_bench.report import write_json
 
     config = bench_config("scale", {"embedder": args.embedder, "seed": args.seed, "scales": args.scales,
-                                    "max_rss_gb": args.max_rss_gb}, load_at_start, seconds)
+                                    "max_rss_gb": args.max_rss_gb}, start, seconds)
     write_json(path, {"config": config, "runs": [dataclasses.asdict(m) for m in runs]})
     print(f"wrote {path}", file=sys.stderr, flush=True)
 

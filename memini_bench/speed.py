@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from memini_bench.loaders import load
-from memini_bench.provenance import check_bench_out
+from memini_bench.provenance import bench_start, check_bench_out
 from memini_bench.retrieval.keyword import NumpyBM25
 from memini_bench.retrieval.keyword_fts5 import FTS5BM25
 
@@ -279,7 +279,7 @@ def main(argv: list[str] | None = None) -> None:
     skip = set(args.skip.split(","))
     np.set_printoptions(precision=3)
     figures: dict[str, object] = {}
-    load_at_start = list(os.getloadavg())
+    start = bench_start()
     started = time.perf_counter()
     if "keyword" not in skip:
         k = figures["keyword"] = keyword_leg(args.locomo)
@@ -326,16 +326,16 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"{name}, LoCoMo turn level (500 questions), k 10: recall p50 {p50:.3f} ms -> "
                       f"{p50 / base['memini-keyword']:.1f}x memini-keyword, {p50 / base['memini-hybrid']:.1f}x "
                       "memini-hybrid", flush=True)
-    write_results(args, figures, load_at_start, time.perf_counter() - started)
+    write_results(args, figures, start, time.perf_counter() - started)
 
 
-def write_results(args: argparse.Namespace, figures: dict, load_at_start: list[float], seconds: float) -> None:
+def write_results(args: argparse.Namespace, figures: dict, start: dict, seconds: float) -> None:
     """``results/bench/speed.json``: every part's figures, the settings and the machine (README's speed block)."""
     from memini_bench.provenance import bench_config
     from memini_bench.report import write_json
 
     config = bench_config("speed", {"locomo": args.locomo, "texts": args.texts, "lme": args.lme,
                                     "long_texts": args.long_texts, "rounds": args.rounds, "skip": args.skip},
-                          load_at_start, seconds)
+                          start, seconds)
     write_json(Path(args.out), {"config": config, **figures})
     print(f"wrote {args.out}", file=sys.stderr, flush=True)
