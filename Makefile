@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet "$(TORCH_SPEC)"
-	$(PY) -m pip install --quiet -e '.[dev,plot,wordllama,peers,openvino]'
+	$(PY) -m pip install --quiet -e '.[dev,plot,wordllama,peers,openvino,ray]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -49,8 +49,8 @@ speed: $(STAMP)
 scale: $(STAMP)
 	$(PY) cmd/scale.py --data ../shared/data --dir $(SCALE_DIR)
 
-# -executor ray's throughput here and the LongMemEval-M estimate (results/bench/ray-estimate.json; needs the ray extra:
-# pip install 'memini-bench[ray]'). results/bench/ holds the measurements of make speed, make scale and this target:
+# -executor ray's throughput here and the LongMemEval-M estimate (results/bench/ray-estimate.json; the ray extra,
+# which make install includes). results/bench/ holds the measurements of make speed, make scale and this target:
 # make results leaves it alone (it empties the rest of results/ first)
 ray-estimate: $(STAMP)
 	$(PY) cmd/ray_estimate.py --data ../shared/data --out results/bench/ray-estimate.json
