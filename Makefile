@@ -17,7 +17,7 @@ export TRANSFORMERS_OFFLINE := 1
 
 .PHONY: install bench run test test-all lint speed scale quality results clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py memini_bench/retrieval/_kernels.c
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet "$(TORCH_SPEC)"

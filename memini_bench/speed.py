@@ -1,6 +1,7 @@
 """Speed benchmarks (``make speed``): each figure is a ratio against a reference run in the same process.
 
-1. keyword leg: per-query latency of the numpy BM25 backend vs the SQLite FTS5 reference on LoCoMo turn level
+1. keyword leg: per-query latency of memini's BM25 backend (the C kernel where it was built, else numpy; ``path``
+   says which) vs the SQLite FTS5 reference on LoCoMo turn level
    (pool 50, the hybrid's per-leg depth), interleaved query by query; the rankings must be identical. Query term
    ids are computed in ``prepare`` first, as a run does.
 2. embedding: throughput of the harness's encoder (truncation, de-duplication, batching) at fp32 and at
@@ -39,7 +40,14 @@ from memini_bench.retrieval.keyword_fts5 import FTS5BM25
 POOL = 50
 
 
-def keyword_leg(path: str, rounds: int = 3) -> dict[str, float]:
+def kernel_path() -> str:
+    """How the keyword leg and fusion ran: through the compiled kernels, or their numpy and Python paths."""
+    from memini_bench.retrieval import kernels
+
+    return "C kernel" if kernels.KERNELS is not None else "numpy"
+
+
+def keyword_leg(path: str, rounds: int = 3) -> dict[str, object]:
     ds = load("locomo", path)
     contents, groups = [i.content for i in ds.items], [i.group for i in ds.items]
     fast, ref = NumpyBM25(contents, groups), FTS5BM25(contents, groups)
@@ -59,8 +67,9 @@ def keyword_leg(path: str, rounds: int = 3) -> dict[str, float]:
             if results[0][0].tolist() != results[1][0].tolist():
                 raise SystemExit(f"keyword backends disagree on {q.id}")
     fast_p50, ref_p50 = statistics.median(t_fast), statistics.median(t_ref)
-    return {"queries": len(ds.questions) * rounds, "numpy_p50_ms": fast_p50, "fts5_p50_ms": ref_p50,
-            "numpy_mean_ms": statistics.fmean(t_fast), "fts5_mean_ms": statistics.fmean(t_ref),
+    return {"queries": len(ds.questions) * rounds, "path": kernel_path(),
+            "memini_p50_ms": fast_p50, "fts5_p50_ms": ref_p50,
+            "memini_mean_ms": statistics.fmean(t_fast), "fts5_mean_ms": statistics.fmean(t_ref),
             "speedup_p50": ref_p50 / fast_p50, "speedup_mean": statistics.fmean(t_ref) / statistics.fmean(t_fast)}
 
 
@@ -283,8 +292,8 @@ def main(argv: list[str] | None = None) -> None:
     started = time.perf_counter()
     if "keyword" not in skip:
         k = figures["keyword"] = keyword_leg(args.locomo)
-        print(f"keyword leg, LoCoMo turn level, pool {POOL}, {k['queries']} queries: numpy p50 "
-              f"{k['numpy_p50_ms']:.3f} ms vs FTS5 p50 {k['fts5_p50_ms']:.3f} ms -> {k['speedup_p50']:.1f}x faster "
+        print(f"keyword leg, LoCoMo turn level, pool {POOL}, {k['queries']} queries: memini ({k['path']}) p50 "
+              f"{k['memini_p50_ms']:.3f} ms vs FTS5 p50 {k['fts5_p50_ms']:.3f} ms -> {k['speedup_p50']:.1f}x faster "
               f"(mean {k['speedup_mean']:.1f}x); rankings identical", flush=True)
     if "embedding" not in skip:
         sets = embedding_texts(args.locomo, args.lme, args.texts, args.long_texts if os.path.exists(args.lme) else 0)
@@ -309,7 +318,7 @@ def main(argv: list[str] | None = None) -> None:
         if "hybrid" not in skip:
             # step 3's cache when it ran, else the user's (default) embedding cache
             h = hybrid(args.locomo, args.hybrid_embedder, "" if "end-to-end" in skip else os.path.join(tmp, "cache"))
-            figures["hybrid"] = {"embedder": args.hybrid_embedder, **h}
+            figures["hybrid"] = {"embedder": args.hybrid_embedder, "path": kernel_path(), **h}
             for part in PARTS:
                 fast, ref = h[f"{part}_fast_p50_ms"], h[f"{part}_reference_p50_ms"]
                 fast_cpu, ref_cpu = h[f"{part}_fast_cpu_p50_ms"], h[f"{part}_reference_cpu_p50_ms"]

@@ -70,3 +70,16 @@ def open_tmp():
         if path.is_dir() and not path.is_symlink():
             path.chmod(0o755)
     shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(params=["compiled", "pure"])
+def kernel_path(request, monkeypatch):
+    """Each test using it runs twice: with the compiled kernels (``retrieval._kernels``) and without them (the
+    numpy and Python paths), which must give the same ids and floats."""
+    from memini_bench.retrieval import kernels
+
+    if request.param == "compiled" and kernels.KERNELS is None:
+        pytest.skip("the C kernels are not built here (or MEMINI_BENCH_KERNELS=0); test_kernels.py says which")
+    if request.param == "pure":
+        monkeypatch.setattr(kernels, "KERNELS", None)
+    return request.param

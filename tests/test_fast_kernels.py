@@ -59,7 +59,7 @@ def test_vector_shortlist_handles_non_finite_vectors():
           reference.ReferenceVectorIndex(vectors, ["g"] * 40).search("g", q, 5))
 
 
-def test_fusion_matches_the_dict_version():
+def test_fusion_matches_the_dict_version(kernel_path):
     rng = np.random.default_rng(11)
     for _ in range(1500):
         n1, n2 = rng.integers(0, 60, 2)
@@ -76,7 +76,7 @@ def test_fusion_matches_the_dict_version():
 
 
 @pytest.mark.parametrize("short", [0, fusion.SHORT])
-def test_both_fusion_paths_match_the_dict_version(monkeypatch, short):
+def test_both_fusion_paths_match_the_dict_version(monkeypatch, short, kernel_path):
     """The Python-float path (short lists) and the array path (forced with SHORT = 0), long lists, ties, equal
     scores, infinities and NaN included, against the reference dict, float for float."""
     monkeypatch.setattr(fusion, "SHORT", short)

@@ -4,7 +4,7 @@ The oracle is the plain implementation the fast one replaced (dict fusion, full 
 the whole-group difference array, per-phrase postings sums), itself checked against SQLite FTS5 and hand-computed
 cases elsewhere. Compared on all LoCoMo questions at turn and session level and on a generated
 LongMemEval-S-shaped slice, for memini's three systems, score fusion and RRF, and with reinforcement (access counts
-change, so the quality maths runs).
+change, so the quality maths runs). Each comparison runs with the compiled kernels and without them.
 """
 
 from __future__ import annotations
@@ -40,16 +40,16 @@ def _assert_identical(ds: Dataset, depth: int = 10, dims: int = 384) -> None:
             assert g == w, (name, g[0])  # ids and scores, exactly
 
 
-def test_fast_path_identical_locomo_turns(locomo):
+def test_fast_path_identical_locomo_turns(locomo, kernel_path):
     assert len(locomo.questions) == 1982
     _assert_identical(locomo)
 
 
-def test_fast_path_identical_locomo_sessions(locomo_sessions):
+def test_fast_path_identical_locomo_sessions(locomo_sessions, kernel_path):
     _assert_identical(locomo_sessions)
 
 
-def test_fast_path_identical_longmemeval_s_shaped(tmp_path):
+def test_fast_path_identical_longmemeval_s_shaped(tmp_path, kernel_path):
     from memini_bench import synth
 
     shared("locomo/locomo10.json")

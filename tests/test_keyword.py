@@ -26,15 +26,15 @@ def _agree(ds: Dataset) -> None:
         np.testing.assert_allclose(sc_f, sc_r, rtol=1e-9, atol=0, err_msg=q.id)
 
 
-def test_numpy_matches_fts5_turn_level(locomo):
+def test_numpy_matches_fts5_turn_level(locomo, kernel_path):
     _agree(locomo)
 
 
-def test_numpy_matches_fts5_session_level(locomo_sessions):
+def test_numpy_matches_fts5_session_level(locomo_sessions, kernel_path):
     _agree(locomo_sessions)
 
 
-def test_hand_computed_bm25():
+def test_hand_computed_bm25(kernel_path):
     # Two groups, three docs; IDF and avgdl are global. Query "apple apple" repeats its phrase.
     contents = ["apple banana", "apple apple cherry", "banana"]
     index = NumpyBM25(contents, ["a", "a", "b"])

@@ -7,9 +7,11 @@ ties broken by first-seen position (the first list in its order, then ids new in
   for every item when ``hi == lo``; ``fused(d) = sum_l w_l * norm_l(d)``, a list that lacks d adds 0.
 - ``fuse_rrf``: ``fused(d) = sum_l 1 / (rrf_k + rank0_l(d))`` with 0-based ranks (memini's rrfK = 5).
 
-Two exact ways to the same floats: up to ``SHORT`` entries in all (memini's legs: 2 x 50 by default), Python floats
-and a dict (``_fuse_short``: numpy's per-call overhead would dominate such short lists); longer, the array
-arithmetic of ``min_max`` and ``_accumulate``. Each element goes through the same IEEE-754 operations either way.
+Three exact ways to the same floats: score fusion of two lists in one call of the compiled kernel
+(``kernels.KERNELS.fuse_min_max``) where it was built; else, up to ``SHORT`` entries in all (memini's legs: 2 x 50
+by default), Python floats and a dict (``_fuse_short``: numpy's per-call overhead would dominate such short lists);
+longer, the array arithmetic of ``min_max`` and ``_accumulate``. Each element goes through the same IEEE-754
+operations every way.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+
+from memini_bench.retrieval import kernels
 
 DEFAULT_ALPHA = 0.5
 DEFAULT_RRF_K = 5.0
@@ -110,7 +114,24 @@ def _short(lists: Sequence[Ranked]) -> bool:
     return sum(len(ids) for ids, _ in lists) <= SHORT
 
 
+def _fuse_compiled(lists: Sequence[Ranked], weights: Sequence[float]) -> Ranked | None:
+    """Two lists through the compiled kernel; None where it is not built, or declines (a NaN score or total)."""
+    compiled = kernels.KERNELS
+    if compiled is None or len(lists) != 2:
+        return None
+    (a, a_scores), (b, b_scores) = lists
+    room = len(a) + len(b)
+    ids, totals = np.empty(room, dtype=np.int64), np.empty(room)
+    n = compiled.fuse_min_max(np.ascontiguousarray(a, dtype=np.int64), np.ascontiguousarray(a_scores, dtype=np.float64),
+                              float(weights[0]), np.ascontiguousarray(b, dtype=np.int64),
+                              np.ascontiguousarray(b_scores, dtype=np.float64), float(weights[1]), ids, totals)
+    return (ids[:n], totals[:n]) if n >= 0 else None
+
+
 def fuse_scores(lists: Sequence[Ranked], weights: Sequence[float]) -> Ranked:
+    fused = _fuse_compiled(lists, weights)
+    if fused is not None:
+        return fused
     if _short(lists):
         values = [scores.tolist() for _, scores in lists]
         if all(v == v for vs in values for v in vs):  # no NaN: Python's min and max then agree with numpy's

@@ -11,7 +11,8 @@ at least one phrase. Ties are broken by corpus (dataset) order, which is FTS5's 
 
 Two backends share this interface: ``NumpyBM25`` (default, postings arrays per group) and ``FTS5BM25``
 (``keyword_fts5``, the reference on Python's sqlite3); ``reference.ReferenceBM25`` is the plain numpy transcription
-the fast ``NumpyBM25`` is checked against bit for bit.
+the fast ``NumpyBM25`` is checked against bit for bit. ``NumpyBM25`` answers a query in one call of the compiled
+kernel (``kernels.KERNELS.bm25_top_k``) where it was built, else with numpy; both give the same ids and floats.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Protocol
 
 import numpy as np
 
+from memini_bench.retrieval import kernels
 from memini_bench.text import folded_tokens, porter_stem, query_stems
 
 K1 = 1.2
@@ -128,7 +130,8 @@ class NumpyBM25:
     index, term frequencies counted over term ids), per-text term ids and frequencies are int32, the IDF is folded
     into each group's stored (doc, weight) pairs, and a query is one ``bincount`` over its terms' postings (in
     query order, so each document's sum adds the same terms in the same order as ``ReferenceBM25``) and a stable
-    top-k. ``prepare(queries)`` turns queries into term ids ahead of the timed recalls."""
+    top-k (or the compiled kernel's one pass doing the same). ``prepare(queries)`` turns queries into term ids
+    ahead of the timed recalls."""
 
     def __init__(self, contents: Sequence[str], groups: Sequence[str]) -> None:
         self.vocab: dict[str, int] = {}
@@ -148,7 +151,7 @@ class NumpyBM25:
         weights = self.idf[texts.terms] * (tf * (K1 + 1.0) / (tf + norm))
         del tf, norm
         self._groups = self._group_postings(groups, texts, weights, item_text)
-        if sum(len(g.terms) for g in self._groups.values()) <= SPAN_TABLE_LIMIT:
+        if kernels.KERNELS is None and sum(len(g.terms) for g in self._groups.values()) <= SPAN_TABLE_LIMIT:
             for name, g in self._groups.items():
                 table = dict(zip(g.terms.tolist(), map(tuple, g.spans.tolist()), strict=True))
                 self._groups[name] = dataclasses.replace(g, span_of=table)
@@ -244,6 +247,12 @@ class NumpyBM25:
             return np.zeros(0, np.int64), np.zeros(0)
         prepared = self._query_ids.get(query)
         ids, term_ids = prepared if prepared is not None else self._term_ids(query)
+        compiled = kernels.KERNELS
+        if compiled is not None:
+            room = min(k, len(g.members))
+            out_ids, out_scores = np.empty(room, dtype=np.int64), np.empty(room)
+            n = compiled.bm25_top_k(g.terms, g.spans, g.postings, term_ids, g.members, k, out_ids, out_scores)
+            return out_ids[:n], out_scores[:n]
         if g.span_of is not None:
             spans = [span for span in map(g.span_of.get, ids) if span is not None]
         else:

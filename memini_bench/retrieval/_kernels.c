@@ -1,0 +1,253 @@
+/* Compiled fast paths of the hybrid's two hottest steps, each one call per query and the same floats as the
+ * numpy/Python path it replaces (tests compare them bit for bit). Built at install by setup.py, optional: without
+ * it keyword.py and fusion.py run their own paths. Compiled with -ffp-contract=off: no fused multiply-add.
+ *
+ * bm25_top_k(terms, spans, postings, query_ids, members, k, out_ids, out_scores) -> n
+ *   terms      int32[T]      one group's distinct term ids, ascending (the last a sentinel above every id)
+ *   spans      int64[T, 2]   per term, its rows [start, end) of postings (the sentinel's is empty)
+ *   postings   float64[P, 2] rows of (local doc number, IDF * weight)
+ *   query_ids  int64[m]      the query's term ids in query order, repeats kept
+ *   members    int64[D]      local doc number -> global item index
+ *   Each document's score is 0.0 plus its postings' weights added term after term in query order (what
+ *   np.bincount over the concatenated postings computes); documents scoring > 0 are ranked by score descending,
+ *   ties by ascending local number (np.argsort(-scores, kind="stable")); the first k go to out_ids (global
+ *   indices, int64) and out_scores (float64), each at least min(k, D) long.
+ *
+ * fuse_min_max(a_ids, a_scores, a_weight, b_ids, b_scores, b_weight, out_ids, out_totals) -> n, or -1
+ *   Two ranked lists (int64 ids, float64 scores), each scaled to w * ((s - lo) / (hi - lo)) over its own
+ *   scores, or w * 1.0 when hi == lo; total(id) = 0.0 + its values, list a first, in list order; the distinct
+ *   ids in first-seen order, sorted stably by total descending, go to out_ids / out_totals (each at least
+ *   len(a) + len(b) long). -1, with nothing promised of the outputs, when a score or a total is NaN: the
+ *   caller's path then handles it (numpy sorts NaN last).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A C-contiguous buffer of one item kind: 'i' int32, 'q' int64, 'd' float64 (numpy's format codes). */
+static int get_array(PyObject *obj, Py_buffer *view, char kind, int writable, const char *name) {
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(obj, view, flags) < 0) return -1;
+    const char *f = view->format ? view->format : "B";
+    if (*f == '<' || *f == '=' || *f == '@') f++;
+    char got = f[0];
+    if (got == 'l' && view->itemsize == 8) got = 'q';
+    if (got == 'i' && view->itemsize != 4) got = '?';
+    if (got != kind || f[1] != '\0') {
+        PyErr_Format(PyExc_TypeError, "kernel: %s must be a C-contiguous %s array", name,
+                     kind == 'i' ? "int32" : kind == 'q' ? "int64" : "float64");
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
+}
+
+#define N_OF(view, type) ((view).len / (Py_ssize_t)sizeof(type))
+
+typedef struct {
+    double score;
+    Py_ssize_t at;
+} Entry;
+
+/* a ranks below b: a lower score, or the same score and a later position */
+static inline int below(const Entry *a, const Entry *b) {
+    return a->score < b->score || (a->score == b->score && a->at > b->at);
+}
+
+static void sift_down(Entry *heap, Py_ssize_t n, Py_ssize_t i) {
+    for (;;) {
+        Py_ssize_t w = i, l = 2 * i + 1, r = l + 1;
+        if (l < n && below(&heap[l], &heap[w])) w = l;
+        if (r < n && below(&heap[r], &heap[w])) w = r;
+        if (w == i) return;
+        Entry t = heap[i]; heap[i] = heap[w]; heap[w] = t;
+        i = w;
+    }
+}
+
+static void sift_up(Entry *heap, Py_ssize_t i) {
+    while (i > 0) {
+        Py_ssize_t p = (i - 1) / 2;
+        if (!below(&heap[i], &heap[p])) return;
+        Entry t = heap[i]; heap[i] = heap[p]; heap[p] = t;
+        i = p;
+    }
+}
+
+static int ranks_first(const void *x, const void *y) {  /* qsort: score descending, then position ascending */
+    const Entry *a = x, *b = y;
+    if (a->score > b->score) return -1;
+    if (a->score < b->score) return 1;
+    return (a->at > b->at) - (a->at < b->at);
+}
+
+static PyObject *bm25_top_k(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *o[7];
+    Py_ssize_t k;
+    if (!PyArg_ParseTuple(args, "OOOOOnOO", &o[0], &o[1], &o[2], &o[3], &o[4], &k, &o[5], &o[6])) return NULL;
+    static const char kinds[7] = {'i', 'q', 'd', 'q', 'q', 'q', 'd'};
+    static const char *names[7] = {"terms", "spans", "postings", "query_ids", "members", "out_ids", "out_scores"};
+    Py_buffer v[7];
+    int got = 0;
+    PyObject *result = NULL;
+    double *scores = NULL;
+    Entry *heap = NULL;
+    for (; got < 7; got++)
+        if (get_array(o[got], &v[got], kinds[got], got >= 5, names[got]) < 0) goto done;
+    const Py_ssize_t n_terms = N_OF(v[0], int32_t), n_rows = N_OF(v[2], double) / 2, n_docs = N_OF(v[4], int64_t);
+    const Py_ssize_t m = N_OF(v[3], int64_t), room = N_OF(v[5], int64_t);
+    if (N_OF(v[1], int64_t) != 2 * n_terms || k < 0 || N_OF(v[6], double) < room || room < (k < n_docs ? k : n_docs)) {
+        PyErr_SetString(PyExc_ValueError, "bm25_top_k: inconsistent array sizes");
+        goto done;
+    }
+    const int32_t *term = v[0].buf;
+    const int64_t *span = v[1].buf, *qid = v[3].buf, *member = v[4].buf;
+    const double *post = v[2].buf;
+    scores = calloc(n_docs > 0 ? (size_t)n_docs : 1, sizeof(double));
+    heap = malloc((k > 0 ? (size_t)k : 1) * sizeof(Entry));
+    if (scores == NULL || heap == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t q = 0; q < m; q++) {
+        Py_ssize_t lo = 0, hi = n_terms;  /* the first term >= qid[q] */
+        while (lo < hi) {
+            Py_ssize_t mid = lo + (hi - lo) / 2;
+            if ((int64_t)term[mid] < qid[q]) lo = mid + 1; else hi = mid;
+        }
+        if (lo >= n_terms || (int64_t)term[lo] != qid[q]) continue;
+        const int64_t start = span[2 * lo], end = span[2 * lo + 1];
+        if (start < 0 || end < start || end > n_rows) {
+            PyErr_SetString(PyExc_ValueError, "bm25_top_k: a span runs outside the postings");
+            goto done;
+        }
+        for (int64_t r = start; r < end; r++) {
+            const double doc = post[2 * r];
+            if (!(doc >= 0.0 && doc < (double)n_docs)) {
+                PyErr_SetString(PyExc_ValueError, "bm25_top_k: a posting names no document of the group");
+                goto done;
+            }
+            scores[(Py_ssize_t)doc] += post[2 * r + 1];
+        }
+    }
+    Py_ssize_t n = 0;
+    for (Py_ssize_t d = 0; d < n_docs && k > 0; d++) {
+        const double s = scores[d];
+        if (!(s > 0.0)) continue;
+        if (n < k) {
+            heap[n].score = s; heap[n].at = d;
+            sift_up(heap, n++);
+        } else if (s > heap[0].score) {  /* a tie with the lowest kept loses: its document comes later */
+            heap[0].score = s; heap[0].at = d;
+            sift_down(heap, n, 0);
+        }
+    }
+    int64_t *ids_out = v[5].buf;
+    double *scores_out = v[6].buf;
+    for (Py_ssize_t left = n; left > 0; left--) {  /* the lowest first, written from the back */
+        ids_out[left - 1] = member[heap[0].at];
+        scores_out[left - 1] = heap[0].score;
+        heap[0] = heap[left - 1];
+        sift_down(heap, left - 1, 0);
+    }
+    result = PyLong_FromSsize_t(n);
+done:
+    free(scores);
+    free(heap);
+    while (got-- > 0) PyBuffer_Release(&v[got]);
+    return result;
+}
+
+static PyObject *fuse_min_max(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *o[6];
+    double weight[2];
+    if (!PyArg_ParseTuple(args, "OOdOOdOO", &o[0], &o[1], &weight[0], &o[2], &o[3], &weight[1], &o[4], &o[5]))
+        return NULL;
+    static const char kinds[6] = {'q', 'd', 'q', 'd', 'q', 'd'};
+    static const char *names[6] = {"a_ids", "a_scores", "b_ids", "b_scores", "out_ids", "out_totals"};
+    Py_buffer v[6];
+    int got = 0;
+    PyObject *result = NULL;
+    int64_t *table = NULL;  /* open addressing: id -> its slot, or -1 */
+    Entry *order = NULL;
+    double *total = NULL;  /* per distinct id, in first-seen order: its total... */
+    int64_t *seen = NULL;  /* ...and the id */
+    for (; got < 6; got++)
+        if (get_array(o[got], &v[got], kinds[got], got >= 4, names[got]) < 0) goto done;
+    const Py_ssize_t len[2] = {N_OF(v[0], int64_t), N_OF(v[2], int64_t)};
+    if (N_OF(v[1], double) != len[0] || N_OF(v[3], double) != len[1] || N_OF(v[4], int64_t) < len[0] + len[1]
+            || N_OF(v[5], double) < len[0] + len[1]) {
+        PyErr_SetString(PyExc_ValueError, "fuse_min_max: inconsistent array sizes");
+        goto done;
+    }
+    int64_t *ids_out = v[4].buf;
+    double *totals_out = v[5].buf;
+    size_t cap = 16;
+    while (cap < 2 * (size_t)(len[0] + len[1])) cap *= 2;
+    table = malloc(cap * sizeof(int64_t));
+    order = malloc((size_t)(len[0] + len[1] + 1) * sizeof(Entry));
+    total = malloc((size_t)(len[0] + len[1] + 1) * sizeof(double));
+    seen = malloc((size_t)(len[0] + len[1] + 1) * sizeof(int64_t));
+    if (table == NULL || order == NULL || total == NULL || seen == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    memset(table, 0xff, cap * sizeof(int64_t));
+    Py_ssize_t n = 0;
+    for (int l = 0; l < 2; l++) {
+        const int64_t *ids = v[2 * l].buf;
+        const double *s = v[2 * l + 1].buf;
+        if (len[l] == 0) continue;
+        double lo = s[0], hi = s[0];
+        for (Py_ssize_t j = 0; j < len[l]; j++) {
+            if (s[j] != s[j]) { result = PyLong_FromLong(-1); goto done; }
+            if (s[j] < lo) lo = s[j];
+            if (s[j] > hi) hi = s[j];
+        }
+        const double range = hi - lo;
+        for (Py_ssize_t j = 0; j < len[l]; j++) {
+            const double value = hi > lo ? weight[l] * ((s[j] - lo) / range) : weight[l] * 1.0;
+            size_t h = (size_t)(((uint64_t)ids[j] * 0x9E3779B97F4A7C15ULL) >> 7) & (cap - 1);
+            while (table[h] >= 0 && seen[table[h]] != ids[j]) h = (h + 1) & (cap - 1);
+            if (table[h] < 0) {
+                table[h] = n;
+                seen[n] = ids[j];
+                total[n++] = 0.0 + value;
+            } else {
+                total[table[h]] = total[table[h]] + value;
+            }
+        }
+    }
+    for (Py_ssize_t j = 0; j < n; j++) {
+        if (total[j] != total[j]) { result = PyLong_FromLong(-1); goto done; }
+        order[j].score = total[j];
+        order[j].at = j;
+    }
+    qsort(order, (size_t)n, sizeof(Entry), ranks_first);
+    for (Py_ssize_t j = 0; j < n; j++) {
+        ids_out[j] = seen[order[j].at];
+        totals_out[j] = order[j].score;
+    }
+    result = PyLong_FromSsize_t(n);
+done:
+    free(table);
+    free(order);
+    free(total);
+    free(seen);
+    while (got-- > 0) PyBuffer_Release(&v[got]);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"bm25_top_k", bm25_top_k, METH_VARARGS, "One BM25 query's top k over one group's postings (see the source)."},
+    {"fuse_min_max", fuse_min_max, METH_VARARGS, "Min-max score fusion of two ranked lists (see the source)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernels", NULL, -1, methods, NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__kernels(void) { return PyModule_Create(&module); }
