@@ -106,7 +106,8 @@ def speed_block(results_dir: Path) -> str:
     h = doc.get("hybrid")
     if h:
         values["hybrid_p50_ms"] = h["hybrid_fast_p50_ms"]
-        lines += ["", f"Fast path ({h.get('path', 'numpy')}) vs reference path, LoCoMo turn level, k 10, {h.get('embedder', 'minilm')} vectors, "
+        path = "C kernels for the keyword leg and fusion" if h.get("path") == "C kernel" else "no C kernels"
+        lines += ["", f"Fast path ({path}) vs reference path, LoCoMo turn level, k 10, {h.get('embedder', 'minilm')} vectors, "
                   f"{h['queries']:.0f} queries interleaved; every ranking and score identical:", "",
                   "| system | fast p50 ms | reference p50 ms | ratio | fast CPU p50 ms | reference CPU p50 ms |",
                   "|---|--:|--:|--:|--:|--:|"]
