@@ -93,7 +93,8 @@ def speed_block(results_dir: Path) -> str:
     if k:
         values["keyword_x"] = k["speedup_p50"]
         lines.append(f"- keyword leg, LoCoMo turn level, pool 50, {k['queries']} queries interleaved: memini "
-                     f"({k.get('path', 'numpy')}) p50 {k['memini_p50_ms']:.3f} ms vs SQLite FTS5 p50 {k['fts5_p50_ms']:.3f} ms: "
+                     f"({k.get('path', 'numpy')}) p50 {k['memini_p50_ms']:.3f} ms vs SQLite FTS5 p50 "
+                     f"{k['fts5_p50_ms']:.3f} ms: "
                      f"**{k['speedup_p50']:.1f}x** (mean {k['speedup_mean']:.1f}x); rankings identical")
     lines += _embedding_lines(doc.get("embedding"), values, doc.get("precision_recall"))
     w = doc.get("end_to_end")
@@ -107,7 +108,8 @@ def speed_block(results_dir: Path) -> str:
     if h:
         values["hybrid_p50_ms"] = h["hybrid_fast_p50_ms"]
         path = "C kernels for the keyword leg and fusion" if h.get("path") == "C kernel" else "no C kernels"
-        lines += ["", f"Fast path ({path}) vs reference path, LoCoMo turn level, k 10, {h.get('embedder', 'minilm')} vectors, "
+        lines += ["", f"Fast path ({path}) vs reference path, LoCoMo turn level, k 10, "
+                  f"{h.get('embedder', 'minilm')} vectors, "
                   f"{h['queries']:.0f} queries interleaved; every ranking and score identical:", "",
                   "| system | fast p50 ms | reference p50 ms | ratio | fast CPU p50 ms | reference CPU p50 ms |",
                   "|---|--:|--:|--:|--:|--:|"]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import random
-import re
 import sys
 from collections import Counter
 
@@ -109,16 +108,13 @@ def test_rerank_uniform_equals_rerank_with_equal_qualities():
         _same(comp.rerank_uniform(ids, scores, weights), comp.rerank(ids, scores, quality, weights))
 
 
-def test_fast_dedup_keys_equal_the_regex_keys():
+def test_dedup_key_numbers_equal_the_string_keys():
+    """The key numbers made once at ingest dedup exactly as the keys themselves, on whitespace of every kind
+    (Go's and the separators only Python counts), case and Unicode."""
     rng = random.Random(2)
     spaces = [chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace()]
-    assert all(re.fullmatch(r"\s", s) for s in spaces)
-    assert set(spaces) == {" ", *comp.OTHER_WHITESPACE}
-    assert not [c for c in range(sys.maxunicode + 1) if any(ch.isspace() for ch in chr(c).lower()) != chr(c).isspace()]
-    pieces = spaces * 3 + list("aAbB.é İ") + ["ǅ", "ß", "\u0301", "x"]
+    pieces = spaces * 3 + list("aAbB.é İΣσς") + ["ǅ", "ß", "\u0301", "x"]
     texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 12))) for _ in range(5000)]
-    for t in texts:
-        assert comp.normalize_fast(t) == comp.normalize_content(t)
     keys = comp.dedup_key_ids(texts)
     for _ in range(300):
         pick = rng.sample(range(len(texts)), 40)

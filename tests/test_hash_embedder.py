@@ -26,6 +26,29 @@ def test_bag_of_hashed_words():
     assert v.dtype == np.float32 and e.identity == "hash-fnv1a32-16"
 
 
+def test_go_exact_normalisation_by_hand():
+    """embedtest.Fake: float32 counts times float32(1 / sqrt(float64 norm)), not a division by a float32 norm."""
+    e = HashEmbedder(1 << 20)  # wide enough that the words below have buckets of their own
+    words = ["alpha", "beta", "gamma"]
+    assert len({fnv1a_32(w.encode()) % e.dims for w in words}) == 3
+    v = e.encode(["alpha beta gamma gamma"])[0]
+    inv = np.float32(1.0 / np.sqrt(1.0 + 1.0 + 4.0))  # float64 1/sqrt(6), rounded once to float32
+    for word, count in zip(words, (1, 1, 2), strict=True):
+        assert v[fnv1a_32(word.encode()) % e.dims] == np.float32(count) * inv
+    assert np.float32(1) * inv != np.float32(1) / np.float32(np.sqrt(np.float32(6)))  # the two ways differ here
+
+
+def test_words_are_go_fields_of_go_lower():
+    """Go splits at unicode.IsSpace (not at U+001C..U+001F) and lowercases İ to i and a final Σ to σ."""
+    e = HashEmbedder(1 << 20)
+
+    def bucket(word: str) -> int:
+        return fnv1a_32(word.encode()) % e.dims
+
+    v = e.encode(["a\x1cb ΟΔΟΣ İX"])[0]
+    assert {int(i) for i in np.flatnonzero(v)} == {bucket("a\x1cb"), bucket("οδοσ"), bucket("ix")}
+
+
 class _Counting:
     identity, dims, max_chars = "count", 2, 5
 
@@ -54,7 +77,8 @@ def test_batched_encode_is_the_per_text_formula_bit_for_bit():
     2**24 (float32 no longer exact: the per-row np.dot is taken)."""
     from tests.conftest import SHARED_DATA
 
-    texts = ["", "   ", "Go go, GO!", "tabs\tand\nnew\u00a0lines\u2003em", "x " * 5000, "ünïcödé ÜNÏCÖDÉ"]
+    texts = ["", "   ", "Go go, GO!", "tabs\tand\nnew\u00a0lines\u2003em", "x " * 5000, "ünïcödé ÜNÏCÖDÉ",
+             "a\x1cb a\x1cb", "ΟΔΟΣ İstanbul", "y " * 70000 + "z"]
     locomo = SHARED_DATA / "locomo/locomo10.json"
     if locomo.exists():
         from memini_bench.loaders import load

@@ -1,8 +1,9 @@
 """The deterministic local embedders: bags of FNV-1a-32-hashed words.
 
-``hash``: memini's (``embedtest.New(dims)``). Lowercase the text, split on whitespace (punctuation stays attached),
-add 1 to bucket ``FNV-1a-32(utf-8 bytes of the word) mod dims`` for each word, then L2-normalize (float32). An
-empty text is e0.
+``hash``: memini's (``embedtest.Fake``, ``embedtest.New(dims)``). The words are Go's
+``strings.Fields(strings.ToLower(text))`` (``text.go_strings.go_words``: punctuation stays attached); each adds 1 to
+the float32 bucket ``FNV-1a-32(utf-8 bytes of the word) mod dims``; then, with ``norm`` the float64 sum of the
+squared counts, every bucket is multiplied by ``float32(1 / sqrt(norm))`` in float32. A text without words is e0.
 
 ``fnv64``: VetoBench's (``VetoHashEmbedder``). Lowercase ASCII-alphanumeric runs of 3+ characters; each token's
 hash h adds 1.0 to bucket ``h mod 64`` and 0.5 to bucket ``(h >> 8) mod 64``; then L2-normalized (all zeros when
@@ -12,11 +13,14 @@ the text has no token).
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
+
+from memini_bench.text.go_strings import go_words
 
 _FNV_OFFSET = 0x811C9DC5
 _FNV_PRIME = 0x01000193
@@ -52,17 +56,26 @@ class _Buckets(dict):
         return value
 
 
-_EXACT_F32_SUM = float(2 ** 24)  # below this, float32 adds integers exactly
+FLOAT32_COUNT_LIMIT = 1 << 24  # 2**24 + 1 rounds back to 2**24 in float32
+
+
+def go_unit_rows(counts: np.ndarray) -> np.ndarray:
+    """embedtest.Fake's normalisation of integer bucket counts (one row per text): ``norm`` = the float64 sum of
+    squares (exact: integer counts, sums below 2**53), ``inv = float32(1 / sqrt(norm))``, each bucket
+    ``float32(count) * inv`` rounded to float32. A row of zeros is left as it is (the caller puts e0 there)."""
+    squares = np.einsum("ij,ij->i", counts, counts).astype(np.float64)
+    with np.errstate(divide="ignore"):
+        inv = (1.0 / np.sqrt(squares)).astype(np.float32)
+    inv[squares == 0] = 0.0
+    return counts.astype(np.float32) * inv[:, None]
 
 
 class HashEmbedder:
     """The ``hash`` embedder (default 256 dims).
 
     A chunk of texts is embedded at once: every word's bucket (a dict, each distinct word hashed once), one
-    ``bincount`` over ``row * dims + bucket`` for all the counts, then each row divided by
-    ``float32(sqrt(float32(sum of squared counts)))``. Counts are integers, so the float32 sum of squares is exact
-    below 2**24 and equals the exact integer sum; a row at or above it takes the float32 ``np.dot`` of the plain
-    per-row formula, so every vector is bit for bit ``_encode_one``'s."""
+    ``bincount`` over ``row * dims + bucket`` for all the counts, then ``go_unit_rows``: the same floats as
+    ``_encode_one``, the per-text transcription of the Go code."""
 
     max_chars = None
     forks = True  # pure CPU, no threads or handles: a large batch may be embedded in a forked child (background)
@@ -75,33 +88,29 @@ class HashEmbedder:
         self._buckets = _Buckets(dims)
 
     def _encode_one(self, text: str) -> np.ndarray:
-        """The per-text reference: bucket counts in float32, then L2-normalized (e0 for a text without words)."""
+        """The per-text reference, line by line ``Fake.vector``: float32 bucket counts; ``norm`` summed in float64;
+        each bucket times ``float32(1 / sqrt(norm))``; e0 for a text without words."""
         out = np.zeros(self.dims, dtype=np.float32)
-        words = text.lower().split()
-        if not words:
+        for word in go_words(text):
+            out[self._buckets[word]] += np.float32(1.0)
+        norm = sum(float(x) * float(x) for x in out.tolist())
+        if norm == 0:
             out[0] = 1.0
             return out
-        np.add.at(out, np.array([self._buckets[w] for w in words], dtype=np.int64), 1.0)
-        out /= np.float32(np.sqrt(np.dot(out, out)))
-        return out
+        inv = np.float32(1.0 / math.sqrt(norm))
+        return out * inv
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         n, dims = len(texts), self.dims
-        word_lists = [t.lower().split() for t in texts]
+        word_lists = [go_words(t) for t in texts]
         sizes = np.fromiter(map(len, word_lists), dtype=np.int64, count=n)
         buckets = np.fromiter(map(self._buckets.__getitem__, itertools.chain.from_iterable(word_lists)),
                               dtype=np.int64, count=int(sizes.sum()))
         rows = np.repeat(np.arange(n, dtype=np.int64) * dims, sizes)
         counts = np.bincount(rows + buckets, minlength=n * dims).reshape(n, dims)
-        empty = sizes == 0
-        counts[empty, 0] = 1
-        squares = np.einsum("ij,ij->i", counts, counts)
-        out = counts.astype(np.float32)
-        norms = np.sqrt(squares.astype(np.float32))
-        for row in np.flatnonzero(squares >= _EXACT_F32_SUM):
-            norms[row] = np.sqrt(np.dot(out[row], out[row]))
-        out /= norms[:, None]
-        return out
+        counts[sizes == 0, 0] = 1  # e0: 1 * float32(1 / sqrt(1)) is 1
+        np.minimum(counts, FLOAT32_COUNT_LIMIT, out=counts)  # Go's float32 += 1 stops counting there
+        return go_unit_rows(counts)
 
 
 VETO_HASH_DIMS = 64

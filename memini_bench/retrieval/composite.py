@@ -18,11 +18,12 @@ reinforcement side effect) qhat == 1, the composite equals rel, and the fused or
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+from memini_bench.text.go_strings import go_normalize
 
 TIER_WEIGHT = {"procedural": 0.95, "semantic": 0.90, "episodic": 0.55, "working": 0.30}
 DURABLE_TIERS = ("semantic", "procedural")
@@ -104,30 +105,10 @@ def rerank_uniform(ids: np.ndarray, scores: np.ndarray,
     return ids[order], comp[order]
 
 
-_SPACES = re.compile(r"\s+")
-
-
 def normalize_content(text: str) -> str:
-    """memini's dedup key: lowercased, whitespace runs collapsed to one space, trimmed."""
-    return _SPACES.sub(" ", text.lower()).strip()
-
-
-# Every character ``\\s`` matches (``str.isspace``) but the space itself; a test checks the list is complete.
-OTHER_WHITESPACE = ("\t", "\n", "\x0b", "\x0c", "\r", "\x1c", "\x1d", "\x1e", "\x1f", "\x85", "\xa0", "\u1680",
-                    *(chr(c) for c in range(0x2000, 0x200B)), "\u2028", "\u2029", "\u202f", "\u205f", "\u3000")
-
-
-def normalize_fast(text: str) -> str:
-    """``normalize_content`` without the regex, the same string: every whitespace character becomes a space
-    (only those present are replaced; no character lowercases into whitespace), runs of spaces are halved until
-    single, and the ends are trimmed."""
-    s = text.lower()
-    for ch in OTHER_WHITESPACE:
-        if ch in s:
-            s = s.replace(ch, " ")
-    while "  " in s:
-        s = s.replace("  ", " ")
-    return s.strip(" ")
+    """memini's dedup key (``memory.NormalizeContent``): whitespace runs collapsed to one space, trimmed, then
+    lowercased, by Go's rules (``text.go_strings.go_normalize``)."""
+    return go_normalize(text)
 
 
 def dedup_key_ids(contents: Sequence[str]) -> np.ndarray:
@@ -139,7 +120,7 @@ def dedup_key_ids(contents: Sequence[str]) -> np.ndarray:
     for i, text in enumerate(contents):
         key_id = by_text.get(text)
         if key_id is None:
-            key_id = by_text[text] = by_key.setdefault(normalize_fast(text), len(by_key))
+            key_id = by_text[text] = by_key.setdefault(normalize_content(text), len(by_key))
         out[i] = key_id
     return out
 

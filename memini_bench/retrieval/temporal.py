@@ -36,6 +36,7 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 
 from memini_bench.errors import BenchError
+from memini_bench.text.go_strings import go_lower
 
 DEFAULT_TEMPORAL_BOOST = 0.40
 DAY_S = 86400.0
@@ -185,7 +186,7 @@ def _first(resolvers, q: str, now: datetime) -> Anchor | None:
 
 def regex_anchor(query: str, now: datetime | None) -> Anchor | None:
     """memini's RegexAnchorExtractor: relative patterns first (no ``now`` needed), then absolute ones."""
-    q = query.lower()
+    q = go_lower(query)
     anchor = _relative(q)
     if anchor is not None or now is None:
         return anchor
@@ -276,7 +277,7 @@ def _weekday(q: str, now: datetime | None) -> Anchor | None:
 
 def extended_anchor(query: str, now: datetime | None) -> Anchor | None:
     """Explicit dates with a year, then our relative phrases, then memini's patterns (module docstring)."""
-    q = query.lower()
+    q = go_lower(query)
     if now is not None and (anchor := _first(EXPLICIT_DATES, q, now)) is not None:
         return anchor
     if DAY_BEFORE_YESTERDAY.search(q):

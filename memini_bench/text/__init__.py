@@ -40,9 +40,9 @@ the step 1b doubled-consonant test counts ``y`` as a consonant (``yying``->``y``
 
 Query side (memini's keyword search):
 
-- ``query_terms(q)``: ``q.lower()``, then every maximal run of characters in ASCII
-  ``[a-z0-9]`` is a term (letters and digits together: ``"mp3"`` is one term); any other
-  character, including non-ASCII letters such as ``é``, separates. Runs shorter than 2
+- ``query_terms(q)``: ``q`` lowercased as Go's ``strings.ToLower`` does (``go_strings.go_lower``), then
+  every maximal run of characters in ASCII ``[a-z0-9]`` is a term (letters and digits together: ``"mp3"`` is
+  one term); any other character, including non-ASCII letters such as ``é``, separates. Runs shorter than 2
   characters are dropped; duplicates and order are kept.
 - ``fts5_match_expression(terms)``: ``"t1" OR "t2" ...`` (each term double-quoted); ``""``
   for no terms.

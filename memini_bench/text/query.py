@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import re
 
+from memini_bench.text.go_strings import go_lower
 from memini_bench.text.unicode61 import tokenize
 
 _QUERY_TERM_RE = re.compile(r"[a-z0-9]+")
 
 
 def query_terms(query: str) -> list[str]:
-    """memini's keyword terms: maximal ``[a-z0-9]`` runs of ``query.lower()``, length >= 2."""
-    return [t for t in _QUERY_TERM_RE.findall(query.lower()) if len(t) >= 2]
+    """memini's keyword terms: maximal ``[a-z0-9]`` runs of the query lowercased by Go's ``strings.ToLower``
+    (``go_lower``: "İstanbul" is one term, ``istanbul``), length >= 2."""
+    return [t for t in _QUERY_TERM_RE.findall(go_lower(query)) if len(t) >= 2]
 
 
 def fts5_match_expression(terms: list[str]) -> str:
