@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memini_bench.embed import local
+from memini_bench.embed import TextEncoder, local
 from memini_bench.embed.locate import ModelSource, TokenLimit, locate, token_limit
 from memini_bench.errors import BenchError
 
@@ -190,3 +190,15 @@ def test_bf16_without_native_support_notes_and_falls_back_to_fp32(monkeypatch, c
     embedder = local.SentenceTransformerEmbedder(str(folder), name="m", max_tokens=64, precision="bf16")
     assert embedder.precision == "fp32" and embedder.identity == "st:m|max_tokens=64"
     assert capsys.readouterr().err == "memini-bench: note: -precision bf16: no bf16 here; embedding in fp32\n"
+
+
+def test_the_models_own_length_is_known_before_it_loads():
+    """Without -max-tokens the length in use is the model's sentence_bert_config.json max_seq_length (256 for
+    the shipped MiniLM folder), recorded the same whether the model loads or every vector comes from the cache."""
+    folder = _minilm_folder()
+    embedder = local.SentenceTransformerEmbedder(str(folder), name="m")
+    assert embedder.identity == "st:m|max_tokens=model"  # the cache identity keeps naming the default
+    assert embedder._model is None and embedder.max_tokens == 256
+    assert TextEncoder(embedder).describe()["max_tokens"] == 256
+    embedder.encode(["Lunch is at noon."])
+    assert embedder.max_tokens == 256 == embedder.model.max_seq_length

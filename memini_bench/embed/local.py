@@ -27,7 +27,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from memini_bench.embed.locate import TokenLimit, locate, pooling_dims, token_limit
+from memini_bench.embed.locate import TokenLimit, default_max_tokens, locate, pooling_dims, token_limit
 from memini_bench.errors import BenchError
 
 MINILM_NAME = "sentence-transformers/all-MiniLM-L6-v2"
@@ -124,7 +124,9 @@ class SentenceTransformerEmbedder:
         self.local = source.folder is not None
         if self.local:
             check_max_tokens(max_tokens, token_limit(source.folder), self.name)
-        self.max_tokens = max_tokens
+        # the length in use; a model's own default is read from its files, so a run whose vectors all come from
+        # the cache (the model never loads) records the same figure as one that loads it
+        self.max_tokens = max_tokens or (default_max_tokens(source.folder) or 0 if self.local else 0)
         self.batch_size = batch_size
         self.device = device
         self.precision = precision

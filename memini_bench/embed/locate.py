@@ -139,6 +139,16 @@ def token_limit(folder: Path) -> TokenLimit | None:
     return min(limits, key=lambda limit: limit.tokens) if limits else None
 
 
+def default_max_tokens(folder: Path) -> int | None:
+    """The max sequence length sentence-transformers gives the model when none is asked for, when its files say
+    (``max_seq_length`` in the transformer module's ``sentence_bert_config.json``); None otherwise."""
+    for where in _transformer_folders(folder):
+        length = _positive_int(_json(where / "sentence_bert_config.json").get("max_seq_length"))
+        if length:
+            return length
+    return None
+
+
 def pooling_dims(folder: Path) -> int | None:
     """The embedding size written in a model folder (``1_Pooling/config.json``), without loading the model."""
     return _positive_int(_json(folder / "1_Pooling" / "config.json").get("word_embedding_dimension"))
