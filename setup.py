@@ -1,6 +1,7 @@
-"""The optional C kernels of the keyword leg and of score fusion (``memini_bench/retrieval/_kernels.c``); the rest
-of the build is in pyproject.toml. ``optional=True``: without a C compiler the install still succeeds, and
-keyword.py and fusion.py run their numpy and Python paths, which give the same ids and scores."""
+"""The optional C kernels of the keyword leg, the vector leg's top k and score fusion
+(``memini_bench/retrieval/_kernels.c``); the rest of the build is in pyproject.toml. ``optional=True``: without a
+C compiler the install still succeeds, and keyword.py, vector.py and fusion.py run their numpy and Python paths,
+which give the same ids and scores."""
 
 from setuptools import Extension, setup
 

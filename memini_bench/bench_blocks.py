@@ -107,7 +107,8 @@ def speed_block(results_dir: Path) -> str:
     h = doc.get("hybrid")
     if h:
         values["hybrid_p50_ms"] = h["hybrid_fast_p50_ms"]
-        path = "C kernels for the keyword leg and fusion" if h.get("path") == "C kernel" else "no C kernels"
+        compiled = h.get("path") == "C kernel"
+        path = "C kernels for the keyword leg, the vector top k and fusion" if compiled else "no C kernels"
         lines += ["", f"Fast path ({path}) vs reference path, LoCoMo turn level, k 10, "
                   f"{h.get('embedder', 'minilm')} vectors, "
                   f"{h['queries']:.0f} queries interleaved; every ranking and score identical:", "",

@@ -34,7 +34,7 @@ def test_top_k_variants_match_top_k():
         _same(top_k_positive(scores, k), top_k(positive, scores[positive], k))
 
 
-def test_vector_shortlist_is_exact_with_ties_and_uneven_norms():
+def test_vector_shortlist_is_exact_with_ties_and_uneven_norms(kernel_path):
     rng = np.random.default_rng(7)
     base = rng.standard_normal((300, 48)).astype(np.float32) * rng.uniform(0.1, 5, (300, 1)).astype(np.float32)
     base[100:140] = base[0]  # exact ties
@@ -50,7 +50,7 @@ def test_vector_shortlist_is_exact_with_ties_and_uneven_norms():
                 _same(fast.search(group, q, k), ref.search(group, q, k))
 
 
-def test_vector_shortlist_handles_non_finite_vectors():
+def test_vector_shortlist_handles_non_finite_vectors(kernel_path):
     vectors = np.ones((40, 4), dtype=np.float32)
     vectors[3] = np.inf
     q = np.zeros(4, np.float32)

@@ -130,3 +130,30 @@ def test_kernels_refuse_arrays_outside_their_contract():
         compiled.bm25_top_k(terms, spans, postings, query, members, 5, got_ids[:1], got)
     with pytest.raises(TypeError, match="terms must be a C-contiguous int32"):
         compiled.bm25_top_k(terms.astype(np.int64), spans, postings, query, members, 5, got_ids, got)
+
+
+def test_vector_kernel_scores_and_ranks_like_numpy():
+    """1 / (1 + float64(sqrt_f32(e))) and a stable top k, NaN last, on random squared distances with many ties."""
+    compiled = _compiled()
+    rng = np.random.default_rng(23)
+    for case in range(2000):
+        m = int(rng.integers(0, 120))
+        squared = (np.round(rng.random(m) * 4, int(rng.integers(0, 3))) ** 2).astype(np.float32)
+        if case % 9 == 0 and m:
+            squared[rng.integers(0, m, 3)] = [np.nan, np.inf, 0.0][case % 3]
+        positions = np.sort(rng.choice(500, m, replace=False)).astype(np.int64)
+        ids = rng.permutation(500).astype(np.int64) + 1000
+        k = int(rng.integers(1, 130))
+        dist = np.sqrt(squared).astype(np.float64)
+        dist += 1.0
+        scores = np.divide(1.0, dist, out=dist)
+        order = np.argsort(-scores, kind="stable")[:k]  # NaN sorts last
+        out_ids, out = np.empty(min(k, m), np.int64), np.empty(min(k, m))
+        n = compiled.vector_top_k(squared, positions, ids, k, out_ids, out)
+        assert out_ids[:n].tolist() == ids[positions[order]].tolist()
+        assert out[:n].tobytes() == scores[order].tobytes()
+    with pytest.raises(ValueError, match="outside the group"):
+        compiled.vector_top_k(np.zeros(2, np.float32), np.array([0, 9]), np.arange(3), 2, np.empty(2, np.int64),
+                              np.empty(2))
+    with pytest.raises(TypeError, match="squared must be a C-contiguous float32"):
+        compiled.vector_top_k(np.zeros(2), np.array([0, 1]), np.arange(3), 2, np.empty(2, np.int64), np.empty(2))

@@ -1,4 +1,4 @@
-/* Compiled fast paths of the hybrid's two hottest steps, each one call per query and the same floats as the
+/* Compiled fast paths of the hybrid's hottest steps, each one call per query and the same floats as the
  * numpy/Python path it replaces (tests compare them bit for bit). Built at install by setup.py, optional: without
  * it keyword.py and fusion.py run their own paths. Compiled with -ffp-contract=off: no fused multiply-add.
  *
@@ -13,6 +13,14 @@
  *   ties by ascending local number (np.argsort(-scores, kind="stable")); the first k go to out_ids (global
  *   indices, int64) and out_scores (float64), each at least min(k, D) long.
  *
+ * vector_top_k(squared, positions, ids, k, out_ids, out_scores) -> n
+ *   squared    float32[m]    candidates' squared L2 distances (the einsum of vector.py, which stays in numpy)
+ *   positions  int64[m]      their positions in the group, ascending
+ *   ids        int64[G]      group position -> global item index
+ *   Each candidate's score is 1.0 / (1.0 + (double)sqrtf(squared)) (numpy's float32 sqrt, then float64, as
+ *   VectorIndex._exact); the k best by score descending, ties (and NaN, ranked last) by candidate order, go to
+ *   out_ids (global indices) and out_scores, each at least min(k, m) long.
+ *
  * fuse_min_max(a_ids, a_scores, a_weight, b_ids, b_scores, b_weight, out_ids, out_totals) -> n, or -1
  *   Two ranked lists (int64 ids, float64 scores), each scaled to w * ((s - lo) / (hi - lo)) over its own
  *   scores, or w * 1.0 when hi == lo; total(id) = 0.0 + its values, list a first, in list order; the distinct
@@ -22,11 +30,12 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* A C-contiguous buffer of one item kind: 'i' int32, 'q' int64, 'd' float64 (numpy's format codes). */
+/* A C-contiguous buffer of one item kind: 'i' int32, 'q' int64, 'f' float32, 'd' float64 (numpy's codes). */
 static int get_array(PyObject *obj, Py_buffer *view, char kind, int writable, const char *name) {
     int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
     if (PyObject_GetBuffer(obj, view, flags) < 0) return -1;
@@ -34,10 +43,10 @@ static int get_array(PyObject *obj, Py_buffer *view, char kind, int writable, co
     if (*f == '<' || *f == '=' || *f == '@') f++;
     char got = f[0];
     if (got == 'l' && view->itemsize == 8) got = 'q';
-    if (got == 'i' && view->itemsize != 4) got = '?';
+    if ((got == 'i' || got == 'f') && view->itemsize != 4) got = '?';
     if (got != kind || f[1] != '\0') {
         PyErr_Format(PyExc_TypeError, "kernel: %s must be a C-contiguous %s array", name,
-                     kind == 'i' ? "int32" : kind == 'q' ? "int64" : "float64");
+                     kind == 'i' ? "int32" : kind == 'q' ? "int64" : kind == 'f' ? "float32" : "float64");
         PyBuffer_Release(view);
         return -1;
     }
@@ -51,9 +60,11 @@ typedef struct {
     Py_ssize_t at;
 } Entry;
 
-/* a ranks below b: a lower score, or the same score and a later position */
+/* a ranks below b: a lower score (NaN lowest of all), or the same score (both NaN) and a later position */
 static inline int below(const Entry *a, const Entry *b) {
-    return a->score < b->score || (a->score == b->score && a->at > b->at);
+    const int a_nan = a->score != a->score, b_nan = b->score != b->score;
+    if (a_nan != b_nan) return a_nan;
+    return a->score < b->score || ((a_nan || a->score == b->score) && a->at > b->at);
 }
 
 static void sift_down(Entry *heap, Py_ssize_t n, Py_ssize_t i) {
@@ -161,6 +172,63 @@ done:
     return result;
 }
 
+static PyObject *vector_top_k(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *o[5];
+    Py_ssize_t k;
+    if (!PyArg_ParseTuple(args, "OOOnOO", &o[0], &o[1], &o[2], &k, &o[3], &o[4])) return NULL;
+    static const char kinds[5] = {'f', 'q', 'q', 'q', 'd'};
+    static const char *names[5] = {"squared", "positions", "ids", "out_ids", "out_scores"};
+    Py_buffer v[5];
+    int got = 0;
+    PyObject *result = NULL;
+    Entry *heap = NULL;
+    for (; got < 5; got++)
+        if (get_array(o[got], &v[got], kinds[got], got >= 3, names[got]) < 0) goto done;
+    const Py_ssize_t m = N_OF(v[0], float), n_ids = N_OF(v[2], int64_t), room = N_OF(v[3], int64_t);
+    if (N_OF(v[1], int64_t) != m || k < 0 || N_OF(v[4], double) < room || room < (k < m ? k : m)) {
+        PyErr_SetString(PyExc_ValueError, "vector_top_k: inconsistent array sizes");
+        goto done;
+    }
+    const float *squared = v[0].buf;
+    const int64_t *pos = v[1].buf, *ids = v[2].buf;
+    for (Py_ssize_t j = 0; j < m; j++) {
+        if (pos[j] < 0 || pos[j] >= n_ids) {
+            PyErr_SetString(PyExc_ValueError, "vector_top_k: a position outside the group");
+            goto done;
+        }
+    }
+    heap = malloc((k > 0 ? (size_t)k : 1) * sizeof(Entry));
+    if (heap == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t n = 0;
+    for (Py_ssize_t j = 0; j < m && k > 0; j++) {
+        Entry e = {1.0 / (1.0 + (double)sqrtf(squared[j])), j};
+        if (n < k) {
+            heap[n] = e;
+            sift_up(heap, n++);
+        } else if (below(&heap[0], &e)) {
+            heap[0] = e;
+            sift_down(heap, n, 0);
+        }
+    }
+    int64_t *ids_out = v[3].buf;
+    double *scores_out = v[4].buf;
+    for (Py_ssize_t left = n; left > 0; left--) {
+        ids_out[left - 1] = ids[pos[heap[0].at]];
+        scores_out[left - 1] = heap[0].score;
+        heap[0] = heap[left - 1];
+        sift_down(heap, left - 1, 0);
+    }
+    result = PyLong_FromSsize_t(n);
+done:
+    free(heap);
+    while (got-- > 0) PyBuffer_Release(&v[got]);
+    return result;
+}
+
 static PyObject *fuse_min_max(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *o[6];
@@ -244,6 +312,7 @@ done:
 
 static PyMethodDef methods[] = {
     {"bm25_top_k", bm25_top_k, METH_VARARGS, "One BM25 query's top k over one group's postings (see the source)."},
+    {"vector_top_k", vector_top_k, METH_VARARGS, "The vector leg's scores and top k from squared distances."},
     {"fuse_min_max", fuse_min_max, METH_VARARGS, "Min-max score fusion of two ranked lists (see the source)."},
     {NULL, NULL, 0, NULL},
 };

@@ -17,7 +17,9 @@ summation order, u = 2^-24, together below ``(3n + 5) u (M + ||q||)^2``; eps mor
 Non-finite vectors skip the shortlist. With ``h_k`` the
 k-th smallest h, at least k items have ``e <= T = 2 h_k + ||q||^2 + eps``; every item in the top k, and every
 item whose float32 distance rounds to the k-th's, has ``e <= T (1 + 1e-5)``, hence ``h_i <= h_k + eps + T 1e-5 / 2``.
-Only those candidates get the exact formula above, then the stable top-k.
+Only those candidates get the exact formula above, then the stable top-k. The squared distances ``e_i`` always come
+from numpy's einsum; where the compiled kernels are built, the rest (the float32 sqrt, ``1 / (1 + d)`` in float64,
+the top k with ties by position) is one call of ``kernels.KERNELS.vector_top_k``, the same operations in C.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from memini_bench.retrieval import kernels
 from memini_bench.retrieval.keyword import top_k_ascending
 
 SHORTLIST_OVER = 2  # groups of at most this many times k are scored exactly, whole
@@ -41,6 +44,7 @@ class _Group:
     mat: np.ndarray  # their vectors (float32, C-contiguous)
     half_sq: np.ndarray  # ||v||^2 / 2 in float32
     max_norm: float  # the largest ||v||
+    positions: np.ndarray  # 0 .. n-1 (int64): the candidates of a whole-group search
 
 
 class VectorIndex:
@@ -56,15 +60,34 @@ class VectorIndex:
             sq = np.einsum("ij,ij->i", mat, mat, dtype=np.float64)
             max_norm = float(np.sqrt(sq.max())) if len(sq) else 0.0
             self._groups[g] = _Group(np.asarray(ix, dtype=np.int64), mat, (sq / 2).astype(np.float32),
-                                     max_norm if np.isfinite(mat).all() else math.inf)
+                                     max_norm if np.isfinite(mat).all() else math.inf,
+                                     np.arange(len(ix), dtype=np.int64))
 
     @staticmethod
-    def _exact(mat: np.ndarray, query: np.ndarray) -> np.ndarray:
-        """``1/(1+||q - v||_2)`` for each row of ``mat``, computed exactly as the reference does."""
+    def _squared(mat: np.ndarray, query: np.ndarray) -> np.ndarray:
+        """``||q - v||^2`` in float32 for each row of ``mat``, as the reference computes it."""
         diff = mat - query
-        dist = np.sqrt(np.einsum("ij,ij->i", diff, diff)).astype(np.float64)
+        return np.einsum("ij,ij->i", diff, diff)
+
+    @classmethod
+    def _exact(cls, mat: np.ndarray, query: np.ndarray) -> np.ndarray:
+        """``1/(1+||q - v||_2)`` for each row of ``mat``, computed exactly as the reference does."""
+        dist = np.sqrt(cls._squared(mat, query)).astype(np.float64)
         dist += 1.0
         return np.divide(1.0, dist, out=dist)
+
+    @classmethod
+    def _best(cls, g: _Group, positions: np.ndarray, rows: np.ndarray, q: np.ndarray,
+              k: int) -> tuple[np.ndarray, np.ndarray]:
+        """The top k of the candidates at ``positions`` (ascending; their vectors ``rows``): global ids, scores."""
+        compiled = kernels.KERNELS
+        if compiled is None:
+            pos, best = top_k_ascending(positions, cls._exact(rows, q), k)
+            return g.ids[pos], best
+        room = min(k, len(positions))
+        out_ids, out_scores = np.empty(room, dtype=np.int64), np.empty(room)
+        n = compiled.vector_top_k(cls._squared(rows, q), positions, g.ids, k, out_ids, out_scores)
+        return out_ids[:n], out_scores[:n]
 
     def scores(self, group: str, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Every item of ``group`` with its score ``1/(1+||q - v||_2)``."""
@@ -80,11 +103,9 @@ class VectorIndex:
         q = np.asarray(query, dtype=np.float32)
         n = len(g.ids)
         if n <= SHORTLIST_OVER * k or not math.isfinite(g.max_norm):
-            pos, best = top_k_ascending(np.arange(n), self._exact(g.mat, q), k)
-            return g.ids[pos], best
+            return self._best(g, g.positions, g.mat, q, k)
         cand = self._shortlist(g, q, k)
-        pos, best = top_k_ascending(cand, self._exact(g.mat.take(cand, axis=0), q), k)
-        return g.ids[pos], best
+        return self._best(g, cand, g.mat.take(cand, axis=0), q, k)
 
     def _shortlist(self, g: _Group, q: np.ndarray, k: int) -> np.ndarray:
         """Positions (ascending) of every item that can rank in the top k (bound in the module docstring)."""
