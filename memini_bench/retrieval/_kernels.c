@@ -1,6 +1,6 @@
 /* Compiled fast paths of the hybrid's hottest steps, each one call per query and the same floats as the
  * numpy/Python path it replaces (tests compare them bit for bit). Built at install by setup.py, optional: without
- * it keyword.py and fusion.py run their own paths. Compiled with -ffp-contract=off: no fused multiply-add.
+ * it keyword.py, vector.py and fusion.py run their own paths. Compiled with -ffp-contract=off: no fused multiply-add.
  *
  * bm25_top_k(terms, spans, postings, query_ids, members, k, out_ids, out_scores) -> n
  *   terms      int32[T]      one group's distinct term ids, ascending (the last a sentinel above every id)
@@ -87,6 +87,28 @@ static void sift_up(Entry *heap, Py_ssize_t i) {
     }
 }
 
+/* Keep the k best seen so far in a heap of n <= k entries whose root ranks lowest; offered in position order, so
+ * an entry tying the root comes later and loses. */
+static void heap_offer(Entry *heap, Py_ssize_t *n, Py_ssize_t k, Entry e) {
+    if (*n < k) {
+        heap[*n] = e;
+        sift_up(heap, (*n)++);
+    } else if (k > 0 && below(&heap[0], &e)) {
+        heap[0] = e;
+        sift_down(heap, *n, 0);
+    }
+}
+
+/* Empty the heap best first: out_ids[j] = ids[at of the j-th best], out_scores[j] its score. */
+static void heap_drain(Entry *heap, Py_ssize_t n, const int64_t *ids, int64_t *out_ids, double *out_scores) {
+    for (Py_ssize_t left = n; left > 0; left--) {  /* the lowest first, written from the back */
+        out_ids[left - 1] = ids[heap[0].at];
+        out_scores[left - 1] = heap[0].score;
+        heap[0] = heap[left - 1];
+        sift_down(heap, left - 1, 0);
+    }
+}
+
 static int ranks_first(const void *x, const void *y) {  /* qsort: score descending, then position ascending */
     const Entry *a = x, *b = y;
     if (a->score > b->score) return -1;
@@ -145,25 +167,9 @@ static PyObject *bm25_top_k(PyObject *self, PyObject *args) {
         }
     }
     Py_ssize_t n = 0;
-    for (Py_ssize_t d = 0; d < n_docs && k > 0; d++) {
-        const double s = scores[d];
-        if (!(s > 0.0)) continue;
-        if (n < k) {
-            heap[n].score = s; heap[n].at = d;
-            sift_up(heap, n++);
-        } else if (s > heap[0].score) {  /* a tie with the lowest kept loses: its document comes later */
-            heap[0].score = s; heap[0].at = d;
-            sift_down(heap, n, 0);
-        }
-    }
-    int64_t *ids_out = v[5].buf;
-    double *scores_out = v[6].buf;
-    for (Py_ssize_t left = n; left > 0; left--) {  /* the lowest first, written from the back */
-        ids_out[left - 1] = member[heap[0].at];
-        scores_out[left - 1] = heap[0].score;
-        heap[0] = heap[left - 1];
-        sift_down(heap, left - 1, 0);
-    }
+    for (Py_ssize_t d = 0; d < n_docs; d++)
+        if (scores[d] > 0.0) heap_offer(heap, &n, k, (Entry){scores[d], d});
+    heap_drain(heap, n, member, v[5].buf, v[6].buf);
     result = PyLong_FromSsize_t(n);
 done:
     free(scores);
@@ -204,24 +210,9 @@ static PyObject *vector_top_k(PyObject *self, PyObject *args) {
         goto done;
     }
     Py_ssize_t n = 0;
-    for (Py_ssize_t j = 0; j < m && k > 0; j++) {
-        Entry e = {1.0 / (1.0 + (double)sqrtf(squared[j])), j};
-        if (n < k) {
-            heap[n] = e;
-            sift_up(heap, n++);
-        } else if (below(&heap[0], &e)) {
-            heap[0] = e;
-            sift_down(heap, n, 0);
-        }
-    }
-    int64_t *ids_out = v[3].buf;
-    double *scores_out = v[4].buf;
-    for (Py_ssize_t left = n; left > 0; left--) {
-        ids_out[left - 1] = ids[pos[heap[0].at]];
-        scores_out[left - 1] = heap[0].score;
-        heap[0] = heap[left - 1];
-        sift_down(heap, left - 1, 0);
-    }
+    for (Py_ssize_t j = 0; j < m; j++)  /* positions ascend: ties by position are ties by candidate order */
+        heap_offer(heap, &n, k, (Entry){1.0 / (1.0 + (double)sqrtf(squared[j])), (Py_ssize_t)pos[j]});
+    heap_drain(heap, n, ids, v[3].buf, v[4].buf);
     result = PyLong_FromSsize_t(n);
 done:
     free(heap);
