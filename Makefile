@@ -15,7 +15,7 @@ QUALITY_EMBEDDERS ?= hash,minilm,wordllama
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install bench run test test-all lint speed scale quality results clean
+.PHONY: install bench run test test-all lint speed scale gpu quality results clean
 
 $(STAMP): pyproject.toml setup.py memini_bench/retrieval/_kernels.c
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,11 @@ lint: $(STAMP)
 
 speed: $(STAMP)
 	$(PY) cmd/speed.py --locomo $(LOCOMO)
+
+# MiniLM texts/s and recall per precision (fp32, bf16, fp16) and batch size (128-1024) on a CUDA GPU
+# (results/bench/gpu.json); needs a CUDA build of torch: make install TORCH_SPEC=... on the GPU machine
+gpu: $(STAMP)
+	$(PY) cmd/gpu_embed.py --device cuda --data $(LOCOMO) --lme $(LME)/longmemeval_oracle_sample97.json
 
 # 1/4, 1/2 and full LongMemEval-S shape (cold and warm) and the -M shape (once), hash embedder; not part of `make test`
 scale: $(STAMP)

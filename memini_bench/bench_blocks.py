@@ -1,4 +1,4 @@
-"""The README's speed and scale blocks, rendered from the benchmark files in ``results/bench/``.
+"""The README's speed, scale and GPU blocks, rendered from the benchmark files in ``results/bench/``.
 
 ``make scale`` writes ``results/bench/scale.json`` (``memini_bench.scaling``) and ``make speed`` writes
 ``results/bench/speed.json`` (``memini_bench.speed``); each block shows what that file holds, the machine's load
@@ -166,3 +166,26 @@ def _embedding_lines(e: dict | None, values: dict, recall: dict | None = None) -
         lines.append(f"- the bf16 targets below are read from `{variant}`"
                      + (" (`-precision bf16 -embed-backend openvino`)" if variant == "openvino-bf16" else ""))
     return lines
+
+
+def gpu_block(results_dir: Path) -> str:
+    """``make gpu``'s figures (``memini_bench.gpu_embed``): texts/s per precision and batch size on the device named
+    in the file, each against fp32 at the same batch size, and each precision's LoCoMo memini-vector recall."""
+    doc = _read(results_dir, "gpu.json")
+    if doc is None:
+        return ("_(not measured yet: no GPU has been lent to this project's sessions; `make gpu` on a CUDA machine "
+                "writes `results/bench/gpu.json`, and this block shows it)_\n")
+    c = doc["config"]
+    lines = [f"`make gpu` on {c.get('hardware', '?')} (`--device {c.get('device', '?')}`, torch {c.get('torch', '?')}, "
+             f"MiniLM at {c.get('max_tokens', '?')} tokens; commit {c.get('git_commit', '?')}); the fastest of "
+             f"{c.get('rounds', '?')} passes, device synchronised:", "",
+             "| precision | batch | texts | texts/s | x fp32 | max 1 - cos vs fp32 |", "|---|--:|---|--:|--:|--:|"]
+    fp32 = {(r["set"], r["batch"]): r["texts_per_s"] for r in doc["rows"] if r["precision"] == "fp32"}
+    for r in doc["rows"]:
+        base = fp32.get((r["set"], r["batch"]))
+        ratio = f"{r['texts_per_s'] / base:.2f}x" if base else "-"
+        lines.append(f"| {r['precision']} | {r['batch']} | {r['texts']} {r['set']} | {r['texts_per_s']:.1f} | {ratio} "
+                     f"| {r['max_1_minus_cos']:.1e} |")
+    lines += ["", "| precision | R@5 | R@10 | MRR |", "|---|--:|--:|--:|"]
+    lines += [f"| {p} | {r['r5']:.2%} | {r['r10']:.2%} | {r['mrr']:.2%} |" for p, r in doc["recall"].items()]
+    return "\n".join(lines) + "\n"

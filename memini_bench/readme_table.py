@@ -23,11 +23,17 @@ def blocks() -> dict:
             "quality": rb.quality_table, "vetobench": rb.vetobench_table, "vetoscale": rb.vetobench_scale,
             "sweeps": rb.sweeps, "selection": rb.selection, "legs": rb.legs, "studies": studies_sections,
             "peers": rb.peers, "ray-estimate": ray_estimate_block, "scale": scale_block,
-            "speed": speed_block}
+            "speed": speed_block, "gpu": gpu_block}
 
 
 def speed_block(results_dir: Path) -> str:
     from memini_bench.bench_blocks import speed_block as block
+
+    return block(results_dir)
+
+
+def gpu_block(results_dir: Path) -> str:
+    from memini_bench.bench_blocks import gpu_block as block
 
     return block(results_dir)
 

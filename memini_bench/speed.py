@@ -86,17 +86,19 @@ def requested_precision(kind: str) -> str:
 def embedding_texts(locomo: str, lme: str, n_short: int, n_long: int) -> dict[str, list[str]]:
     """The first ``n_short`` LoCoMo turns, and the ``n_long`` longest distinct LongMemEval sessions of at least
     512 MiniLM tokens (so every one is cut at the max_seq_length)."""
-    from memini_bench.embed.local import MAX_CHARS, minilm_location
-
     short = [i.content for i in load("locomo", locomo).items][:n_short]
-    if not n_long:
-        return {"short": short}
+    return {"short": short, "long": long_texts(lme, n_long)} if n_long else {"short": short}
+
+
+def long_texts(lme: str, n: int) -> list[str]:
+    """The ``n`` longest distinct sessions of LongMemEval file ``lme`` of at least 512 MiniLM tokens."""
     from transformers import AutoTokenizer
+
+    from memini_bench.embed.local import MAX_CHARS, minilm_location
 
     tokenizer = AutoTokenizer.from_pretrained(minilm_location())
     sessions = sorted({i.content[:MAX_CHARS] for i in load("longmemeval", lme).items}, key=len, reverse=True)
-    long = [t for t in sessions if len(tokenizer(t, truncation=False, verbose=False)["input_ids"]) >= 512][:n_long]
-    return {"short": short, "long": long}
+    return [t for t in sessions if len(tokenizer(t, truncation=False, verbose=False)["input_ids"]) >= 512][:n]
 
 
 def embedding(texts: list[str], rounds: int = 3) -> dict[str, dict[str, float | str]]:
