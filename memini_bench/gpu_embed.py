@@ -96,13 +96,9 @@ def recall(embedder, ds) -> dict[str, float]:
     return {"r5": score(result, 5).recall_at_k, "r10": score(result, 10).recall_at_k, "mrr": score(result, 10).mrr}
 
 
-def _gap(a: np.ndarray, b: np.ndarray) -> float:
-    cos = np.sum(a * b, axis=1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
-    return float(np.max(1.0 - cos)) if len(cos) else 0.0
-
-
 def measure(args: argparse.Namespace) -> dict:
     from memini_bench.loaders import load
+    from memini_bench.speed import max_1_minus_cos
 
     ds = load(args.suite, args.data)
     sets = {"short": [item.content for item in ds.items]}
@@ -122,7 +118,7 @@ def measure(args: argparse.Namespace) -> dict:
                 per_s, vectors = throughput(embedder, texts, batch, args.device, args.rounds)
                 reference.setdefault((name, batch), vectors)  # the first precision's (fp32 by default)
                 rows.append({"precision": precision, "batch": batch, "set": name, "texts": len(texts),
-                             "texts_per_s": per_s, "max_1_minus_cos": _gap(vectors, reference[name, batch])})
+                             "texts_per_s": per_s, "max_1_minus_cos": max_1_minus_cos(reference[name, batch], vectors)})
                 print(f"{precision} batch {batch}, {name} texts ({len(texts)}): {per_s:.1f} texts/s, max(1 - cos) vs "
                       f"{precisions[0]} {rows[-1]['max_1_minus_cos']:.1e}", flush=True)
         embedder.batch_size = batches[0]

@@ -49,8 +49,8 @@ def bench_start() -> dict:
 
 
 def bench_config(mode: str, settings: dict, start: dict, seconds: float) -> dict:
-    """The ``config`` of a benchmark file in ``results/bench/`` (``make speed``, ``make scale``): the mode, its
-    settings, ``bench_start``'s record and the duration."""
+    """The ``config`` of a benchmark file in ``results/bench/`` (``make speed``, ``make scale``, ``make gpu``,
+    ``cmd/ray_estimate.py``): the mode, its settings, ``bench_start``'s record and the duration."""
     return {"mode": mode, **settings, **start, "seconds": seconds}
 
 

@@ -197,9 +197,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.gpu_texts_per_s <= 0 or args.long < 1 or args.short < 1:
         print("ray_estimate: --gpu-texts-per-s, --long and --short must be positive", file=sys.stderr)
         return 2
-    from memini_bench.provenance import check_bench_out
+    from memini_bench.provenance import bench_config, bench_start, check_bench_out
 
     check_bench_out(args.out)  # before minutes of measuring
+    start = bench_start()
     try:
         t0 = time.perf_counter()
         long, short = long_texts(args.data, args.long), short_texts(args.data, args.short)
@@ -208,14 +209,11 @@ def main(argv: list[str] | None = None) -> int:
     except BenchError as exc:
         print(f"ray_estimate: {exc}", file=sys.stderr)
         return 2
-    import os
-
-    from memini_bench.provenance import harness
     from memini_bench.report import write_json
 
     source = "user-supplied" if args.gpu_texts_per_s != GPU_TEXTS_PER_S else GPU_SOURCE
-    doc = {"config": {"mode": "ray-estimate", "cpus": os.cpu_count(), "gpus": 0, "long_texts": len(long),
-                      "short_texts": len(short), "seconds": time.perf_counter() - t0, **harness()},
+    doc = {"config": bench_config("ray-estimate", {"gpus": 0, "long_texts": len(long), "short_texts": len(short)},
+                                  start, time.perf_counter() - t0),
            "measured": measured,
            "inputs": {"gpu_texts_per_s": {"value": args.gpu_texts_per_s, "source": source}},
            "extrapolated": extrapolate(measured, args.gpu_texts_per_s, GPUS)}

@@ -16,38 +16,16 @@ FLAGS = ("<!-- flags:begin -->", "<!-- flags:end -->")
 
 def blocks() -> dict:
     """README block name -> renderer(results_dir) -> markdown (``memini_bench.readme_blocks``)."""
+    from memini_bench import bench_blocks as bb
     from memini_bench import readme_blocks as rb
+    from memini_bench.ray_estimate import readme_block as ray_estimate_block
 
     return {"results": rb.main_table, "reproduction": rb.reproduction, "temporal": rb.temporal_boost,
             "rerank": rb.rerank_table, "extractors": rb.extractor_diff, "vecgate": rb.vec_gate,
             "quality": rb.quality_table, "vetobench": rb.vetobench_table, "vetoscale": rb.vetobench_scale,
             "sweeps": rb.sweeps, "selection": rb.selection, "legs": rb.legs, "studies": studies_sections,
-            "peers": rb.peers, "ray-estimate": ray_estimate_block, "scale": scale_block,
-            "speed": speed_block, "gpu": gpu_block}
-
-
-def speed_block(results_dir: Path) -> str:
-    from memini_bench.bench_blocks import speed_block as block
-
-    return block(results_dir)
-
-
-def gpu_block(results_dir: Path) -> str:
-    from memini_bench.bench_blocks import gpu_block as block
-
-    return block(results_dir)
-
-
-def scale_block(results_dir: Path) -> str:
-    from memini_bench.bench_blocks import scale_block as block
-
-    return block(results_dir)
-
-
-def ray_estimate_block(results_dir: Path) -> str:
-    from memini_bench.ray_estimate import readme_block
-
-    return readme_block(results_dir)
+            "peers": rb.peers, "ray-estimate": ray_estimate_block, "scale": bb.scale_block,
+            "speed": bb.speed_block, "gpu": bb.gpu_block}
 
 
 def studies_sections(results_dir: Path) -> str:

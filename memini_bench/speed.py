@@ -41,7 +41,8 @@ POOL = 50
 
 
 def kernel_path() -> str:
-    """How the keyword leg and fusion ran: through the compiled kernels, or their numpy and Python paths."""
+    """How the hot path ran: through the compiled kernels (keyword leg, vector top k, fusion), or their numpy and
+    Python paths."""
     from memini_bench.retrieval import kernels
 
     return "C kernel" if kernels.KERNELS is not None else "numpy"
@@ -137,11 +138,17 @@ def embedding(texts: list[str], rounds: int = 3) -> dict[str, dict[str, float | 
             "texts_per_s": len(texts) / statistics.median(times[kind]),
             "ratio": statistics.median(d / t for d, t in zip(times["direct"], times[kind], strict=True))}
         if kind != "direct":
-            low = vectors[kind]
-            cosine = (full * low).sum(axis=1) / np.linalg.norm(full, axis=1) / np.linalg.norm(low, axis=1)
-            row |= {"max_1_minus_cos": float((1 - cosine).max()), "precision": variants[kind].precision}
+            row |= {"max_1_minus_cos": max_1_minus_cos(full, vectors[kind]), "precision": variants[kind].precision}
         out[kind] = row
     return out
+
+
+def max_1_minus_cos(full: np.ndarray, low: np.ndarray) -> float:
+    """The largest ``1 - cos`` between matching rows of two sets of vectors (0 for none)."""
+    if not len(full):
+        return 0.0
+    cosine = (full * low).sum(axis=1) / np.linalg.norm(full, axis=1) / np.linalg.norm(low, axis=1)
+    return float((1 - cosine).max())
 
 
 def embedding_lines(label: str, count: int, rounds: int, rows: dict[str, dict[str, float | str]]) -> list[str]:

@@ -60,13 +60,10 @@ FLOAT32_COUNT_LIMIT = 1 << 24  # 2**24 + 1 rounds back to 2**24 in float32
 
 
 def go_unit_rows(counts: np.ndarray) -> np.ndarray:
-    """embedtest.Fake's normalisation of integer bucket counts (one row per text): ``norm`` = the float64 sum of
-    squares (exact: integer counts, sums below 2**53), ``inv = float32(1 / sqrt(norm))``, each bucket
-    ``float32(count) * inv`` rounded to float32. A row of zeros is left as it is (the caller puts e0 there)."""
-    squares = np.einsum("ij,ij->i", counts, counts).astype(np.float64)
-    with np.errstate(divide="ignore"):
-        inv = (1.0 / np.sqrt(squares)).astype(np.float32)
-    inv[squares == 0] = 0.0
+    """embedtest.Fake's normalisation of integer bucket counts (one row per text, none all zero: the caller puts
+    e0 in an empty text's row): ``norm`` = the float64 sum of squares (exact: integer counts, sums below 2**53),
+    ``inv = float32(1 / sqrt(norm))``, each bucket ``float32(count) * inv`` rounded to float32."""
+    inv = (1.0 / np.sqrt(np.einsum("ij,ij->i", counts, counts).astype(np.float64))).astype(np.float32)
     return counts.astype(np.float32) * inv[:, None]
 
 

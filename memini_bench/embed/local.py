@@ -126,7 +126,8 @@ class SentenceTransformerEmbedder:
             check_max_tokens(max_tokens, token_limit(source.folder), self.name)
         # the length in use; a model's own default is read from its files, so a run whose vectors all come from
         # the cache (the model never loads) records the same figure as one that loads it
-        self.max_tokens = max_tokens or (default_max_tokens(source.folder) or 0 if self.local else 0)
+        default = default_max_tokens(source.folder) if self.local else None
+        self.max_tokens = max_tokens or default or 0
         self.batch_size = batch_size
         self.device = device
         self.precision = precision
@@ -190,11 +191,6 @@ class SentenceTransformerEmbedder:
 
             model.to(torch.bfloat16)  # the weights once, not autocast's re-cast of every weight on every call
         return model
-
-    @property
-    def effective_max_tokens(self) -> int:
-        """The max sequence length actually used (the model's own when none was asked for)."""
-        return self.max_tokens or int(self.model.max_seq_length)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
