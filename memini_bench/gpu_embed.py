@@ -24,7 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-from memini_bench.provenance import bench_start, check_bench_out
+from memini_bench.errors import BenchError
+from memini_bench.provenance import bench_main, bench_start, check_bench_out
 
 PRECISIONS = ("fp32", "bf16", "fp16")
 
@@ -128,6 +129,7 @@ def measure(args: argparse.Namespace) -> dict:
     return {"rows": rows, "recall": recalls}
 
 
+@bench_main
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--device", default="cuda", help="cuda (the point) or cpu")
@@ -151,8 +153,7 @@ def main(argv: list[str] | None = None) -> None:
     if not os.path.exists(args.data):
         problems.append(f"{args.data}: no such file; pass --data PATH")
     for problem in filter(None, problems):
-        print(f"memini-bench: error: {problem}", file=sys.stderr)
-        raise SystemExit(2)
+        raise BenchError(problem)
     check_bench_out(args.out)
     start = bench_start()
     started = time.perf_counter()

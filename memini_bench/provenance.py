@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import hashlib
 import subprocess
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
+from typing import TypeVar
 
 from memini_bench import __version__
 
 ROOT = Path(__file__).resolve().parents[1]
-CODE_PATHS = ("memini_bench", "quality", "cmd", "data", "pyproject.toml")  # what can change a number
+CODE_PATHS = ("memini_bench", "quality", "cmd", "data", "pyproject.toml", "setup.py")  # what can change a number
+T = TypeVar("T")
 
 
 def file_sha256(path: str | Path) -> str:
@@ -55,15 +58,29 @@ def bench_config(mode: str, settings: dict, start: dict, seconds: float) -> dict
 
 
 def check_bench_out(path: str) -> None:
-    """Refuse a benchmark's ``--out`` that cannot be written before any work (one line on stderr, exit code 2),
-    so a long ``make speed`` or ``make scale`` never ends in a traceback with nothing saved."""
+    """Refuse a benchmark's ``--out`` that cannot be written before any work (a BenchError, which ``bench_main``
+    makes one line), so a long ``make speed`` or ``make scale`` never ends in a traceback with nothing saved."""
+    from memini_bench.atomic_io import check_destinations
+
+    check_destinations(files=[("--out", path)])
+
+
+def bench_main(main: Callable[[list[str] | None], T]) -> Callable[[list[str] | None], T]:
+    """A benchmark's entry point (``make speed``, ``make scale``, ``make gpu``, ``cmd/ray_estimate.py``) under the
+    CLI's contract: a BenchError (an unwritable ``--out``, a missing or malformed data file, a model that will not
+    load) is one ``memini-bench: error:`` line on stderr and exit code 2, never a traceback; each writes its
+    results file only at the end, so nothing is written."""
+    import functools
     import sys
 
-    from memini_bench.atomic_io import check_destinations
     from memini_bench.errors import BenchError
 
-    try:
-        check_destinations(files=[("--out", path)])
-    except BenchError as exc:
-        print(f"memini-bench: error: {exc}", file=sys.stderr)
-        raise SystemExit(2) from None
+    @functools.wraps(main)
+    def run(argv: list[str] | None = None) -> T:
+        try:
+            return main(argv)
+        except BenchError as exc:
+            print(f"memini-bench: error: {exc}", file=sys.stderr)
+            raise SystemExit(2) from None
+
+    return run

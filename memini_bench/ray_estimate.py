@@ -40,6 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from memini_bench.errors import BenchError
+from memini_bench.provenance import bench_main
 
 GPU_TEXTS_PER_S = 1000.0
 GPU_SOURCE = ("assumption, not a measurement: about 25 GFLOP per 512-token MiniLM-L6 text (2 x 22.7M parameters x "
@@ -184,6 +185,7 @@ def extrapolate(measured: dict, gpu_texts_per_s: float, gpus: tuple[int, ...]) -
             "shape) and moving texts to remote nodes"}
 
 
+@bench_main
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", default="../shared/data", help="the shared data folder (locomo/, longmemeval/)")
@@ -195,20 +197,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default="results/bench/ray-estimate.json")
     args = parser.parse_args(argv)
     if args.gpu_texts_per_s <= 0 or args.long < 1 or args.short < 1:
-        print("ray_estimate: --gpu-texts-per-s, --long and --short must be positive", file=sys.stderr)
-        return 2
+        raise BenchError("--gpu-texts-per-s, --long and --short must be positive")
     from memini_bench.provenance import bench_config, bench_start, check_bench_out
 
     check_bench_out(args.out)  # before minutes of measuring
     start = bench_start()
-    try:
-        t0 = time.perf_counter()
-        long, short = long_texts(args.data, args.long), short_texts(args.data, args.short)
-        measured = {"embedding": embedding(long, short), "ray_call_overhead": call_overhead(),
-                    "lme_m_shape": m_shape(args.data) | {"tokens": token_lengths(long)}}
-    except BenchError as exc:
-        print(f"ray_estimate: {exc}", file=sys.stderr)
-        return 2
+    t0 = time.perf_counter()
+    long, short = long_texts(args.data, args.long), short_texts(args.data, args.short)
+    measured = {"embedding": embedding(long, short), "ray_call_overhead": call_overhead(),
+                "lme_m_shape": m_shape(args.data) | {"tokens": token_lengths(long)}}
     from memini_bench.report import write_json
 
     source = "user-supplied" if args.gpu_texts_per_s != GPU_TEXTS_PER_S else GPU_SOURCE

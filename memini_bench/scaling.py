@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memini_bench import synth
+from memini_bench.provenance import bench_main
 
 S_SCALES = ((125, "1/4 S"), (250, "1/2 S"), (500, "S"))
 
@@ -173,6 +174,7 @@ def ensure(path: Path, source: synth.Source | None, shape: synth.Shape, data: st
     return source
 
 
+@bench_main
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--worker", help=argparse.SUPPRESS)

@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from memini_bench.loaders import load
-from memini_bench.provenance import bench_start, check_bench_out
+from memini_bench.provenance import bench_main, bench_start, check_bench_out
 from memini_bench.retrieval.keyword import NumpyBM25
 from memini_bench.retrieval.keyword_fts5 import FTS5BM25
 
@@ -277,6 +277,7 @@ def peers(path: str, embedder: str, cache_dir: str, limit: int = 500) -> list[tu
     return out
 
 
+@bench_main
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--locomo", default="../shared/data/locomo/locomo10.json")
