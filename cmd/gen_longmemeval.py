@@ -1,4 +1,4 @@
-"""Write a LongMemEval-S- or -M-shaped file from real sentences of the shared data (see memini_bench/synth.py).
+"""Write a LongMemEval-S- or -M-shaped file from real sentences of the shared data (see memini_bench/bench/synth.py).
 
     python cmd/gen_longmemeval.py -shape s -out /tmp/lme_s.json [-records 125] [-seed 0]
 """
@@ -10,8 +10,8 @@ import dataclasses
 import sys
 import time
 
+from memini_bench.bench.synth import SHAPES, load_source, write
 from memini_bench.errors import BenchError
-from memini_bench.synth import SHAPES, load_source, write
 
 
 def main(argv: list[str] | None = None) -> int:

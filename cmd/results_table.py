@@ -1,6 +1,6 @@
-"""Regenerate the README results table from results/*.json (see memini_bench/readme_table.py)."""
+"""Regenerate the README results table from results/*.json (see tools/readme/table.py)."""
 
-from memini_bench.readme_table import main
+from tools.readme.table import main
 
 if __name__ == "__main__":
     main()

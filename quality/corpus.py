@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from memini_bench.dataset import Dataset, Item, Question
+from memini_bench.core.dataset import Dataset, Item, Question
 
 GROUP = "reserve-eval"
 CLOCK = datetime.fromtimestamp(1_700_000_000, UTC)

@@ -39,18 +39,18 @@ from pathlib import Path
 
 import click
 
-from memini_bench.dataset import Dataset
+from memini_bench.core.dataset import Dataset
+from memini_bench.core.settings import flag
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.factory import EmbedSettings, build_encoder
 from memini_bench.errors import BenchError
-from memini_bench.flags import flag
-from memini_bench.metrics import first_gold_rank, recall_any, reciprocal_rank
-from memini_bench.provenance import harness
-from memini_bench.report import write_json
+from memini_bench.evaluation.metrics import first_gold_rank, recall_any, reciprocal_rank
+from memini_bench.evaluation.runner import RunResult, run_system
 from memini_bench.rerankers import Candidate, Reranker, build_reranker, cross_encoder_requested, reorder_by_id
+from memini_bench.results.provenance import harness
+from memini_bench.results.write import write_json
 from memini_bench.retrieval.composite import DURABLE_TIERS
-from memini_bench.runner import RunResult, run_system
-from memini_bench.systems import HybridConfig, HybridSystem, MeminiBackend, pool_size
+from memini_bench.systems.memini import HybridConfig, HybridSystem, MeminiBackend, pool_size
 from quality import corpus
 
 

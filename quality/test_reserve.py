@@ -10,10 +10,10 @@ import math
 import numpy as np
 import pytest
 
-from memini_bench.dataset import Item
+from memini_bench.core.dataset import Item
 from memini_bench.retrieval import composite as comp
 from memini_bench.retrieval.reserve import reserve_order
-from memini_bench.systems import HybridConfig, HybridSystem, MeminiBackend
+from memini_bench.systems.memini import HybridConfig, HybridSystem, MeminiBackend
 
 E, D = False, True
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memini_bench.options import RunOptions
+from memini_bench.modes.options import RunOptions
 
 
 def cli_options(**fields: object) -> RunOptions:

@@ -8,8 +8,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from cli_opts import cli_options
 
-from memini_bench.contract import Hit, SystemContext
-from memini_bench.dataset import Item
+from memini_bench.core.contract import Hit, SystemContext
+from memini_bench.core.dataset import Item
 from memini_bench.embed.encoder import TextEncoder
 
 
@@ -35,7 +35,7 @@ def table_context(table: Mapping[str, Sequence[float]] | None = None, **options:
 
 def hash_context(**options: object) -> SystemContext:
     """A SystemContext with memini's hash embedder (no model, no cache)."""
-    from memini_bench.lineup import context_for
+    from memini_bench.systems.lineup import context_for
 
     return context_for(cli_options(embedder="hash", **options))
 

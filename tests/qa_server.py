@@ -32,7 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from memini_bench.qa import prompts  # noqa: E402
-from memini_bench.rewrite import EXPAND_SYSTEM  # noqa: E402
+from memini_bench.systems.rewrite import EXPAND_SYSTEM  # noqa: E402
 
 _WORD = re.compile(r"[a-z0-9]+")
 _MEMORY_LINE = re.compile(r"^\d+\. \[\d{4}-\d{2}-\d{2}\] (.*)$")

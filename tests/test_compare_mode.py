@@ -7,8 +7,8 @@ import json
 import pytest
 
 from memini_bench.cli import main
-from memini_bench.metrics import score
-from memini_bench.per_question import read_per_question
+from memini_bench.evaluation.metrics import score
+from memini_bench.results.per_question import read_per_question
 
 
 def _run(args, capsys):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memini_bench.dataset import Dataset, Item, Question, prepare, split_holdout, subsample
+from memini_bench.core.dataset import Dataset, Item, Question, prepare, split_holdout, subsample
 from memini_bench.errors import BenchError
 
 
@@ -41,7 +41,7 @@ def test_even_subsample_and_name():
 # --- empty preparations, holdout with excluded questions, identity of the data -----------------------------------
 
 def test_a_preparation_that_leaves_nothing_is_an_error_naming_the_flags():
-    from memini_bench.dataset import EmptyDataset
+    from memini_bench.core.dataset import EmptyDataset
 
     with pytest.raises(EmptyDataset, match="-holdout held: leaves none of the 8 questions of toy to score; use "
                                            "-holdout all or tune"):
@@ -95,7 +95,7 @@ def test_longmemeval_real_file_held_set_is_memini_s(lme_dir):
 def test_names_are_safe_and_prepare_suffixes_survive():
     long = Dataset("x" * 300, (), ())
     assert long.name == "x" * 200
-    from memini_bench.dataset import MAX_NAME_BYTES, file_safe_name
+    from memini_bench.core.dataset import MAX_NAME_BYTES, file_safe_name
 
     loaded = file_safe_name("é" * 300)
     assert len(loaded.encode()) <= MAX_NAME_BYTES
@@ -105,7 +105,7 @@ def test_names_are_safe_and_prepare_suffixes_survive():
 def test_source_sha256_of_several_files_is_their_listing_s():
     import hashlib
 
-    from memini_bench.dataset import Source
+    from memini_bench.core.dataset import Source
 
     one = Dataset("d", (), (), sources=(Source("b", "22", 1),))
     two = Dataset("d", (), (), sources=(Source("b", "22", 1), Source("a", "11", 1)))

@@ -135,7 +135,7 @@ def test_openvino_vectors_match_torch_fp32_on_real_texts(real_texts):
 def test_a_non_default_precision_or_backend_names_and_identifies_the_results(tmp_path):
     from cli_opts import cli_options
 
-    from memini_bench.identity import identity, stem
+    from memini_bench.results.identity import identity, stem
 
     plain = cli_options(embedder="minilm")
     for fields, token in [({"precision": "bf16"}, "-bf16"), ({"embed_backend": "openvino"}, "-openvino"),

@@ -13,11 +13,11 @@ from cli_opts import cli_options
 
 from memini_bench import executors
 from memini_bench.cli import main
+from memini_bench.core.registry import EXECUTORS
 from memini_bench.embed import encoder as encoder_module
 from memini_bench.embed.factory import EmbedSettings, build_encoder
 from memini_bench.embed.shipped import ShippedVectors
 from memini_bench.errors import BenchError
-from memini_bench.registry import EXECUTORS
 
 SAMPLE = ["-suite", "sample", "-embedder", "hash"]
 PICKLING = "pickling_executor:make"
@@ -113,7 +113,7 @@ def test_a_sweep_through_an_executor_gives_the_local_rankings(locomo_path):
     """The -executor ray path of -sweep (prepare in the driver, ship data sets and vectors, one runner per
     worker) through the pickling stand-in: every per-question ranking and score equals the local sweep's."""
     from memini_bench.modes.sweep import CellRunner, apply
-    from memini_bench.sweep import cells, label, parse_grid
+    from memini_bench.modes.sweep_grid import cells, label, parse_grid
 
     axes = parse_grid("pool=30,50 fusion=0.5,-1")
     grid = cells(axes)

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from conftest import SHARED_DATA, shared
 
-from memini_bench.dataset import Dataset
+from memini_bench.core.dataset import Dataset
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.hashing import HashEmbedder
+from memini_bench.evaluation.runner import run_system
 from memini_bench.loaders import load
-from memini_bench.runner import run_system
-from memini_bench.systems import HybridConfig, HybridSystem, KeywordSystem, MeminiBackend, VectorSystem
+from memini_bench.systems.memini import HybridConfig, HybridSystem, KeywordSystem, MeminiBackend, VectorSystem
 
 CONFIGS = (HybridConfig(), HybridConfig(fusion=-1.0), HybridConfig(reinforce=True))
 
@@ -50,7 +50,7 @@ def test_fast_path_identical_locomo_sessions(locomo_sessions, kernel_path):
 
 
 def test_fast_path_identical_longmemeval_s_shaped(tmp_path, kernel_path):
-    from memini_bench import synth
+    from memini_bench.bench import synth
 
     shared("locomo/locomo10.json")
     path = tmp_path / "lme-s-slice.json"

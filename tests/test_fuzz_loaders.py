@@ -27,15 +27,15 @@ from fuzz_strategies import (
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memini_bench.dataset import Dataset, prepare
+from memini_bench.core.dataset import Dataset, prepare
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.hashing import HashEmbedder
 from memini_bench.errors import BenchError
+from memini_bench.evaluation.metrics import score_all
+from memini_bench.evaluation.runner import run_all
 from memini_bench.loaders import LoadOptions, load
-from memini_bench.metrics import score_all
-from memini_bench.report import per_question_rows, write_jsonl, write_trec
-from memini_bench.runner import run_all
-from memini_bench.systems import HybridConfig, memini_systems
+from memini_bench.results.write import per_question_rows, write_jsonl, write_trec
+from memini_bench.systems.memini import HybridConfig, memini_systems
 
 CASE_SECONDS = 5.0
 FAST = settings(max_examples=60, derandomize=True, database=None, deadline=None,

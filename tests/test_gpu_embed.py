@@ -1,4 +1,4 @@
-"""`make gpu`'s script (memini_bench/gpu_embed.py): its measurement end to end on the CPU at a tiny size, its
+"""`make gpu`'s script (memini_bench/bench/gpu.py): its measurement end to end on the CPU at a tiny size, its
 one-line refusals, and the README block it feeds."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from memini_bench.bench_blocks import gpu_block
+from tools.readme.bench_blocks import gpu_block
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -13,10 +13,10 @@ import time
 import pytest
 from loopback import ScriptedServer
 
+from memini_bench.clients.http import env_seconds, post_json, retry_after_seconds
+from memini_bench.clients.llm import ChatClient
 from memini_bench.embed.openai import OpenAIEmbedder
 from memini_bench.errors import BenchError
-from memini_bench.http import env_seconds, post_json, retry_after_seconds
-from memini_bench.llm import ChatClient
 from memini_bench.rerankers import Candidate
 from memini_bench.rerankers.crossencoder import HttpCrossEncoder
 

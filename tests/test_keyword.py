@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memini_bench.dataset import Dataset
-from memini_bench.metrics import score
+from memini_bench.core.dataset import Dataset
+from memini_bench.evaluation.metrics import score
+from memini_bench.evaluation.runner import run_system
 from memini_bench.retrieval.keyword import NumpyBM25, bm25_idf, top_k
 from memini_bench.retrieval.keyword_fts5 import FTS5BM25
-from memini_bench.runner import run_system
-from memini_bench.systems import KeywordSystem, MeminiBackend
+from memini_bench.systems.memini import KeywordSystem, MeminiBackend
 
 POOL = 50
 

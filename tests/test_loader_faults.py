@@ -14,7 +14,7 @@ import pytest
 from fuzz_strategies import time_limit
 from unprivileged import as_unprivileged
 
-from memini_bench.dataset import Dataset
+from memini_bench.core.dataset import Dataset
 from memini_bench.errors import BenchError
 from memini_bench.loaders import _json, load
 

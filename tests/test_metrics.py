@@ -6,9 +6,17 @@ import ir_measures
 import pytest
 from ir_measures import RR, Qrel, R, ScoredDoc, Success, nDCG
 
-from memini_bench.dataset import Question
-from memini_bench.metrics import first_gold_rank, ndcg, percentile, recall_all, recall_any, reciprocal_rank, score
-from memini_bench.runner import QuestionRun, RunResult, estimate_tokens
+from memini_bench.core.dataset import Question
+from memini_bench.evaluation.metrics import (
+    first_gold_rank,
+    ndcg,
+    percentile,
+    recall_all,
+    recall_any,
+    reciprocal_rank,
+    score,
+)
+from memini_bench.evaluation.runner import QuestionRun, RunResult, estimate_tokens
 
 # (gold ids, ranked ids) per question; some gold ids are never retrieved, one question has no hit at all.
 CASES = {

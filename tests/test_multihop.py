@@ -7,8 +7,8 @@ import json
 import pytest
 
 from memini_bench.cli import main
-from memini_bench.contract import Hit
-from memini_bench.dataset import Dataset, Item, Question
+from memini_bench.core.contract import Hit
+from memini_bench.core.dataset import Dataset, Item, Question
 from memini_bench.errors import BenchError
 from memini_bench.studies import multihop
 

@@ -11,9 +11,9 @@ import urllib.parse
 import pytest
 from unprivileged import as_unprivileged
 
-from memini_bench import atomic_io
 from memini_bench.errors import BenchError
-from memini_bench.report import check_destinations, trec_id, write_json
+from memini_bench.results import atomic_io
+from memini_bench.results.write import check_destinations, trec_id, write_json
 
 
 @pytest.fixture(params=["unnamed", "named"])

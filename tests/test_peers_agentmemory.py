@@ -7,9 +7,9 @@ import math
 import pytest
 from peers_fixture import ids, run, table_context
 
-from memini_bench.dataset import Item
-from memini_bench.peers.agentmemory import AgentMemorySystem, fuse, make, make_bm25, observation_text
-from memini_bench.peers.agentmemory_text import AgentMemoryBM25, stem, tokenize
+from memini_bench.core.dataset import Item
+from memini_bench.systems.peers.agentmemory import AgentMemorySystem, fuse, make, make_bm25, observation_text
+from memini_bench.systems.peers.agentmemory_text import AgentMemoryBM25, stem, tokenize
 
 pytestmark = pytest.mark.usefixtures("no_network")
 

@@ -12,8 +12,8 @@ pytest.importorskip("Stemmer", reason="needs the bm25s extra: pip install 'memin
 
 from peers_fixture import ids, run  # noqa: E402
 
-from memini_bench.dataset import Item  # noqa: E402
-from memini_bench.peers.bm25s import BM25sSystem  # noqa: E402
+from memini_bench.core.dataset import Item  # noqa: E402
+from memini_bench.systems.peers.bm25s import BM25sSystem  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("no_network")
 

@@ -21,9 +21,9 @@ from peer_stores_fixture import (  # noqa: E402
     unit,
 )
 
-from memini_bench import builtins  # noqa: E402, F401  (fills the registry)
-from memini_bench.dataset import Item  # noqa: E402
-from memini_bench.registry import SYSTEMS  # noqa: E402
+from memini_bench.core import builtins  # noqa: E402, F401  (fills the registry)
+from memini_bench.core.dataset import Item  # noqa: E402
+from memini_bench.core.registry import SYSTEMS  # noqa: E402
 
 
 @pytest.fixture(scope="module")

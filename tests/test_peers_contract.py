@@ -1,4 +1,4 @@
-"""Every peer system keeps the adapter rules (memini_bench.peers): registered with its extra, a missing extra is one
+"""Every peer system keeps the adapter rules (memini_bench.systems.peers): registered with its extra, a missing extra is one
 line naming it, no hit from another group, nothing left in the temp folder or written to the home folder, no
 network. Add a row to PEERS for a new adapter."""
 
@@ -12,30 +12,30 @@ import sys
 import pytest
 from peers_fixture import hash_context
 
-from memini_bench import builtins  # noqa: F401  (fills the registries before any test patches them)
 from memini_bench.cli import main
-from memini_bench.dataset import Item
-from memini_bench.lineup import build_systems
-from memini_bench.registry import SYSTEMS, Entry
+from memini_bench.core import builtins  # noqa: F401  (fills the registries before any test patches them)
+from memini_bench.core.dataset import Item
+from memini_bench.core.registry import SYSTEMS, Entry
+from memini_bench.systems.lineup import build_systems
 
 # (system, "module:factory", pip extra ("" = none), the importable packages its extra installs)
 PEERS = [
-    ("bm25s", "memini_bench.peers.bm25s:make", "bm25s", ("bm25s", "Stemmer")),
-    ("bm25s-global", "memini_bench.peers.bm25s:make_global", "bm25s", ("bm25s", "Stemmer")),
-    ("sqlite-vec", "memini_bench.peers.sqlite_vec:make", "sqlite-vec", ("sqlite_vec", "pysqlite3")),
-    ("sqlite-vec-hybrid", "memini_bench.peers.sqlite_vec:make_hybrid", "sqlite-vec", ("sqlite_vec", "pysqlite3")),
-    ("agentmemory", "memini_bench.peers.agentmemory:make", "", ()),
-    ("agentmemory-bm25", "memini_bench.peers.agentmemory:make_bm25", "", ()),
-    ("mempalace", "memini_bench.peers.mempalace:make_raw", "", ()),
-    ("mempalace-hybrid", "memini_bench.peers.mempalace:make_hybrid", "", ()),
-    ("lancedb", "memini_bench.peers.lancedb:make", "lancedb", ("lancedb",)),
-    ("lancedb-fts", "memini_bench.peers.lancedb:make_fts", "lancedb", ("lancedb",)),
-    ("lancedb-hybrid", "memini_bench.peers.lancedb:make_hybrid", "lancedb", ("lancedb",)),
-    ("qdrant", "memini_bench.peers.qdrant:make", "qdrant", ("qdrant_client",)),
-    ("qdrant-bm25", "memini_bench.peers.qdrant:make_bm25", "qdrant", ("qdrant_client",)),
-    ("qdrant-hybrid", "memini_bench.peers.qdrant:make_hybrid", "qdrant", ("qdrant_client",)),
-    ("chroma", "memini_bench.peers.chroma:make", "chroma", ("chromadb",)),
-    ("mem0", "memini_bench.peers.mem0:make", "mem0", ("mem0", "qdrant_client")),
+    ("bm25s", "memini_bench.systems.peers.bm25s:make", "bm25s", ("bm25s", "Stemmer")),
+    ("bm25s-global", "memini_bench.systems.peers.bm25s:make_global", "bm25s", ("bm25s", "Stemmer")),
+    ("sqlite-vec", "memini_bench.systems.peers.sqlite_vec:make", "sqlite-vec", ("sqlite_vec", "pysqlite3")),
+    ("sqlite-vec-hybrid", "memini_bench.systems.peers.sqlite_vec:make_hybrid", "sqlite-vec", ("sqlite_vec", "pysqlite3")),
+    ("agentmemory", "memini_bench.systems.peers.agentmemory:make", "", ()),
+    ("agentmemory-bm25", "memini_bench.systems.peers.agentmemory:make_bm25", "", ()),
+    ("mempalace", "memini_bench.systems.peers.mempalace:make_raw", "", ()),
+    ("mempalace-hybrid", "memini_bench.systems.peers.mempalace:make_hybrid", "", ()),
+    ("lancedb", "memini_bench.systems.peers.lancedb:make", "lancedb", ("lancedb",)),
+    ("lancedb-fts", "memini_bench.systems.peers.lancedb:make_fts", "lancedb", ("lancedb",)),
+    ("lancedb-hybrid", "memini_bench.systems.peers.lancedb:make_hybrid", "lancedb", ("lancedb",)),
+    ("qdrant", "memini_bench.systems.peers.qdrant:make", "qdrant", ("qdrant_client",)),
+    ("qdrant-bm25", "memini_bench.systems.peers.qdrant:make_bm25", "qdrant", ("qdrant_client",)),
+    ("qdrant-hybrid", "memini_bench.systems.peers.qdrant:make_hybrid", "qdrant", ("qdrant_client",)),
+    ("chroma", "memini_bench.systems.peers.chroma:make", "chroma", ("chromadb",)),
+    ("mem0", "memini_bench.systems.peers.mem0:make", "mem0", ("mem0", "qdrant_client")),
 ]
 EXTRA_PACKAGES = {extra: pkgs for _, _, extra, pkgs in PEERS if extra}
 WITH_EXTRA = [(name, spec, extra, pkg) for name, spec, extra, pkgs in PEERS for pkg in pkgs]
@@ -101,7 +101,7 @@ def test_group_isolation_temp_folder_and_home(name, spec, extra, packages, monke
 @pytest.mark.slow
 def test_no_hit_from_another_group_on_all_locomo_questions(locomo):
     """Every peer system over all 1,982 LoCoMo turn-level questions (hash embedder), depth 10."""
-    from memini_bench.runner import run_system
+    from memini_bench.evaluation.runner import run_system
 
     names = [name for name, _, _, packages in PEERS if _installed(packages)]
     systems = build_systems(names, hash_context())

@@ -12,10 +12,10 @@ import importlib.util
 
 import pytest
 
-from memini_bench import builtins  # noqa: F401  (fills the registry)
-from memini_bench.lineup import build_systems, context_for
-from memini_bench.options import RunOptions
-from memini_bench.runner import run_all
+from memini_bench.core import builtins  # noqa: F401  (fills the registry)
+from memini_bench.evaluation.runner import run_all
+from memini_bench.modes.options import RunOptions
+from memini_bench.systems.lineup import build_systems, context_for
 
 pytestmark = pytest.mark.slow
 

@@ -29,8 +29,8 @@ from peer_stores_fixture import (  # noqa: E402
     unit,
 )
 
-from memini_bench import builtins  # noqa: E402, F401  (fills the registry)
-from memini_bench.registry import SYSTEMS  # noqa: E402
+from memini_bench.core import builtins  # noqa: E402, F401  (fills the registry)
+from memini_bench.core.registry import SYSTEMS  # noqa: E402
 
 LLM_VARIABLES = ("MEMINI_LLM_BASE_URL", "MEMINI_LLM_MODEL", "MEMINI_LLM_API_KEY", "MEMINI_LLM_API")
 
@@ -87,7 +87,7 @@ def test_describe_home_and_telemetry(run):
     import mem0.memory.main as mem0_main
     import mem0.memory.setup as mem0_setup
 
-    from memini_bench.peers import mem0 as adapter
+    from memini_bench.systems.peers import mem0 as adapter
 
     info = run.system.describe()
     assert info["version"] == version("mem0ai") and info["infer"] is False and info["threshold"] == 0.0

@@ -8,8 +8,8 @@ import math
 import pytest
 from peers_fixture import ids, run, table_context
 
-from memini_bench.dataset import Item
-from memini_bench.peers.mempalace import USER_TEXT, TokenCut, keyword_overlap, keywords, make_hybrid, make_raw
+from memini_bench.core.dataset import Item
+from memini_bench.systems.peers.mempalace import USER_TEXT, TokenCut, keyword_overlap, keywords, make_hybrid, make_raw
 
 pytestmark = pytest.mark.usefixtures("no_network")
 

@@ -18,8 +18,8 @@ PLUGIN = textwrap.dedent('''
     """A test plugin: word-overlap memory, a one-file suite and a constant embedder."""
     import numpy as np
 
-    from memini_bench.contract import Hit
-    from memini_bench.dataset import Dataset, Item, Question
+    from memini_bench.core.contract import Hit
+    from memini_bench.core.dataset import Dataset, Item, Question
 
 
     class WordOverlap:

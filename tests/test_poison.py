@@ -7,9 +7,9 @@ import json
 import pytest
 
 from memini_bench.cli import main
-from memini_bench.dataset import Dataset, Item, Question
+from memini_bench.core.dataset import Dataset, Item, Question
 from memini_bench.errors import BenchError
-from memini_bench.poison import FILLER, poison, render
+from memini_bench.loaders.poison import FILLER, poison, render
 
 
 def _toy() -> Dataset:

@@ -10,11 +10,11 @@ from loopback import ScriptedServer, closed_port_url
 from qa_server import ChatScript
 from scipy.stats import binomtest
 
-from memini_bench.dataset import Question
-from memini_bench.llm import ChatClient, ChatReply
+from memini_bench.clients.llm import ChatClient, ChatReply
+from memini_bench.core.dataset import Question
+from memini_bench.evaluation.runner import estimate_tokens
 from memini_bench.qa import engine, prompts, summary
 from memini_bench.qa.engine import Call, Graded, Task
-from memini_bench.runner import estimate_tokens
 
 
 def _task(i, answer="Porto", category="multi-session", memories=("Alice lives in Porto",), arm="a@k1"):
@@ -168,7 +168,7 @@ def test_chat_reply_reads_usage_only_when_well_formed():
 
 
 def test_judge_settings_default_to_the_readers_but_keep_the_key_on_its_host(monkeypatch):
-    from memini_bench.llm import judge_from_env
+    from memini_bench.clients.llm import judge_from_env
 
     for key in ("MEMINI_JUDGE_API", "MEMINI_JUDGE_BASE_URL", "MEMINI_JUDGE_API_KEY", "MEMINI_JUDGE_MODEL"):
         monkeypatch.delenv(key, raising=False)

@@ -17,10 +17,10 @@ from loopback import ScriptedServer
 from qa_server import ChatScript, words
 
 from memini_bench.cli import main
-from memini_bench.lineup import build_systems, context_for
 from memini_bench.loaders import load
 from memini_bench.loaders.longmemeval import parse_lme_date
 from memini_bench.qa import prompts
+from memini_bench.systems.lineup import build_systems, context_for
 
 ROOT = Path(__file__).resolve().parents[1]
 ITEMS = [

@@ -47,7 +47,7 @@ def test_minilm_vectors_from_ray_workers_are_the_local_bits(cluster, locomo, mon
 
 def test_a_sweep_on_ray_workers_gives_the_local_rankings_and_files(cluster, locomo_path, tmp_path, capsys):
     from memini_bench.modes.sweep import CellRunner, apply
-    from memini_bench.sweep import cells, label, parse_grid
+    from memini_bench.modes.sweep_grid import cells, label, parse_grid
 
     grid_text = "pool=30,50 fusion=0.5,-1"
     axes = parse_grid(grid_text)

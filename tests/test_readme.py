@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from memini_bench.readme_table import FLAGS, blocks, flags_table, updated
+from tools.readme.table import FLAGS, blocks, flags_table, updated
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from memini_bench.ray_estimate import extrapolate, readme_block
+from memini_bench.bench.ray_estimate import extrapolate, readme_block
 
 MEASURED = {
     "embedding": {"local": {"long_texts_per_s": 5.0, "short_texts_per_s": 40.0},

@@ -7,9 +7,9 @@ import threading
 
 import pytest
 
+from memini_bench.clients.http import post_json
 from memini_bench.errors import BenchError
-from memini_bench.http import post_json
-from memini_bench.report import write_json
+from memini_bench.results.write import write_json
 
 
 def test_writing_over_a_folder_is_a_clear_error_and_leaves_no_temp_file(tmp_path):

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from memini_bench.embed.factory import EmbedSettings, build_encoder
-from memini_bench.metrics import score
-from memini_bench.runner import run_system
-from memini_bench.systems import HybridConfig, memini_systems
+from memini_bench.evaluation.metrics import score
+from memini_bench.evaluation.runner import run_system
+from memini_bench.systems.memini import HybridConfig, memini_systems
 
 pytestmark = pytest.mark.slow
 

@@ -8,8 +8,8 @@ import time
 import pytest
 from loopback import ScriptedServer, closed_port_url
 
+from memini_bench.clients.llm import ChatClient
 from memini_bench.errors import BenchError
-from memini_bench.llm import ChatClient
 from memini_bench.rerankers import Candidate, build_reranker, reorder_by_id
 from memini_bench.rerankers.crossencoder import (
     HttpCrossEncoder,

@@ -14,14 +14,14 @@ from cli_opts import cli_options
 from loopback import ScriptedServer
 
 from memini_bench.cli import main
-from memini_bench.dataset import Item
+from memini_bench.core.dataset import Item
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.hashing import HashEmbedder
-from memini_bench.modes._ranking import RankTally
 from memini_bench.modes.gates import GateOptions, Probe, foreign_groups, sweep
+from memini_bench.modes.ranking import RankTally
 from memini_bench.retrieval.recency import STRATEGIES, rank
 from memini_bench.retrieval.temporal import Anchor
-from memini_bench.systems import HybridConfig, HybridSystem, MeminiBackend
+from memini_bench.systems.memini import HybridConfig, HybridSystem, MeminiBackend
 
 NOW = datetime(2023, 5, 30, 23, 40, tzinfo=UTC)
 DAY = 86400.0
@@ -90,7 +90,7 @@ def test_strategies_hand_computed():
 
 def test_rank_tally_hand_computed():
     tally = RankTally(k=2)
-    from memini_bench.dataset import Question
+    from memini_bench.core.dataset import Question
 
     for n, (cat, ranked) in enumerate([("a", ["g", "x"]), ("a", ["x", "y", "g"]), ("b", ["x", "g"]), ("", ["y"])]):
         tally.add("s", Question(f"q{n}", "query", ("g",), category=cat), ranked)
@@ -227,7 +227,7 @@ def test_sweep_math_and_threshold_parsing():
 
 
 def test_foreign_group_is_the_next_different_group():
-    from memini_bench.dataset import Question
+    from memini_bench.core.dataset import Question
 
     qs = [Question(str(i), "q", (), group=g) for i, g in enumerate(["a", "a", "b", "c", "c"])]
     assert foreign_groups(qs, "vec-gate") == ["b", "b", "c", "a", "a"]

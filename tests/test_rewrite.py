@@ -11,13 +11,13 @@ from loopback import ScriptedServer, closed_port_url
 from qa_server import ChatScript, rewrite_reply
 
 from memini_bench.cli import main
-from memini_bench.contract import Hit
+from memini_bench.clients.llm import ChatClient
+from memini_bench.core.contract import Hit
 from memini_bench.errors import BenchError
-from memini_bench.lineup import build_systems, context_for
-from memini_bench.llm import ChatClient
 from memini_bench.loaders import load
-from memini_bench.rewrite import EXPAND_SYSTEM, RewriteSystem, fuse_hits, make, parse_variants, should_expand
-from memini_bench.systems import HybridSystem, MeminiBackend
+from memini_bench.systems.lineup import build_systems, context_for
+from memini_bench.systems.memini import HybridSystem, MeminiBackend
+from memini_bench.systems.rewrite import EXPAND_SYSTEM, RewriteSystem, fuse_hits, make, parse_variants, should_expand
 
 ITEMS = [
     ("a1", "Alice moved to Lisbon for a design job."), ("a2", "Alice now lives in Porto after moving again."),

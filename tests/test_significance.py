@@ -10,14 +10,14 @@ import pytest
 from scipy.stats import binomtest
 
 from memini_bench.cli import main
-from memini_bench.dataset import Question
+from memini_bench.core.dataset import Question
 from memini_bench.errors import BenchError
-from memini_bench.metrics import score
-from memini_bench.per_question import read_per_question
-from memini_bench.report import per_question_rows, write_json, write_jsonl
-from memini_bench.runner import QuestionRun, RunResult
-from memini_bench.significance import compare_file_systems, compare_files, compare_run, markdown
-from memini_bench.stats import holm, mcnemar_exact
+from memini_bench.evaluation.metrics import score
+from memini_bench.evaluation.runner import QuestionRun, RunResult
+from memini_bench.evaluation.significance import compare_file_systems, compare_files, compare_run, markdown
+from memini_bench.evaluation.stats import holm, mcnemar_exact
+from memini_bench.results.per_question import read_per_question
+from memini_bench.results.write import per_question_rows, write_json, write_jsonl
 
 # gold per question, and each system's ranking (flat item ids): 12 questions in 3 groups.
 GOLD = {f"q{i}": (f"g{i}",) for i in range(12)}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from memini_bench.bench_blocks import speed_block
+from tools.readme.bench_blocks import speed_block
 
 
 def _row(per_s: float, ratio: float, gap: float, precision: str) -> dict:

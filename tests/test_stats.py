@@ -10,8 +10,16 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest
 
-from memini_bench import stats
-from memini_bench.stats import adjust, bootstrap_mean, compare, discordant, holm, mcnemar_exact, paired_bootstrap
+from memini_bench.evaluation import stats
+from memini_bench.evaluation.stats import (
+    adjust,
+    bootstrap_mean,
+    compare,
+    discordant,
+    holm,
+    mcnemar_exact,
+    paired_bootstrap,
+)
 
 
 @pytest.mark.parametrize(("b", "c", "expected"), [

@@ -8,7 +8,7 @@ import pytest
 
 from memini_bench.cli import main
 from memini_bench.errors import BenchError
-from memini_bench.sweep import cells, parse_grid, parse_metric
+from memini_bench.modes.sweep_grid import cells, parse_grid, parse_metric
 
 
 def _run(args, capsys):

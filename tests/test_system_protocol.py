@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from memini_bench.contract import Hit, System
+from memini_bench.core.contract import Hit, System
+from memini_bench.evaluation.metrics import score
+from memini_bench.evaluation.runner import run_system
 from memini_bench.loaders import load
-from memini_bench.metrics import score
-from memini_bench.runner import run_system
 
 
 class WordOverlap:

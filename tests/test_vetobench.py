@@ -316,7 +316,7 @@ def test_systems_are_picked_by_full_short_and_variant_names(fixtures_dir, tmp_pa
 def test_hybrid_flags_reach_memini_systems_and_the_config(suites, fixtures_dir, tmp_path, capsys):
     from memini_bench.embed.encoder import TextEncoder
     from memini_bench.embed.hashing import HashEmbedder
-    from memini_bench.options import RunOptions
+    from memini_bench.modes.options import RunOptions
 
     opts = RunOptions.build(dict(pool_factor=7, pool_floor=60, semantic_reserve=2, temporal_boost=0.4,
                                  temporal_extractor="extended", reinforce=True, fusion=0.3))
@@ -337,7 +337,7 @@ def test_hybrid_flags_reach_memini_systems_and_the_config(suites, fixtures_dir, 
 
 
 def test_veto_scores_come_from_the_shared_metrics(suites):
-    from memini_bench.metrics import score
+    from memini_bench.evaluation.metrics import score
 
     ds = suite_dataset(suites["vetobench"])
     systems = veto_composite_systems()

@@ -8,9 +8,9 @@ import pytest
 from conftest import shared
 from veto_scripts import OWN_ABSENT, OwnMemories
 
-from memini_bench.contract import ContextBuilder, Hit
+from memini_bench.core.contract import ContextBuilder, Hit
+from memini_bench.core.registry import SYSTEMS, Entry
 from memini_bench.errors import BenchError
-from memini_bench.registry import SYSTEMS, Entry
 from memini_bench.vetobench import conditions as cond
 from memini_bench.vetobench.absence import veto_present
 from memini_bench.vetobench.composite import VetoCompositeSystem

@@ -10,8 +10,8 @@ from conftest import shared
 from loopback import ScriptedServer
 from veto_scripts import EXTRACTION_ABSENT, EXTRACTION_DROPPED, EXTRACTION_TOTALS, chat, handler
 
+from memini_bench.clients.llm import ChatClient
 from memini_bench.errors import BenchError
-from memini_bench.llm import ChatClient
 from memini_bench.vetobench import conditions as cond
 from memini_bench.vetobench.absence import veto_present
 from memini_bench.vetobench.extract import EXTRACTION_PROMPT, extract_suite, parse_extraction

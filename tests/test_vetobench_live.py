@@ -16,8 +16,8 @@ from conftest import shared
 from loopback import ScriptedServer
 
 from memini_bench.cli import main
+from memini_bench.clients.llm import ChatClient
 from memini_bench.errors import BenchError
-from memini_bench.llm import ChatClient
 from memini_bench.modes import vetobench as mode
 from memini_bench.vetobench import conditions as cond
 from memini_bench.vetobench import live

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 
-from memini_bench.contract import Hit
+from memini_bench.core.contract import Hit
 from memini_bench.vetobench.extract import EXTRACTION_PROMPT
 from memini_bench.vetobench.live import SYSTEM_PROMPT
 

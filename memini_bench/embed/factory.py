@@ -20,12 +20,12 @@ from pathlib import Path
 
 import click
 
+from memini_bench.core.settings import Int, Real, setting
 from memini_bench.embed.base import Embedder
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.hashing import HashEmbedder, VetoHashEmbedder
 from memini_bench.embed.local import BACKENDS, DEVICES, PRECISIONS
 from memini_bench.errors import BenchError
-from memini_bench.settings import Int, Real, setting
 
 
 @dataclass(frozen=True)
@@ -119,8 +119,8 @@ def check_settings_used(settings: EmbedSettings, base: str) -> None:
 def build_embedder(name: str | EmbedSettings = "auto", *, strict: bool = True) -> Embedder:
     """The embedder ``name`` (or ``settings.embedder``) stands for, built with ``settings``. ``strict``: refuse
     settings that embedder ignores (VetoBench builds several embedders from one set of flags, so it is lenient)."""
-    from memini_bench import builtins  # noqa: F401  (fills the registries)
-    from memini_bench.registry import EMBEDDERS
+    from memini_bench.core import builtins  # noqa: F401  (fills the registries)
+    from memini_bench.core.registry import EMBEDDERS
 
     settings = name if isinstance(name, EmbedSettings) else EmbedSettings(embedder=name)
     resolved = settings.resolved

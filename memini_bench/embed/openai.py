@@ -11,7 +11,7 @@ characters, then sub-requests of at most 20 texts and 24,000 UTF-8 bytes (always
 the request's positions and every vector must pass ``embed.checks.validate_vectors`` (length, finite, not all zero),
 else the whole call is a one-line BenchError and nothing from it is returned (so nothing reaches the cache).
 Retries, the per-try timeout, the total deadline (default twice the timeout) and ``Retry-After``:
-``memini_bench.http``.
+``memini_bench.clients.http``.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from memini_bench.clients.http import bearer, check_seconds, env_seconds, join_url, post_json
 from memini_bench.embed.checks import index_order, validate_vectors
 from memini_bench.errors import BenchError
-from memini_bench.http import bearer, check_seconds, env_seconds, join_url, post_json
 
 DEFAULT_MODEL = "text-embedding-3-small"
 DEFAULT_TIMEOUT = 60.0

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 import click
 
-from memini_bench.dataset import Dataset
+from memini_bench.core.dataset import Dataset
+from memini_bench.core.settings import setting
 from memini_bench.errors import BenchError
 from memini_bench.loaders.longmemeval import ABSTENTION_MODES, SESSION_DOCS
-from memini_bench.settings import setting
 
 
 @dataclass(frozen=True)
@@ -50,8 +50,8 @@ def as_suite(name: str, target: object) -> Suite:
 
 
 def suite(name: str) -> Suite:
-    from memini_bench import builtins  # noqa: F401  (fills the registries)
-    from memini_bench.registry import SUITES
+    from memini_bench.core import builtins  # noqa: F401  (fills the registries)
+    from memini_bench.core.registry import SUITES
 
     canonical = SUITES.canonical(name) or name
     return as_suite(canonical, SUITES.get(name))

@@ -1,8 +1,8 @@
-"""The built-in suites as ``Suite`` entries (registered by name in ``memini_bench.builtins``)."""
+"""The built-in suites as ``Suite`` entries (registered by name in ``memini_bench.core.builtins``)."""
 
 from __future__ import annotations
 
-from memini_bench.dataset import Dataset
+from memini_bench.core.dataset import Dataset
 from memini_bench.loaders import LoadOptions, Suite
 from memini_bench.loaders.file import load_file, load_sample
 from memini_bench.loaders.locomo import load_locomo, load_locomo_sessions

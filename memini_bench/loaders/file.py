@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memini_bench.dataset import Dataset, Item, Question, Source, file_safe_name, finish
+from memini_bench.core.dataset import Dataset, Item, Question, Source, file_safe_name, finish
 from memini_bench.loaders._json import (
     At,
     field_of,

@@ -21,7 +21,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from memini_bench.dataset import Dataset, Item, Question, Source, finish
+from memini_bench.core.dataset import Dataset, Item, Question, Source, finish
 from memini_bench.loaders._json import (
     At,
     check_id,

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from memini_bench.dataset import Dataset, Item, Question, finish
+from memini_bench.core.dataset import Dataset, Item, Question, finish
 from memini_bench.errors import BenchError
 from memini_bench.loaders._json import (
     At,

@@ -6,7 +6,7 @@ checking live in ``memini_bench.vetobench.fixtures`` (imported here on use: it i
 
 from __future__ import annotations
 
-from memini_bench.dataset import Dataset, finish
+from memini_bench.core.dataset import Dataset, finish
 
 
 def load_vetobench(path: str, **_: object) -> Dataset:

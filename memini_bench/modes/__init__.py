@@ -19,7 +19,7 @@ from memini_bench.errors import BenchError
 
 MODE_MODULES = [
     "memini_bench.modes.listing",
-    "memini_bench.modes.significance",
+    "memini_bench.modes.compare_files",
     "memini_bench.modes.rerank",
     "memini_bench.modes.rerank_tier",
     "memini_bench.modes.gates",
@@ -28,7 +28,7 @@ MODE_MODULES = [
     "memini_bench.modes.sweep",
     "memini_bench.modes.multihop",
     "memini_bench.modes.entity_bridge",
-    "memini_bench.modes.compare",
+    "memini_bench.modes.run_systems",
 ]
 ALWAYS_USED = frozenset({"suite", "data"})
 
@@ -54,8 +54,8 @@ def used_fields(mod: ModuleType) -> set[str]:
 
 def check_given(mod: ModuleType, opts) -> None:
     """Refuse a given flag the selected mode, or the selected suite, does not use."""
+    from memini_bench.core.settings import flag_fields
     from memini_bench.loaders import LoadOptions, suite
-    from memini_bench.settings import flag_fields
 
     owners = {f.name: "-" + f.metadata["flag"] for cls in opts.concern_classes() + mode_option_classes()
               for f in flag_fields(cls)}

@@ -8,16 +8,16 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
+from memini_bench.core.settings import CommaList, Real, setting
 from memini_bench.embed.factory import EmbedSettings
-from memini_bench.lineup import context_for, systems_for
+from memini_bench.evaluation.runner import close_all
 from memini_bench.loaders import LoadOptions
-from memini_bench.modes.compare import build_config, check_outputs, results_path, write_results
 from memini_bench.modes.multihop import MultihopOptions, prepared, study_k, warm_queries
-from memini_bench.options import RunOptions
-from memini_bench.runner import close_all
-from memini_bench.settings import CommaList, Real, setting
+from memini_bench.modes.options import RunOptions
+from memini_bench.modes.run_systems import build_config, check_outputs, results_path, write_results
 from memini_bench.studies import bridge
-from memini_bench.systems import HybridConfig, pool_size
+from memini_bench.systems.lineup import context_for, systems_for
+from memini_bench.systems.memini import HybridConfig, pool_size
 
 NAME = "-entity-bridge"
 

@@ -32,18 +32,18 @@ import sys
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
-from memini_bench.dataset import Question
+from memini_bench.core.dataset import Question
+from memini_bench.core.settings import CommaList, Int, Real, setting
 from memini_bench.embed.factory import EmbedSettings, build_encoder
 from memini_bench.errors import BenchError
-from memini_bench.lineup import fixed_encoder_context
+from memini_bench.evaluation.metrics import gold_rank, percentile
 from memini_bench.loaders import LoadOptions
-from memini_bench.metrics import gold_rank, percentile
-from memini_bench.modes.compare import build_config, check_outputs, load_prepared, results_path, write_results
+from memini_bench.modes.options import RunOptions
 from memini_bench.modes.rerank_tier import RerankTierOptions, cross_encoder_configured, hybrid_for, reranker_from
-from memini_bench.options import RunOptions
+from memini_bench.modes.run_systems import build_config, check_outputs, load_prepared, results_path, write_results
 from memini_bench.rerankers import Candidate, ScoringReranker
-from memini_bench.settings import CommaList, Int, Real, setting
-from memini_bench.systems import HybridConfig, HybridSystem, MeminiBackend
+from memini_bench.systems.lineup import fixed_encoder_context
+from memini_bench.systems.memini import HybridConfig, HybridSystem, MeminiBackend
 
 PERCENTILES = (10, 25, 50, 75, 90)
 

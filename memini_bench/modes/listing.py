@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
-from memini_bench.options import RunOptions
-from memini_bench.settings import setting
+from memini_bench.core.settings import setting
+from memini_bench.modes.options import RunOptions
 
 NAME = "-list"
 
@@ -26,7 +26,7 @@ def selected(opts: RunOptions) -> bool:
 
 
 def run(opts: RunOptions) -> int:
-    from memini_bench.registry import listing
+    from memini_bench.core.registry import listing
 
     sys.stdout.write(listing())
     return 0

@@ -13,17 +13,17 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from memini_bench.contract import SystemContext
+from memini_bench.core.contract import SystemContext
+from memini_bench.core.settings import Int, setting
 from memini_bench.embed.factory import EmbedSettings
-from memini_bench.lineup import context_for, systems_for
+from memini_bench.evaluation.runner import close_all
 from memini_bench.loaders import LoadOptions
-from memini_bench.modes.compare import build_config, check_outputs, load_prepared, log, results_path, write_results
-from memini_bench.options import RunOptions
-from memini_bench.report import write_jsonl
-from memini_bench.runner import close_all
-from memini_bench.settings import Int, setting
+from memini_bench.modes.options import RunOptions
+from memini_bench.modes.run_systems import build_config, check_outputs, load_prepared, log, results_path, write_results
+from memini_bench.results.write import write_jsonl
 from memini_bench.studies import multihop
-from memini_bench.systems import HybridConfig
+from memini_bench.systems.lineup import context_for, systems_for
+from memini_bench.systems.memini import HybridConfig
 
 NAME = "-multihop"
 DEFAULT_K = 10

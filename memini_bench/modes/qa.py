@@ -29,23 +29,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from memini_bench.contract import Hit, Preparable, System
-from memini_bench.dataset import Dataset
+from memini_bench.clients.llm import ChatClient, judge_from_env
+from memini_bench.core.contract import Hit, Preparable, System
+from memini_bench.core.dataset import Dataset
+from memini_bench.core.settings import CommaList, Int, setting
 from memini_bench.embed.factory import EmbedSettings
 from memini_bench.errors import BenchError
-from memini_bench.identity import check_overwrite, safe_name
-from memini_bench.lineup import build_systems, context_for, wanted_names
-from memini_bench.llm import ChatClient, judge_from_env
+from memini_bench.evaluation.runner import close_all
 from memini_bench.loaders import LoadOptions
-from memini_bench.modes.compare import build_config, check_outputs, load_prepared, log, results_path, write_results
-from memini_bench.options import RunOptions
+from memini_bench.modes.options import RunOptions
+from memini_bench.modes.run_systems import build_config, check_outputs, load_prepared, log, results_path, write_results
 from memini_bench.qa import prompts, summary
 from memini_bench.qa.checkpoint import Checkpoint
 from memini_bench.qa.engine import Graded, Task, grade_all
-from memini_bench.report import check_destinations, write_jsonl
-from memini_bench.runner import close_all
-from memini_bench.settings import CommaList, Int, setting
-from memini_bench.systems import HybridConfig
+from memini_bench.results.identity import check_overwrite, safe_name
+from memini_bench.results.write import check_destinations, write_jsonl
+from memini_bench.systems.lineup import build_systems, context_for, wanted_names
+from memini_bench.systems.memini import HybridConfig
 
 NAME = "-qa"
 QA_SYSTEMS = ("memini-hybrid",)

@@ -19,19 +19,19 @@ from pathlib import Path
 
 import numpy as np
 
+from memini_bench.core.settings import CommaList, setting
 from memini_bench.embed.factory import EmbedSettings, build_encoder
 from memini_bench.errors import BenchError
-from memini_bench.lineup import fixed_encoder_context
 from memini_bench.loaders import LoadOptions
-from memini_bench.modes import _ranking
-from memini_bench.modes.compare import build_config, check_outputs, load_prepared, log, results_path, write_results
-from memini_bench.options import RunOptions
-from memini_bench.report import write_jsonl
+from memini_bench.modes import ranking as _ranking
+from memini_bench.modes.options import RunOptions
+from memini_bench.modes.run_systems import build_config, check_outputs, load_prepared, log, results_path, write_results
+from memini_bench.results.write import write_jsonl
 from memini_bench.retrieval.fusion import fuse_rrf
 from memini_bench.retrieval.recency import FALLBACK_TIME, STRATEGIES, Strategy, rank
 from memini_bench.retrieval.temporal import extractor
-from memini_bench.settings import CommaList, setting
-from memini_bench.systems import MeminiBackend
+from memini_bench.systems.lineup import fixed_encoder_context
+from memini_bench.systems.memini import MeminiBackend
 
 DEFAULT_CATS = "knowledge-update,temporal-reasoning"
 

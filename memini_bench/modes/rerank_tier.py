@@ -19,18 +19,18 @@ from dataclasses import asdict, dataclass
 
 import click
 
+from memini_bench.core.settings import Int, Real, setting
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.factory import EmbedSettings, build_encoder
-from memini_bench.lineup import fixed_encoder_context
+from memini_bench.evaluation.metrics import percentile
 from memini_bench.loaders import LoadOptions
-from memini_bench.metrics import percentile
-from memini_bench.modes import _ranking
-from memini_bench.modes.compare import build_config, check_outputs, load_prepared, results_path, write_results
-from memini_bench.options import RunOptions
+from memini_bench.modes import ranking as _ranking
+from memini_bench.modes.options import RunOptions
+from memini_bench.modes.run_systems import build_config, check_outputs, load_prepared, results_path, write_results
 from memini_bench.rerankers import Candidate, Reranker, build_reranker, cross_encoder_requested, reorder_by_id
 from memini_bench.rerankers.crossencoder import APIS
-from memini_bench.settings import Int, Real, setting
-from memini_bench.systems import HybridConfig, HybridSystem, MeminiBackend
+from memini_bench.systems.lineup import fixed_encoder_context
+from memini_bench.systems.memini import HybridConfig, HybridSystem, MeminiBackend
 
 NAME = "the rerank tier (-rerank-url / -rerank-model / -llm-rerank)"
 

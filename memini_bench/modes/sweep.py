@@ -1,6 +1,6 @@
 """``-sweep GRID``: memini's hybrid over a grid of settings, each cell against the baseline, with tune/held discipline.
 
-Every cell (``memini_bench.sweep``) runs memini-hybrid on the same prepared questions; embeddings and the keyword
+Every cell (``memini_bench.modes.sweep_grid``) runs memini-hybrid on the same prepared questions; embeddings and the keyword
 index are built once per (embedder, keyword backend, loader settings, split) and shared by every cell (access
 counts reset between cells). Each cell is compared with the *baseline* (the run's options without the grid) on the
 same questions: exact McNemar on recall_any@K and a paired bootstrap interval on MRR and nDCG@K
@@ -26,17 +26,19 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from memini_bench.dataset import Dataset
+from memini_bench.core.dataset import Dataset
+from memini_bench.core.settings import setting
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.factory import EmbedSettings
 from memini_bench.embed.shipped import ShippedVectors
 from memini_bench.errors import BenchError
+from memini_bench.evaluation.metrics import score_all
+from memini_bench.evaluation.runner import RunResult, run_system
 from memini_bench.executors import ExecutorOptions, LocalExecutor, executor_for, run_encoder
 from memini_bench.executors import describe as describe_executor
-from memini_bench.lineup import fixed_encoder_context
 from memini_bench.loaders import LoadOptions
-from memini_bench.metrics import score_all
-from memini_bench.modes.compare import (
+from memini_bench.modes.options import RunOptions
+from memini_bench.modes.run_systems import (
     CompareOptions,
     build_config,
     check_outputs,
@@ -45,12 +47,10 @@ from memini_bench.modes.compare import (
     results_path,
     write_results,
 )
-from memini_bench.options import RunOptions
-from memini_bench.report import results_document, write_json
-from memini_bench.runner import RunResult, run_system
-from memini_bench.settings import setting
-from memini_bench.sweep import Axis, Cell, cells, file_stem, label, parse_grid, parse_metric
-from memini_bench.systems import HybridConfig, HybridSystem, MeminiBackend
+from memini_bench.modes.sweep_grid import Axis, Cell, cells, file_stem, label, parse_grid, parse_metric
+from memini_bench.results.write import results_document, write_json
+from memini_bench.systems.lineup import fixed_encoder_context
+from memini_bench.systems.memini import HybridConfig, HybridSystem, MeminiBackend
 
 NAME = "-sweep"
 
@@ -172,7 +172,7 @@ class Phase:
 
 
 def run_phase(runner: CellRunner, opts: RunOptions, axes: list[Axis], grid: list[Cell], split: str) -> Phase:
-    from memini_bench.significance import compare_pairs
+    from memini_bench.evaluation.significance import compare_pairs
 
     c = opts.mode(CompareOptions)
     labels = [label(axes, cell) for cell in grid]
@@ -281,10 +281,10 @@ def _phase_doc(phase: Phase) -> dict:
 
 
 def _plot(path: Path, axes, grid, tune: Phase, winner, metric, opts: RunOptions) -> None:
-    from memini_bench.metrics import recall_any
-    from memini_bench.plots import SweepCell, SweepFigure, sweep_plot
-    from memini_bench.stats import bootstrap_mean
-    from memini_bench.sweep import Metric
+    from memini_bench.evaluation.metrics import recall_any
+    from memini_bench.evaluation.stats import bootstrap_mean
+    from memini_bench.modes.sweep_grid import Metric
+    from memini_bench.results.plots import SweepCell, SweepFigure, sweep_plot
 
     metric = metric or Metric(f"R@{opts.k[0]}", "recall_at_k", opts.k[0])
     per_q = {"recall_at_k": lambda r: recall_any(r, metric.k)}

@@ -24,18 +24,18 @@ from pathlib import Path
 
 import click
 
-from memini_bench.contract import System
-from memini_bench.dataset import Dataset, EmptyDataset, prepare
+from memini_bench.core.contract import System
+from memini_bench.core.dataset import Dataset, EmptyDataset, prepare
+from memini_bench.core.settings import CommaList, Int, setting
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.factory import EmbedSettings, build_encoder
 from memini_bench.errors import BenchError
-from memini_bench.modes.compare import hybrid_settings, log
-from memini_bench.options import RunOptions
-from memini_bench.provenance import harness
-from memini_bench.report import check_destinations, write_json
-from memini_bench.runner import close_all
-from memini_bench.settings import CommaList, Int, setting
-from memini_bench.systems import HybridConfig
+from memini_bench.evaluation.runner import close_all
+from memini_bench.modes.options import RunOptions
+from memini_bench.modes.run_systems import hybrid_settings, log
+from memini_bench.results.provenance import harness
+from memini_bench.results.write import check_destinations, write_json
+from memini_bench.systems.memini import HybridConfig
 from memini_bench.vetobench.composite import COMPOSITE_EMBEDDER, DEFAULT_FILES, FILES_KNOWN, VETO_FILES
 from memini_bench.vetobench.conditions import EXTRACT_E2E, Makers
 from memini_bench.vetobench.scale import DEFAULT_SEED, DEFAULT_SIZES, PLOT_NEEDS
@@ -154,7 +154,7 @@ def run(opts: RunOptions) -> int:
             raise BenchError(PLOT_NEEDS)
     client, wanted, makers = None, list(x.veto_conditions), None
     if x.live:
-        from memini_bench.llm import ChatClient
+        from memini_bench.clients.llm import ChatClient
 
         conditions.condition_names(names, wanted)  # a third-party system's factory is loaded (checked) here
         client = ChatClient.from_env()
@@ -222,7 +222,7 @@ def run(opts: RunOptions) -> int:
 
 def _third_party(opts: RunOptions, name: str, encoder: TextEncoder | None) -> System:
     """A fresh registered system for a third-party condition, on the run's options and first embedder."""
-    from memini_bench.lineup import context_for
+    from memini_bench.systems.lineup import context_for
     from memini_bench.vetobench.conditions import registry_system
 
     return registry_system(name, context_for(opts, lambda: encoder))

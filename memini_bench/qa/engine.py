@@ -22,11 +22,11 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
-from memini_bench.dataset import Question
+from memini_bench.clients.llm import ChatReply
+from memini_bench.core.dataset import Question
 from memini_bench.errors import BenchError
-from memini_bench.llm import ChatReply
+from memini_bench.evaluation.runner import estimate_tokens
 from memini_bench.qa import prompts
-from memini_bench.runner import estimate_tokens
 
 MAX_CONSECUTIVE_FAILURES = 3
 MAX_BACKOFF_S = 8.0

@@ -19,8 +19,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from itertools import combinations
 
+from memini_bench.evaluation.stats import holm, mcnemar_exact
 from memini_bench.qa.engine import Graded
-from memini_bench.stats import holm, mcnemar_exact
 
 
 @dataclass(frozen=True, slots=True)

@@ -73,7 +73,7 @@ def build_reranker(*, url: str = "", model: str = "", llm: bool = False, max_doc
                                     timeout=timeout)
         return LocalCrossEncoder(model.removeprefix(LOCAL_PREFIX), max_doc_chars=max_doc_chars, device=device)
     if llm:
-        from memini_bench.llm import ChatClient
+        from memini_bench.clients.llm import ChatClient
         from memini_bench.rerankers.llm import LLMReranker
 
         return LLMReranker(ChatClient.from_env())

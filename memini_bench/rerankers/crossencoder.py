@@ -25,8 +25,8 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from memini_bench.clients.http import bearer, join_url, post_json
 from memini_bench.errors import BenchError
-from memini_bench.http import bearer, join_url, post_json
 from memini_bench.rerankers import LOCAL_PREFIX, Candidate
 
 __all__ = ["LOCAL_PREFIX", "HttpCrossEncoder", "LocalCrossEncoder"]
@@ -106,7 +106,7 @@ class HttpCrossEncoder(_CrossEncoderBase):
         self.api = api
         self.timeout = timeout
         self.retries = retries
-        self.deadline = deadline  # seconds per request across retries (None: twice the timeout; memini_bench.http)
+        self.deadline = deadline  # seconds per request across retries (None: twice the timeout; memini_bench.clients.http)
 
     def scores(self, query: str, candidates: Sequence[Candidate]) -> dict[str, float]:
         """Every scored candidate's relevance, over as many batches as the caps need."""

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from memini_bench.llm import ChatClient
+from memini_bench.clients.llm import ChatClient
 from memini_bench.rerankers import Candidate
 
 MAX_CANDIDATE_BYTES = 300

@@ -31,12 +31,12 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 
-from memini_bench.contract import System
-from memini_bench.dataset import Dataset, Question
+from memini_bench.core.contract import System
+from memini_bench.core.dataset import Dataset, Question
 from memini_bench.retrieval.reserve import reserve_order
 from memini_bench.studies import entities, published
 from memini_bench.studies.multihop import found, union
-from memini_bench.systems import pool_size
+from memini_bench.systems.memini import pool_size
 
 ANCHORS = 3
 MAX_PROMOTE = 3

@@ -27,12 +27,12 @@ import click
 import numpy as np
 import orjson
 
+from memini_bench.core.settings import flag
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.factory import EmbedSettings, build_encoder
 from memini_bench.errors import BenchError
-from memini_bench.flags import flag
-from memini_bench.provenance import file_sha256, harness
-from memini_bench.report import write_json
+from memini_bench.results.provenance import file_sha256, harness
+from memini_bench.results.write import write_json
 from memini_bench.studies import published, stale
 from memini_bench.studies.contradict import CLASSES, DEFAULT, UPDATE, DetectorConfig, classify
 from memini_bench.studies.entity_eval import display_path

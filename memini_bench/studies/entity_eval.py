@@ -21,10 +21,10 @@ from pathlib import Path
 import click
 import orjson
 
+from memini_bench.core.settings import flag
 from memini_bench.errors import BenchError
-from memini_bench.flags import flag
-from memini_bench.provenance import file_sha256, harness
-from memini_bench.report import write_json
+from memini_bench.results.provenance import file_sha256, harness
+from memini_bench.results.write import write_json
 from memini_bench.studies import entities
 
 LABELLED_PATH = Path(__file__).resolve().parents[2] / "data" / "entities-labelled.json"

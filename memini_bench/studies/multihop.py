@@ -25,8 +25,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from memini_bench.contract import System
-from memini_bench.dataset import Dataset, Question, subsample
+from memini_bench.core.contract import System
+from memini_bench.core.dataset import Dataset, Question, subsample
 from memini_bench.errors import BenchError
 from memini_bench.studies import published
 

@@ -36,10 +36,10 @@ from datetime import UTC, datetime, timedelta
 
 import numpy as np
 
-from memini_bench.dataset import Item
+from memini_bench.core.dataset import Item
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.studies.contradict import UPDATE, classify
-from memini_bench.systems import HybridConfig, HybridSystem, MeminiBackend
+from memini_bench.systems.memini import HybridConfig, HybridSystem, MeminiBackend
 
 T0 = datetime.fromtimestamp(1_700_000_000, UTC)
 DAY = timedelta(days=1)

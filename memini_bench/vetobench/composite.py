@@ -25,8 +25,8 @@ from datetime import UTC, datetime
 
 import numpy as np
 
-from memini_bench.contract import Hit, SystemContext
-from memini_bench.dataset import Item
+from memini_bench.core.contract import Hit, SystemContext
+from memini_bench.core.dataset import Item
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.factory import build_embedder
 from memini_bench.embed.hashing import VetoHashEmbedder  # noqa: F401  (re-exported: the doc's embedder)

@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from memini_bench.contract import Closable, Hit, System, SystemContext, describe
+from memini_bench.core.contract import Closable, Hit, System, SystemContext, describe
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.errors import BenchError
 from memini_bench.vetobench.composite import FILES_KNOWN, VetoCompositeSystem
@@ -170,8 +170,8 @@ def builtin_conditions(suite: VetoSuite) -> list[Condition]:
 def registered(name: str) -> bool:
     """Whether ``name`` is a registered system (or ``module:attr``); its factory is loaded now, so a missing
     optional package is an error before anything ingests."""
-    from memini_bench import builtins  # noqa: F401  (fills the registries)
-    from memini_bench.registry import SYSTEMS
+    from memini_bench.core import builtins  # noqa: F401  (fills the registries)
+    from memini_bench.core.registry import SYSTEMS
 
     if not SYSTEMS.known(name):
         return False
@@ -213,8 +213,8 @@ def condition_names(system_names: Sequence[str], wanted: Sequence[str] = ()) -> 
 def registry_system(name: str, ctx: SystemContext | None = None) -> System:
     """A fresh system from the registry on ``ctx`` (default: default options), exactly one: a condition is one
     system."""
-    from memini_bench.lineup import build_systems, context_for
-    from memini_bench.options import RunOptions
+    from memini_bench.modes.options import RunOptions
+    from memini_bench.systems.lineup import build_systems, context_for
 
     systems = build_systems([name], ctx or context_for(RunOptions.build()))
     if len(systems) != 1:

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from memini_bench.contract import ContextBuilder, Hit, System
-from memini_bench.dataset import Question
+from memini_bench.core.contract import ContextBuilder, Hit, System
+from memini_bench.core.dataset import Question
 from memini_bench.errors import BenchError
 from memini_bench.vetobench.fixtures import Decision
 

@@ -12,14 +12,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from memini_bench.contract import System
-from memini_bench.dataset import Dataset
+from memini_bench.core.contract import System
+from memini_bench.core.dataset import Dataset
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.errors import BenchError
-from memini_bench.lineup import build_systems, context_for
-from memini_bench.metrics import Score, first_gold_rank, score
-from memini_bench.options import RunOptions
-from memini_bench.runner import RunResult, run_all
+from memini_bench.evaluation.metrics import Score, first_gold_rank, score
+from memini_bench.evaluation.runner import RunResult, run_all
+from memini_bench.modes.options import RunOptions
+from memini_bench.systems.lineup import build_systems, context_for
 from memini_bench.vetobench.composite import DEFAULT_FILES, veto_composite_systems
 
 VETO_KS = (1, 5)

@@ -22,7 +22,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from memini_bench.dataset import Dataset, Item, Question, Source
+from memini_bench.core.dataset import Dataset, Item, Question, Source
 from memini_bench.errors import BenchError
 from memini_bench.loaders._json import (
     At,

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from memini_bench.dataset import Dataset
+from memini_bench.core.dataset import Dataset
 from memini_bench.errors import BenchError
-from memini_bench.report import atomic_write
-from memini_bench.systems import System
+from memini_bench.results.write import atomic_write
+from memini_bench.systems.memini import System
 from memini_bench.vetobench.evaluate import VetoScore, evaluate
 from memini_bench.vetobench.fixtures import Decision, Rejection, VetoSuite, suite_dataset
 from memini_bench.vetobench.judge import names_match

@@ -1,0 +1,237 @@
+"""``make scale``: wall time, peak memory and per-phase timings of a memini run on LongMemEval-shaped files.
+
+Files come from ``memini_bench.bench.synth`` (generated once into ``--dir``, never committed): 1/4, 1/2 and full
+LongMemEval-S shape (125, 250, 500 records x 48 sessions) and the -M shape (500 x 500). Each S file is run twice
+(the first run "cold": the file just written or not in the page cache yet; the second "warm"), the M file once.
+Embedding uses the ``hash`` embedder: what this measures is loading, indexing and recall.
+
+Phase times are wall clock (on a busy machine they stretch; the CPU column is the child's own CPU time plus that of
+its own finished children: the forked embedding child of ``embed.background``, which embeds on the second core
+while the keyword index is built; its peak RSS, mostly pages shared with the run by fork, is ``children_peak_gb``).
+Each run is a child process (``python -m memini_bench.bench.scale --worker FILE``) doing the normal run's steps
+(load and prepare the data set, build memini's three systems, ingest, prepare, recall every question, score;
+no results file), timing each phase and reading its own peak RSS after each. The parent measures the child's wall
+time and peak RSS (``wait4``), polls its RSS and stops it above ``--max-rss-gb`` (the machine is shared).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memini_bench.bench import synth
+from memini_bench.results.provenance import bench_main
+
+S_SCALES = ((125, "1/4 S"), (250, "1/2 S"), (500, "S"))
+
+
+def _peak_gb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6  # Linux: kilobytes
+
+
+def worker(path: str, embedder: str) -> dict[str, object]:
+    """One timed run over ``path`` (see the module docstring); returns the phases and figures."""
+    from memini_bench.evaluation.metrics import score
+    from memini_bench.evaluation.runner import run_system
+    from memini_bench.modes.options import RunOptions
+    from memini_bench.modes.run_systems import load_prepared
+    from memini_bench.systems.lineup import context_for, systems_for
+
+    phases: dict[str, float] = {}
+    peaks: dict[str, float] = {}
+
+    def mark(name: str, t0: float) -> float:
+        now = time.perf_counter()
+        phases[name] = now - t0
+        peaks[name] = _peak_gb()
+        return now
+
+    t = t_start = time.perf_counter()
+    opts = RunOptions.build({"suite": "longmemeval", "data": path, "embedder": embedder, "k": (5, 10)})
+    ctx = context_for(opts)
+    systems = systems_for(opts, ctx)
+    ds = load_prepared(opts)
+    t = mark("load", t)
+    results = [run_system(s, ds, opts.depth) for s in systems]
+    t = mark("ingest+recall", t)
+    scores = [score(r, 10) for r in results]
+    mark("score", t)
+    backend = getattr(systems[0], "backend", None)
+    timings = {k.removesuffix("_ms"): v / 1e3 for k, v in getattr(backend, "timings_ms", {}).items()}
+    recall = {r.system: sum(q.latency_ms for q in r.questions) / 1e3 for r in results}
+    return {
+        "items": len(ds.items), "distinct_texts": len({it.content for it in ds.items}),
+        "questions": len(ds.questions), "phases_s": phases, "peak_gb_after": peaks, "backend_s": timings,
+        "recall_s": recall, "p50_ms": {r.system: statistics.median([q.latency_ms for q in r.questions])
+                                       for r in results},
+        "recall_at_10": {s.system: s.recall_at_k for s in scores}, "total_s": time.perf_counter() - t_start,
+        "cpu_s": time.process_time() + _children_cpu_s(), "children_peak_gb": _children_peak_gb(),
+    }
+
+
+def _children_cpu_s() -> float:
+    """CPU time of this process's finished children (the forked embedding child, ``embed.background``)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _children_peak_gb() -> float:
+    """The largest peak RSS of a finished child (pages it shared with this process by fork included)."""
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1e6
+
+
+@dataclass
+class Measured:
+    label: str
+    run: str
+    wall_s: float
+    peak_gb: float
+    report: dict[str, object] = field(default_factory=dict)
+    error: str = ""
+
+
+def _rss_gb(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1e6
+    except OSError:
+        pass
+    return 0.0
+
+
+def measure(path: Path, label: str, run: str, embedder: str, max_rss_gb: float) -> Measured:
+    """Run the worker on ``path`` in a child process: its wall time, peak RSS and report."""
+    cmd = [sys.executable, "-m", "memini_bench.bench.scale", "--worker", str(path), "--embedder", embedder]
+    env = {**os.environ, "MEMINI_BENCH_PROGRESS": "0"}
+    t = time.perf_counter()
+    child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+    killed = threading.Event()
+    seen = [0.0]
+
+    def watch() -> None:
+        while child.poll() is None:
+            seen[0] = max(seen[0], _rss_gb(child.pid))
+            if seen[0] > max_rss_gb:
+                killed.set()
+                child.kill()
+                return
+            time.sleep(0.5)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    out, err = child.communicate()
+    wall = time.perf_counter() - t
+    peak = seen[0]  # polled; the child's own ru_maxrss below is exact
+    if killed.is_set():
+        return Measured(label, run, wall, peak, error=f"stopped above {max_rss_gb:g} GB RSS")
+    if child.returncode:
+        return Measured(label, run, wall, peak, error=(err.strip().splitlines() or ["failed"])[-1])
+    report = json.loads(out.strip().splitlines()[-1])
+    own_peak = max(report["peak_gb_after"].values())
+    return Measured(label, run, wall, own_peak, report)
+
+
+def row(m: Measured) -> str:
+    if m.error:
+        return f"| {m.label} | {m.run} | - | {m.wall_s:.1f} | - | {m.peak_gb:.2f} | {m.error} |"
+    r = m.report
+    ph, be, p50 = r["phases_s"], r["backend_s"], r["p50_ms"]
+    recall_s = sum(r["recall_s"].values())
+    ingest = ph["ingest+recall"] - recall_s
+    return (f"| {m.label} | {m.run} | {r['items']} / {r['distinct_texts']} | {m.wall_s:.1f} | {r['cpu_s']:.1f} | "
+            f"{m.peak_gb:.2f} | "
+            f"{ph['load']:.1f} | {be.get('keyword_index', 0):.1f} | {be.get('dedup_keys', 0):.1f} | "
+            f"{be.get('embed', 0):.1f} | {ingest:.1f} | {recall_s:.1f} | "
+            f"{p50.get('memini-hybrid', float('nan')):.3f} | {p50.get('memini-vector', float('nan')):.3f} | "
+            f"{p50.get('memini-keyword', float('nan')):.3f} |")
+
+
+HEADER = ("| scale | run | items / distinct texts | wall s | CPU s | peak RSS GB | load s | keyword index s | "
+          "dedup keys s | embed s | ingest s | recall s | hybrid p50 ms | vector p50 ms | keyword p50 ms |\n"
+          "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+
+
+def ensure(path: Path, source: synth.Source | None, shape: synth.Shape, data: str) -> synth.Source | None:
+    """Write ``path`` unless it is there; returns the (lazily loaded) sentence source."""
+    if path.exists():
+        return source
+    source = source or synth.load_source(data)
+    t = time.perf_counter()
+    size = synth.write(path, source, shape)
+    print(f"generated {path} ({size / 1e9:.2f} GB) in {time.perf_counter() - t:.0f} s", file=sys.stderr, flush=True)
+    return source
+
+
+@bench_main
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument("--data", default="../shared/data", help="the shared data folder (sentences for the files)")
+    parser.add_argument("--dir", default="/tmp/memini-scale", help="where the generated files live (not the repo)")
+    parser.add_argument("--embedder", default="hash")
+    parser.add_argument("--scales", default="1/4,1/2,S,M", help="comma list of 1/4, 1/2, S, M")
+    parser.add_argument("--max-rss-gb", type=float, default=22.0, help="stop a run whose RSS passes this")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default="results/bench/scale.json", help="the results file (README's scale block)")
+    args = parser.parse_args(argv)
+    if args.worker:
+        print(json.dumps(worker(args.worker, args.embedder)))
+        return 0
+    from memini_bench.results.provenance import bench_start, check_bench_out
+
+    check_bench_out(args.out)
+    wanted = set(args.scales.split(","))
+    folder = Path(args.dir)
+    source: synth.Source | None = None
+    runs: list[Measured] = []
+
+    def record(m: Measured) -> None:
+        runs.append(m)
+        print(row(m), flush=True)
+
+    print(HEADER, flush=True)
+    start = bench_start()
+    started = time.perf_counter()
+    for records, label in S_SCALES:
+        if label.split()[0] not in wanted:
+            continue
+        shape = synth.Shape(records=records, seed=args.seed)
+        path = folder / f"lme-s-{records}-seed{args.seed}.json"
+        source = ensure(path, source, shape, args.data)
+        for run in ("cold", "warm"):
+            record(measure(path, label, run, args.embedder, args.max_rss_gb))
+    if "M" in wanted:
+        shape = synth.Shape(sessions=500, seed=args.seed)
+        path = folder / f"lme-m-seed{args.seed}.json"
+        source = ensure(path, source, shape, args.data)
+        record(measure(path, "M", "once", args.embedder, args.max_rss_gb))
+    write_results(Path(args.out), args, runs, start, time.perf_counter() - started)
+    return 0
+
+
+def write_results(path: Path, args: argparse.Namespace, runs: list[Measured], start: dict,
+                  seconds: float) -> None:
+    """``results/bench/scale.json``: the settings, the machine and every run (the README's scale block)."""
+    from memini_bench.results.provenance import bench_config
+    from memini_bench.results.write import write_json
+
+    config = bench_config("scale", {"embedder": args.embedder, "seed": args.seed, "scales": args.scales,
+                                    "max_rss_gb": args.max_rss_gb}, start, seconds)
+    write_json(path, {"config": config, "runs": [dataclasses.asdict(m) for m in runs]})
+    print(f"wrote {path}", file=sys.stderr, flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,360 @@
+"""Speed benchmarks (``make speed``): each figure is a ratio against a reference run in the same process.
+
+1. keyword leg: per-query latency of memini's BM25 backend (the C kernel where it was built, else numpy; ``path``
+   says which) vs the SQLite FTS5 reference on LoCoMo turn level
+   (pool 50, the hybrid's per-leg depth), interleaved query by query; the rankings must be identical. Query term
+   ids are computed in ``prepare`` first, as a run does.
+2. embedding: throughput of the harness's encoder (truncation, de-duplication, batching) at fp32 and at
+   ``precision="bf16"``, on torch and (when installed) OpenVINO, vs calling ``model.encode`` (fp32) directly on the
+   same texts with the same model object, interleaved round by round, as median per-round ratios; each one's largest
+   ``1 - cos`` against the harness's fp32 vectors. Short texts (LoCoMo turns) and long ones (LongMemEval sessions
+   of 512+ tokens). Then (part ``recall``) each one's LoCoMo turn-level memini-vector R@5, R@10 and MRR.
+3. end to end: wall time of the full LoCoMo turn-level run (``-k 5,10``, MiniLM) with a cold cache, then warm
+   (the fastest of three warm runs, each a fresh process).
+4. hybrid: memini-hybrid's recall latency (and each leg's) on the fast path vs the reference path
+   (``MeminiBackend(reference=True)``), LoCoMo turn level, k 10, MiniLM vectors (step 3's cache, else the default one),
+   interleaved query by query; every ranking and score must be identical. Wall-clock p50 and, as a check that
+   holds on a busy machine, the p50 of the recall thread's own CPU time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from memini_bench.loaders import load
+from memini_bench.results.provenance import bench_main, bench_start, check_bench_out
+from memini_bench.retrieval.keyword import NumpyBM25
+from memini_bench.retrieval.keyword_fts5 import FTS5BM25
+
+POOL = 50
+
+
+def kernel_path() -> str:
+    """How the hot path ran: through the compiled kernels (keyword leg, vector top k, fusion), or their numpy and
+    Python paths."""
+    from memini_bench.retrieval import kernels
+
+    return "C kernel" if kernels.KERNELS is not None else "numpy"
+
+
+def keyword_leg(path: str, rounds: int = 3) -> dict[str, object]:
+    ds = load("locomo", path)
+    contents, groups = [i.content for i in ds.items], [i.group for i in ds.items]
+    fast, ref = NumpyBM25(contents, groups), FTS5BM25(contents, groups)
+    fast.prepare([q.query for q in ds.questions])
+    t_fast: list[float] = []
+    t_ref: list[float] = []
+    for r in range(rounds):
+        for n, q in enumerate(ds.questions):
+            pair = [(fast, t_fast), (ref, t_ref)]
+            if (n + r) % 2:
+                pair.reverse()
+            results = []
+            for index, sink in pair:
+                t = time.perf_counter()
+                results.append(index.search(q.group, q.query, POOL))
+                sink.append((time.perf_counter() - t) * 1e3)
+            if results[0][0].tolist() != results[1][0].tolist():
+                raise SystemExit(f"keyword backends disagree on {q.id}")
+    fast_p50, ref_p50 = statistics.median(t_fast), statistics.median(t_ref)
+    return {"queries": len(ds.questions) * rounds, "path": kernel_path(),
+            "memini_p50_ms": fast_p50, "fts5_p50_ms": ref_p50,
+            "memini_mean_ms": statistics.fmean(t_fast), "fts5_mean_ms": statistics.fmean(t_ref),
+            "speedup_p50": ref_p50 / fast_p50, "speedup_mean": statistics.fmean(t_ref) / statistics.fmean(t_fast)}
+
+
+def openvino_installed() -> bool:
+    """Whether the optional ``openvino`` package (the ``openvino`` extra) is importable here."""
+    return importlib.util.find_spec("openvino") is not None
+
+
+def requested_precision(kind: str) -> str:
+    """The precision an embedding variant asked for: ``fp32`` of ``fp32``, ``bf16`` of ``openvino-bf16``."""
+    return kind.rpartition("-")[2]
+
+
+def embedding_texts(locomo: str, lme: str, n_short: int, n_long: int) -> dict[str, list[str]]:
+    """The first ``n_short`` LoCoMo turns, and the ``n_long`` longest distinct LongMemEval sessions of at least
+    512 MiniLM tokens (so every one is cut at the max_seq_length)."""
+    short = [i.content for i in load("locomo", locomo).items][:n_short]
+    return {"short": short, "long": long_texts(lme, n_long)} if n_long else {"short": short}
+
+
+def long_texts(lme: str, n: int) -> list[str]:
+    """The ``n`` longest distinct sessions of LongMemEval file ``lme`` of at least 512 MiniLM tokens."""
+    from transformers import AutoTokenizer
+
+    from memini_bench.embed.local import MAX_CHARS, minilm_location
+
+    tokenizer = AutoTokenizer.from_pretrained(minilm_location())
+    sessions = sorted({i.content[:MAX_CHARS] for i in load("longmemeval", lme).items}, key=len, reverse=True)
+    return [t for t in sessions if len(tokenizer(t, truncation=False, verbose=False)["input_ids"]) >= 512][:n]
+
+
+def embedding(texts: list[str], rounds: int = 3) -> dict[str, dict[str, float | str]]:
+    """Texts/s of plain ``model.encode`` fp32 (``direct``) and, through the harness's encoder (a fresh one each
+    time, so every text is really embedded), fp32 and ``-precision bf16`` on torch and, when the ``openvino``
+    package is installed, on OpenVINO; interleaved, the order rotated and reversed round by round. Each one's
+    ``ratio`` is the median over rounds of ``direct time / its time`` in that round (paired rounds: a busy machine
+    slows both sides of one ratio alike); ``max_1_minus_cos`` is against the harness's fp32 vectors."""
+    from memini_bench.embed.encoder import TextEncoder
+    from memini_bench.embed.local import minilm
+
+    variants = {"fp32": minilm(), "bf16": minilm(precision="bf16")}
+    if openvino_installed():
+        variants |= {"openvino-fp32": minilm(backend="openvino"),
+                     "openvino-bf16": minilm(precision="bf16", backend="openvino")}
+    model = variants["fp32"].model
+    model.encode(texts[:64], batch_size=variants["fp32"].batch_size)  # warm-up (and OpenVINO's conversion)
+    for embedder in variants.values():
+        embedder.encode(texts[:64])
+    times: dict[str, list[float]] = {"direct": [], **{name: [] for name in variants}}
+    vectors: dict[str, np.ndarray] = {}
+    names = list(times)
+    for r in range(rounds):
+        order = names[r % len(names):] + names[:r % len(names)]
+        for kind in reversed(order) if r % 2 else order:
+            t = time.perf_counter()
+            if kind == "direct":
+                model.encode(texts, batch_size=variants["fp32"].batch_size, convert_to_numpy=True)
+            else:
+                vectors[kind] = TextEncoder(variants[kind]).documents(texts)
+            times[kind].append(time.perf_counter() - t)
+    full = vectors["fp32"]
+    out: dict[str, dict[str, float | str]] = {}
+    for kind in names:
+        row: dict[str, float | str] = {
+            "texts_per_s": len(texts) / statistics.median(times[kind]),
+            "ratio": statistics.median(d / t for d, t in zip(times["direct"], times[kind], strict=True))}
+        if kind != "direct":
+            row |= {"max_1_minus_cos": max_1_minus_cos(full, vectors[kind]), "precision": variants[kind].precision}
+        out[kind] = row
+    return out
+
+
+def max_1_minus_cos(full: np.ndarray, low: np.ndarray) -> float:
+    """The largest ``1 - cos`` between matching rows of two sets of vectors (0 for none)."""
+    if not len(full):
+        return 0.0
+    cosine = (full * low).sum(axis=1) / np.linalg.norm(full, axis=1) / np.linalg.norm(low, axis=1)
+    return float((1 - cosine).max())
+
+
+def embedding_lines(label: str, count: int, rounds: int, rows: dict[str, dict[str, float | str]]) -> list[str]:
+    direct = rows["direct"]
+    lines = [f"embedding, MiniLM, {count} {label}, {rounds} rounds: plain model.encode fp32 "
+             f"{direct['texts_per_s']:.1f} texts/s"]
+    for kind, row in rows.items():
+        if kind != "direct":
+            effect = "" if row["precision"] == requested_precision(kind) else f" ({row['precision']} in effect)"
+            lines.append(f"  harness {kind}{effect}: {row['texts_per_s']:.1f} texts/s -> {row['ratio']:.2f}x "
+                         f"plain model.encode fp32; max(1 - cos) vs harness fp32 {row['max_1_minus_cos']:.1e}")
+    return lines
+
+
+def precision_recall(path: str) -> dict[str, dict[str, float]]:
+    """LoCoMo turn-level memini-vector R@5, R@10 and MRR (all questions, ``-k 5,10``) of fp32 and bf16 on torch and,
+    when installed, on OpenVINO: one CLI run each (the user's embedding cache; each variant has its own file)."""
+    variants = [("fp32", "torch"), ("bf16", "torch")]
+    if openvino_installed():
+        variants += [("fp32", "openvino"), ("bf16", "openvino")]
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for precision, backend in variants:
+            folder = os.path.join(tmp, f"{precision}-{backend}")
+            subprocess.run([sys.executable, "-m", "memini_bench", "-suite", "locomo", "-data", path, "-embedder",
+                            "minilm", "-systems", "vector", "-k", "5,10", "-precision", precision, "-embed-backend",
+                            backend, "-out", folder], env={**os.environ, "HF_HUB_OFFLINE": "1"}, check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            (result,) = Path(folder).glob("*.json")
+            rows = {r["k"]: r for r in json.loads(result.read_text())["results"]}
+            out[f"{precision}-{backend}"] = {"r5": rows[5]["recall_at_k"], "r10": rows[10]["recall_at_k"],
+                                             "mrr": rows[10]["mrr"]}
+    return out
+
+
+def end_to_end(path: str, tmp: str, warm_runs: int = 3) -> dict[str, object]:
+    """A cold run (empty embedding cache in ``tmp/cache``) then ``warm_runs`` warm ones, each a fresh process; the
+    warm figure is the fastest (the least disturbed by other work on the machine), every one is kept. Bytecode is
+    written as a normal install does (``PYTHONDONTWRITEBYTECODE`` is dropped for these runs), so warm runs do not
+    recompile the package."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update({"MEMINI_BENCH_CACHE": os.path.join(tmp, "cache"), "HF_HUB_OFFLINE": "1"})
+    cmd = [sys.executable, "-m", "memini_bench", "-suite", "locomo", "-data", path, "-k", "5,10", "-out",
+           os.path.join(tmp, "results")]
+    times = []
+    for _ in range(1 + warm_runs):
+        t = time.perf_counter()
+        subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        times.append(time.perf_counter() - t)
+    cold, warm = times[0], min(times[1:])
+    return {"cold_s": cold, "warm_s": warm, "warm_runs_s": times[1:], "cold_over_warm": cold / warm}
+
+
+PARTS = ("hybrid", "vector", "keyword")
+
+
+def hybrid(path: str, embedder: str, cache_dir: str, rounds: int = 3) -> dict[str, float]:
+    """Fast vs reference path, interleaved; identical rankings and scores are required (see the docstring)."""
+    from memini_bench.embed.factory import EmbedSettings, build_encoder
+    from memini_bench.systems.memini import HybridSystem, KeywordSystem, MeminiBackend, VectorSystem
+
+    ds = load("locomo", path)
+    encoder = build_encoder(EmbedSettings(embedder=embedder, cache_dir=cache_dir))
+    queries = [q.query for q in ds.questions]
+    paths = {}
+    for name, reference in (("fast", False), ("reference", True)):
+        backend = MeminiBackend(encoder, reference=reference)
+        backend.ingest(ds.items)
+        backend.prepare(queries)
+        paths[name] = dict(zip(PARTS, (HybridSystem(backend), VectorSystem(backend), KeywordSystem(backend)),
+                               strict=True))
+    wall: dict[tuple[str, str], list[float]] = {(n, p): [] for n in paths for p in PARTS}
+    cpu: dict[tuple[str, str], list[float]] = {(n, p): [] for n in paths for p in PARTS}
+    for r in range(rounds):
+        for n, q in enumerate(ds.questions):
+            for part in PARTS:
+                order = ["fast", "reference"] if (n + r) % 2 else ["reference", "fast"]
+                got = {}
+                for name in order:
+                    system = paths[name][part]
+                    t, c = time.perf_counter(), time.thread_time()
+                    hits = system.recall(q.group, q.query, 10, now=q.now)
+                    cpu[name, part].append((time.thread_time() - c) * 1e3)
+                    wall[name, part].append((time.perf_counter() - t) * 1e3)
+                    got[name] = [(h.ids, h.score) for h in hits]
+                if got["fast"] != got["reference"]:
+                    raise SystemExit(f"{part}: fast and reference paths disagree on {q.id}")
+    out: dict[str, float] = {"queries": len(ds.questions) * rounds}
+    for (name, part), values in wall.items():
+        out[f"{part}_{name}_p50_ms"] = statistics.median(values)
+        out[f"{part}_{name}_cpu_p50_ms"] = statistics.median(cpu[name, part])
+    return out
+
+
+PEER_NAMES = ("bm25s", "bm25s-global", "sqlite-vec", "sqlite-vec-hybrid", "agentmemory", "mempalace",
+              "mempalace-hybrid", "lancedb", "lancedb-fts", "lancedb-hybrid", "qdrant", "qdrant-bm25", "qdrant-hybrid",
+              "chroma", "mem0")
+
+
+def peers(path: str, embedder: str, cache_dir: str, limit: int = 500) -> list[tuple[str, float]]:
+    """Recall p50 (ms) of memini-keyword, memini-hybrid and every installed peer adapter on the same LoCoMo questions
+    (an even ``limit`` subsample), one process, one shared encoder; a peer whose extra is missing is left out."""
+    from memini_bench.core.dataset import subsample
+    from memini_bench.embed.factory import build_encoder
+    from memini_bench.errors import BenchError
+    from memini_bench.evaluation.runner import close_all, run_system
+    from memini_bench.modes.options import RunOptions
+    from memini_bench.systems.lineup import build_systems, context_for
+
+    ds = subsample(load("locomo", path), limit)
+    opts = RunOptions.build({"embedder": embedder, "cache_dir": cache_dir})
+    encoder = build_encoder(opts.embed)
+    out = []
+    for name in ("memini-keyword", "memini-hybrid", *PEER_NAMES):
+        try:
+            systems = build_systems([name], context_for(opts, lambda: encoder))  # one store each, one encoder
+        except BenchError as exc:
+            if "extra" in str(exc):
+                continue  # its extra is not installed
+            raise
+        try:
+            result = run_system(systems[0], ds, 10)
+        finally:
+            close_all(systems)
+        out.append((name, statistics.median(q.latency_ms for q in result.questions)))
+    return out
+
+
+@bench_main
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--locomo", default="../shared/data/locomo/locomo10.json")
+    parser.add_argument("--lme", default="../shared/data/longmemeval/longmemeval_oracle_sample97.json",
+                        help="LongMemEval file whose sessions are the long texts of the embedding benchmark")
+    parser.add_argument("--texts", type=int, default=2000, help="short texts (LoCoMo turns) for the embedding part")
+    parser.add_argument("--long-texts", type=int, default=128, help="long texts (512+ token LongMemEval sessions) "
+                        "for the embedding part; 0 = none")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds of the embedding part")
+    parser.add_argument("--skip", default="", help="comma list of parts to skip: "
+                        "keyword,embedding,recall,end-to-end,hybrid,peers")
+    parser.add_argument("--hybrid-embedder", default="minilm", help="vectors for the hybrid part (minilm, hash)")
+    parser.add_argument("--out", default="results/bench/speed.json", help="the results file (README's speed block)")
+    args = parser.parse_args(argv)
+    check_bench_out(args.out)
+    if not os.path.exists(args.locomo):
+        raise SystemExit(f"{args.locomo}: no such file; pass --locomo PATH to locomo10.json")
+    skip = set(args.skip.split(","))
+    np.set_printoptions(precision=3)
+    figures: dict[str, object] = {}
+    start = bench_start()
+    started = time.perf_counter()
+    if "keyword" not in skip:
+        k = figures["keyword"] = keyword_leg(args.locomo)
+        print(f"keyword leg, LoCoMo turn level, pool {POOL}, {k['queries']} queries: memini ({k['path']}) p50 "
+              f"{k['memini_p50_ms']:.3f} ms vs FTS5 p50 {k['fts5_p50_ms']:.3f} ms -> {k['speedup_p50']:.1f}x faster "
+              f"(mean {k['speedup_mean']:.1f}x); rankings identical", flush=True)
+    if "embedding" not in skip:
+        sets = embedding_texts(args.locomo, args.lme, args.texts, args.long_texts if os.path.exists(args.lme) else 0)
+        labels = {"short": "LoCoMo turns", "long": "LongMemEval sessions of 512+ tokens"}
+        figures["embedding"] = {"rounds": args.rounds, "sets": {}}
+        for name, texts in sets.items():
+            rows = embedding(texts, args.rounds)
+            figures["embedding"]["sets"][name] = {"label": labels[name], "texts": len(texts), "rows": rows}
+            for line in embedding_lines(labels[name], len(texts), args.rounds, rows):
+                print(line, flush=True)
+    if "recall" not in skip:
+        r = figures["precision_recall"] = precision_recall(args.locomo)
+        for variant, row in r.items():
+            print(f"LoCoMo turn level, memini-vector, {variant}: R@5 {row['r5']:.2%}, R@10 {row['r10']:.2%}, "
+                  f"MRR {row['mrr']:.2%}", flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        if "end-to-end" not in skip:
+            w = figures["end_to_end"] = end_to_end(args.locomo, tmp)
+            print(f"full LoCoMo turn-level run (-k 5,10, MiniLM): cold cache {w['cold_s']:.1f} s, warm cache "
+                  f"{w['warm_s']:.2f} s, the fastest of {', '.join(f'{x:.2f}' for x in w['warm_runs_s'])} "
+                  f"({w['cold_over_warm']:.1f}x)", flush=True)
+        if "hybrid" not in skip:
+            # step 3's cache when it ran, else the user's (default) embedding cache
+            h = hybrid(args.locomo, args.hybrid_embedder, "" if "end-to-end" in skip else os.path.join(tmp, "cache"))
+            figures["hybrid"] = {"embedder": args.hybrid_embedder, "path": kernel_path(), **h}
+            for part in PARTS:
+                fast, ref = h[f"{part}_fast_p50_ms"], h[f"{part}_reference_p50_ms"]
+                fast_cpu, ref_cpu = h[f"{part}_fast_cpu_p50_ms"], h[f"{part}_reference_cpu_p50_ms"]
+                print(f"memini-{part}, LoCoMo turn level, k 10, {args.hybrid_embedder}, {h['queries']:.0f} queries: "
+                      f"fast p50 {fast:.3f} ms vs reference p50 {ref:.3f} ms -> {ref / fast:.1f}x (thread CPU p50 "
+                      f"{fast_cpu:.3f} vs {ref_cpu:.3f} ms, {ref_cpu / fast_cpu:.1f}x); rankings and scores identical",
+                      flush=True)
+        if "peers" not in skip:
+            cache = "" if "end-to-end" in skip else os.path.join(tmp, "cache")
+            rows = peers(args.locomo, args.hybrid_embedder, cache)
+            figures["peers"] = {"embedder": args.hybrid_embedder, "p50_ms": dict(rows)}
+            base = dict(rows)
+            for name, p50 in rows:
+                print(f"{name}, LoCoMo turn level (500 questions), k 10: recall p50 {p50:.3f} ms -> "
+                      f"{p50 / base['memini-keyword']:.1f}x memini-keyword, {p50 / base['memini-hybrid']:.1f}x "
+                      "memini-hybrid", flush=True)
+    write_results(args, figures, start, time.perf_counter() - started)
+
+
+def write_results(args: argparse.Namespace, figures: dict, start: dict, seconds: float) -> None:
+    """``results/bench/speed.json``: every part's figures, the settings and the machine (README's speed block)."""
+    from memini_bench.results.provenance import bench_config
+    from memini_bench.results.write import write_json
+
+    config = bench_config("speed", {"locomo": args.locomo, "texts": args.texts, "lme": args.lme,
+                                    "long_texts": args.long_texts, "rounds": args.rounds, "skip": args.skip},
+                          start, seconds)
+    write_json(Path(args.out), {"config": config, **figures})
+    print(f"wrote {args.out}", file=sys.stderr, flush=True)

@@ -1,0 +1,1 @@
+"""Layer 1, what every layer shares: data set types, the System contract, run types, the registries, typed settings."""

@@ -1,0 +1,128 @@
+"""The System contract: what the harness measures, and the optional hooks it looks for.
+
+A *System* is anything with a ``name``, an ``ingest(items)`` that stores the data set's memories once, and a
+``recall(group, query, k, *, now=None, context=None)`` that answers one question with at most ``k`` ranked
+``Hit``s from ``group`` alone:
+
+- ``group``: the question's isolated namespace (a LoCoMo conversation, a LongMemEval haystack); a hit from any
+  other group is a bug in the system.
+- ``query``: the question text; ``now``: the question's date (None when the suite has none).
+- ``context``: the suite's per-question context, what a real agent would know besides the question (VetoBench:
+  ``{"files_in_scope": (...)}``, the files the agent is editing). Never the gold. Empty for most suites.
+
+A ``Hit`` names the dataset item ids it stands for (several when a system merges or extracts memories), its score
+and the text it would inject (token counts are estimated from it).
+
+Optional hooks, each its own protocol so the runner finds them by ``isinstance`` (``runtime_checkable``):
+
+- ``Preparable.prepare(queries)``: batch work before the timed loop (embedding every query at once); recall
+  latency then measures retrieval alone.
+- ``Describable.describe() -> dict``: name, version and settings; recorded in the results file's config.
+- ``IngestTimed.ingest_time_ms``: the ingest cost the system stands for, when the wall clock of its own
+  ``ingest`` call is not it (memini's three systems share one store: each reports the parts it uses).
+- ``Closable.close()``: release files, connections, temp folders; called once after the run, also on errors.
+- ``ContextBuilder.build_context(question, hits) -> str``: the context block the system would put in front of an
+  agent for ``question`` from the ``hits`` it recalled for it (VetoBench's behavioural layer asks for it; without
+  the hook the harness renders the hits itself). ``question`` is stripped of its gold, answer and suite meta.
+
+Factories. The registry (``memini_bench.core.registry.SYSTEMS``) and ``-system module:attr`` take a *factory*:
+``factory(ctx: SystemContext) -> System | Sequence[System]``. ``ctx.options`` is the run's typed options
+(``memini_bench.modes.options.RunOptions``), ``ctx.encoder`` the run's shared text encoder (built on first use, with the
+disk cache, so every system reuses the same cached vectors: ``ctx.encoder.documents(texts)`` and
+``ctx.encoder.query(text)``), and ``ctx.shared(key, make)`` a per-run store for objects several factories share.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from memini_bench.core.dataset import Item, Question
+    from memini_bench.embed.encoder import TextEncoder
+    from memini_bench.modes.options import RunOptions
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One recalled memory: the dataset item ids it stands for, its score and its text."""
+
+    ids: tuple[str, ...]
+    score: float
+    content: str
+
+
+@runtime_checkable
+class System(Protocol):
+    """Anything that can be measured: ingest items once, then recall the best k for a query in a group."""
+
+    name: str
+
+    def ingest(self, items: Sequence[Item]) -> None: ...
+
+    def recall(self, group: str, query: str, k: int, *, now: datetime | None = None,
+               context: Mapping[str, object] | None = None) -> list[Hit]: ...
+
+
+@runtime_checkable
+class Preparable(Protocol):
+    def prepare(self, queries: Sequence[str]) -> None: ...
+
+
+@runtime_checkable
+class Describable(Protocol):
+    def describe(self) -> dict: ...
+
+
+@runtime_checkable
+class IngestTimed(Protocol):
+    ingest_time_ms: float
+
+
+@runtime_checkable
+class Closable(Protocol):
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class ContextBuilder(Protocol):
+    def build_context(self, question: Question, hits: Sequence[Hit]) -> str: ...
+
+
+@dataclass
+class SystemContext:
+    """What a system factory receives: the run's options, its shared encoder (lazy) and a per-run store."""
+
+    options: RunOptions
+    make_encoder: Callable[[], TextEncoder | None] = lambda: None
+    label: str = ""  # a variant suffix for system names (VetoBench runs memini's systems once per embedder)
+    _store: dict = field(default_factory=dict)
+    _encoder: list = field(default_factory=list)
+
+    @property
+    def encoder(self) -> TextEncoder | None:
+        """The run's text encoder, built on first use (a keyword-only run never loads a model)."""
+        if not self._encoder:
+            self._encoder.append(self.make_encoder())
+        return self._encoder[0]
+
+    @property
+    def encoder_built(self) -> bool:
+        return bool(self._encoder) and self._encoder[0] is not None
+
+    def shared(self, key: str, make: Callable[[], object]) -> object:
+        """The object stored under ``key`` for this run, made by ``make()`` the first time."""
+        if key not in self._store:
+            self._store[key] = make()
+        return self._store[key]
+
+
+SystemFactory = Callable[[SystemContext], "System | Sequence[System]"]
+
+
+def describe(system: System) -> dict:
+    """``system.describe()`` when it has the hook, else its name alone."""
+    info = system.describe() if isinstance(system, Describable) else {}
+    return {"name": system.name, **info}

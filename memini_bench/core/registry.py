@@ -1,0 +1,171 @@
+"""One registry pattern for every plug point: systems, suites, embedders and executors.
+
+A ``Registry`` maps names to targets. A target is the object itself or a lazy ``"module:attr"`` string (so listing
+names never imports a heavy library). Three sources fill it, in this order: the built-ins (``memini_bench.core.builtins``),
+the installed distributions' entry points in the registry's group (``memini_bench.systems``,
+``memini_bench.suites``, ``memini_bench.embedders``, ``memini_bench.executors``; an entry point's name is the
+registered name) and, where the registry allows it, ``module:attr`` given directly on the command line (any
+importable module).
+
+A built-in whose module needs an optional dependency names its pip extra: a missing package is then the one-line
+error ``<name> needs the <extra> extra: pip install 'memini-bench[<extra>]'``. An unknown name is a one-line error
+listing the known ones.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from memini_bench.errors import BenchError
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One registered name: its target (object or ``"module:attr"``), one line of help, where it came from, and
+    the pip extra its module needs ("" = none)."""
+
+    name: str
+    target: object
+    help: str
+    origin: str = "built-in"
+    extra: str = ""
+    aliases: tuple[str, ...] = ()
+
+
+def load_target(spec: str, what: str, extra: str = "", name: str = "") -> object:
+    """Import ``module:attr`` (attr may be dotted); every failure is a one-line BenchError naming ``what``."""
+    module_name, _, attr = spec.partition(":")
+    if not module_name or not attr:
+        raise BenchError(f"{what} {spec!r}: use module:attr (e.g. mypackage.memory:make)")
+    try:
+        obj: object = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if extra and exc.name and not exc.name.startswith("memini_bench"):
+            raise BenchError(f"{name or spec} needs the {extra} extra ({exc.name} is not installed): "
+                             f"pip install 'memini-bench[{extra}]'") from None
+        raise BenchError(f"{what} {spec!r}: cannot import {module_name} ({exc}); is it installed or on "
+                         "PYTHONPATH?") from None
+    except Exception as exc:  # a plugin module that fails while importing
+        raise BenchError(f"{what} {spec!r}: importing {module_name} failed ({type(exc).__name__}: {exc})") from None
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise BenchError(f"{what} {spec!r}: {module_name} has no attribute {attr!r}") from None
+    return obj
+
+
+class Registry(Generic[T]):
+    """Names -> targets for one plug point (``kind``, e.g. "system"), filled by built-ins and entry points."""
+
+    def __init__(self, kind: str, group: str, flag: str, *, allow_module: bool = False) -> None:
+        self.kind = kind
+        self.group = group
+        self.flag = flag
+        self.allow_module = allow_module
+        self._entries: dict[str, Entry] = {}
+        self._aliases: dict[str, str] = {}
+        self._plugins_loaded = False
+
+    def add(self, name: str, target: object, help: str, *, extra: str = "", aliases: tuple[str, ...] = (),
+            origin: str = "built-in") -> None:
+        """Register ``target`` (an object or ``"module:attr"``) under ``name`` (and ``aliases``)."""
+        self._entries[name] = Entry(name, target, help, origin, extra, aliases)
+        for alias in aliases:
+            self._aliases[alias] = name
+
+    def _load_plugins(self) -> None:
+        if self._plugins_loaded:
+            return
+        self._plugins_loaded = True
+        import importlib.metadata
+
+        for ep in importlib.metadata.entry_points(group=self.group):
+            if ep.name in self._entries and self._entries[ep.name].origin == "built-in":
+                continue  # a plugin never shadows a built-in
+            dist = ep.dist.name if ep.dist is not None else "?"
+            self.add(ep.name, ep.value, "", origin=f"entry point of {dist}")
+
+    def entries(self) -> Iterator[Entry]:
+        self._load_plugins()
+        yield from self._entries.values()
+
+    def names(self) -> list[str]:
+        return [e.name for e in self.entries()]
+
+    def canonical(self, name: str) -> str | None:
+        """The registered name ``name`` stands for (itself or an alias's target), None if unknown. Entry points
+        are scanned only for a name no built-in has (a plugin never shadows a built-in, and the scan costs tens of
+        milliseconds per run)."""
+        found = self._lookup(name)
+        if found is None and not self._plugins_loaded:
+            self._load_plugins()
+            found = self._lookup(name)
+        return found
+
+    def _lookup(self, name: str) -> str | None:
+        return name if name in self._entries else self._aliases.get(name)
+
+    def known(self, name: str) -> bool:
+        return self.canonical(name) is not None or (self.allow_module and ":" in name)
+
+    def unknown_error(self, name: str) -> BenchError:
+        extra = "; or module:attr for any importable factory" if self.allow_module else ""
+        return BenchError(f"{self.flag} {name!r}: unknown {self.kind}; use one of {', '.join(self.names())}{extra}")
+
+    def get(self, name: str) -> T:
+        """The target registered as ``name`` (loaded if lazy), or ``module:attr`` imported when allowed."""
+        canonical = self.canonical(name)
+        if canonical is None:
+            if self.allow_module and ":" in name:
+                return load_target(name, self.flag)  # type: ignore[return-value]
+            raise self.unknown_error(name)
+        entry = self._entries[canonical]
+        target = entry.target
+        if isinstance(target, str):
+            target = load_target(target, self.flag, entry.extra, canonical)
+            self._entries[canonical] = Entry(entry.name, target, entry.help, entry.origin, entry.extra,
+                                             entry.aliases)
+        return target  # type: ignore[return-value]
+
+    def help_of(self, entry: Entry) -> str:
+        """The entry's help line; for a plugin without one, the first line of its target's docstring."""
+        if entry.help:
+            return entry.help
+        try:
+            doc = (getattr(self.get(entry.name), "__doc__", "") or "").strip()
+        except BenchError as exc:
+            return f"(cannot load: {exc})"
+        return doc.splitlines()[0] if doc else ""
+
+    def listing(self) -> list[str]:
+        """One line per entry: name, aliases, origin, extra and help (for ``-list``)."""
+        lines = []
+        for e in self.entries():
+            alias = f" (also {', '.join(e.aliases)})" if e.aliases else ""
+            extra = f" [needs extra {e.extra}]" if e.extra else ""
+            origin = "" if e.origin == "built-in" else f" [{e.origin}]"
+            lines.append(f"  {e.name}{alias}{origin}{extra}: {self.help_of(e)}")
+        return lines
+
+
+SYSTEMS: Registry = Registry("system", "memini_bench.systems", "-systems", allow_module=True)
+SUITES: Registry = Registry("suite", "memini_bench.suites", "-suite", allow_module=True)
+EMBEDDERS: Registry = Registry("embedder", "memini_bench.embedders", "-embedder", allow_module=True)
+EXECUTORS: Registry = Registry("executor", "memini_bench.executors", "-executor", allow_module=True)
+
+
+def listing() -> str:
+    """Every registered system, suite, embedder and executor, one line each (``python -m memini_bench -list``)."""
+    from memini_bench.core import builtins  # noqa: F401  (fills the registries)
+
+    out = []
+    for title, reg in (("systems", SYSTEMS), ("suites", SUITES), ("embedders", EMBEDDERS), ("executors", EXECUTORS)):
+        out.append(f"{title}:")
+        out.extend(reg.listing())
+    return "\n".join(out) + "\n"

@@ -1,0 +1,82 @@
+"""``-compare A.jsonl[,B.jsonl]``: paired significance of runs read back from ``-per-question`` files (like ranx's
+``compare``), without re-running anything.
+
+One file: its ``-reference`` system (default memini-hybrid) against each other system in it. Two files: each system
+both files hold (or ``-compare-systems``) in A against the same system in B, e.g. a run with ``-fusion -1``
+against the default. Tests (``memini_bench.evaluation.significance``): exact McNemar on recall_any@K, a paired bootstrap
+interval on MRR and nDCG@K, Holm across the family; questions are paired by id. Prints the table; with ``-out``
+writes ``<out>/compare-<A>[-vs-<B>].json``. A results JSON holds per-system scores only: a paired test needs the
+per-question files.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from memini_bench.core.settings import CommaList, setting
+from memini_bench.errors import BenchError
+from memini_bench.modes.options import RunOptions
+from memini_bench.modes.run_systems import CompareOptions, log
+from memini_bench.results.identity import safe_name
+from memini_bench.results.provenance import harness
+from memini_bench.results.write import check_destinations, write_json
+
+NAME = "-compare"
+
+
+@dataclass(frozen=True)
+class SignificanceOptions:
+    compare: tuple[str, ...] = setting("compare", (), "Paired significance from -per-question files: one file "
+                                       "(its -reference system against the others) or two (system by system).",
+                                       type=CommaList(allow_empty=True))
+    reference: str = setting("reference", "memini-hybrid", "-compare with one file: the system the others are "
+                             "tested against.")
+    compare_systems: tuple[str, ...] = setting("compare-systems", (), "-compare with two files: the systems to "
+                                               "pair (default: every system both files hold).",
+                                               type=CommaList(allow_empty=True))
+
+    def __post_init__(self) -> None:
+        if len(self.compare) > 2:
+            raise BenchError(f"-compare: give one or two per-question files, not {len(self.compare)}")
+
+
+OPTIONS = SignificanceOptions
+USES = (CompareOptions, "k", "out", "no_write")
+
+
+def selected(opts: RunOptions) -> bool:
+    return bool(opts.mode(SignificanceOptions).compare)
+
+
+def run(opts: RunOptions) -> int:
+    from memini_bench.evaluation.significance import compare_file_systems, compare_files, markdown
+
+    s, c = opts.mode(SignificanceOptions), opts.mode(CompareOptions)
+    if len(s.compare) == 1 and s.compare_systems:
+        raise BenchError("-compare-systems: pairs systems of two files; give -compare A.jsonl,B.jsonl")
+    if len(s.compare) == 2 and "reference" in opts.given:
+        raise BenchError("-reference: names the baseline within one file; with two files each system is paired "
+                         "with itself (use -compare-systems)")
+    if not opts.output.no_write:
+        check_destinations(folders=[("-out", opts.output.out)])
+    if len(s.compare) == 1:
+        sig = compare_file_systems(s.compare[0], opts.k, reference=s.reference, resamples=c.resamples, seed=c.seed)
+        title = f"{Path(s.compare[0]).name}: {s.reference} against each system"
+    else:
+        sig = compare_files(*s.compare, opts.k, systems=s.compare_systems, resamples=c.resamples, seed=c.seed)
+        title = f"{Path(s.compare[0]).name} vs {Path(s.compare[1]).name}"
+    sys.stdout.write(markdown(sig, title))
+    sys.stdout.flush()
+    if opts.output.no_write:
+        return 0
+    stem = "-vs-".join(safe_name(Path(p).stem) for p in s.compare)
+    out = Path(opts.output.out) / f"compare-{stem}.json"
+    write_json(out, {"config": {"mode": "compare-files", "files": list(s.compare), "ks": list(opts.k),
+                                "reference": s.reference if len(s.compare) == 1 else "",
+                                "resamples": c.resamples, "seed": c.seed, **harness()},
+                     "results": [dataclasses.asdict(r) for r in sig.rows]})
+    log(f"wrote {out}")
+    return 0

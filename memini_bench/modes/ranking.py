@@ -1,0 +1,83 @@
+"""Scoring each strategy's whole ranked list per category (memini ``bench/recency.go``: ``score``, ``finalize``,
+``RerankMarkdown``), shared by ``-rerank`` and the rerank tier, through the one metrics path.
+
+Each strategy's lists become a ``runner.RunResult`` (one ``QuestionRun`` per question holding the strategy's
+entire candidate list), scored by ``metrics.score`` on the questions of each category:
+
+    R@1 = metrics recall_any@1      R@K = metrics recall_any@K      MRR = metrics MRR over the whole list
+
+(``rank`` = the 0-based position of the first gold id, -1 if absent; MRR is not cut at K, as memini's.) Every
+question also counts in the category ``all``; a question without a category counts only there. Rows: categories
+sorted, strategies in run order.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from memini_bench.core.dataset import Question
+from memini_bench.evaluation.metrics import first_gold_rank, score_by_category
+from memini_bench.evaluation.runner import QuestionRun, RunResult
+
+ALL = "all"
+
+
+@dataclass(frozen=True, slots=True)
+class RankRow:
+    system: str
+    category: str
+    questions: int
+    recall_at_1: float
+    recall_at_k: float
+    mrr: float
+
+
+class RankTally:
+    """Collects each strategy's ranked list per question; ``rows()`` scores them with ``metrics``."""
+
+    def __init__(self, k: int, dataset: str = "") -> None:
+        self.k = k
+        self.dataset = dataset
+        self._runs: dict[str, list[QuestionRun]] = {}
+
+    def add(self, system: str, question: Question, ranked_ids: Iterable[str]) -> int:
+        """Record ``system``'s list for ``question``; returns the first gold rank (-1 if absent)."""
+        run = QuestionRun(question, tuple((i,) for i in ranked_ids), (), (), 0.0)
+        self._runs.setdefault(system, []).append(run)
+        return first_gold_rank(run)
+
+    def results(self) -> list[RunResult]:
+        return [RunResult(system, self.dataset, max((len(r.ranked_ids) for r in runs), default=0), 0.0, 0,
+                          tuple(runs)) for system, runs in self._runs.items()]
+
+    def rows(self) -> list[RankRow]:
+        by_system = {r.system: (score_by_category(r, 1, ALL), score_by_category(r, self.k, ALL))
+                     for r in self.results()}
+        categories = sorted({c for at1, _ in by_system.values() for c in at1})
+        out = []
+        for cat in categories:
+            for system, (at1, atk) in by_system.items():
+                if cat in at1:
+                    out.append(RankRow(system, cat, atk[cat].questions, at1[cat].recall_at_k, atk[cat].recall_at_k,
+                                       atk[cat].mrr))
+                else:
+                    out.append(RankRow(system, cat, 0, 0.0, 0.0, 0.0))
+        return out
+
+
+def markdown(rows: Sequence[RankRow], k: int, title: str, labels: dict[str, str] | None = None) -> str:
+    """memini's RerankMarkdown table (``title`` replaces its heading's subject)."""
+    labels = labels or {}
+    out = [f"## {title} (recall@1 / recall@{k} / MRR)", "", "| Category | System | Q | R@1 | R@K | MRR |",
+           "|---|---|--:|--:|--:|--:|"]
+    for r in rows:
+        cat = f"{r.category} ({labels[r.category]})" if r.category in labels else r.category
+        out.append(f"| {cat} | {r.system} | {r.questions} | {r.recall_at_1 * 100:.1f}% | "
+                   f"{r.recall_at_k * 100:.1f}% | {r.mrr * 100:.1f}% |")
+    return "\n".join(out) + "\n"
+
+
+def as_dicts(rows: Sequence[RankRow]) -> list[dict]:
+    return [dataclasses.asdict(r) for r in rows]

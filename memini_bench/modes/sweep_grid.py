@@ -1,0 +1,131 @@
+"""Sweep grids: ``-sweep 'pool=30,50,80 fusion=0.3,0.5,-1'`` parsed into typed axes and cells.
+
+An axis is ``FLAG=V1,V2,...`` (axes separated by spaces or ``;``) over a sweepable flag: every hybrid setting
+(``HybridConfig``: ``fusion`` (negative = RRF), ``pool`` (each leg's depth itself, as memini's sweep states it),
+``pool-factor``, ``pool-floor``, ``temporal-boost``, ``temporal-extractor``, ``semantic-reserve``,
+``keyword-backend``, ``reinforce``), LongMemEval's ``session-doc``, and ``embedder``. Each value is parsed and
+checked by the flag's own type, as on the command line. The grid is the cartesian product in axis order; a cell
+is ``((field, value), ...)``, applied over the run's own options; the *baseline* is the run's options with no
+axis applied (all defaults unless the command line set a flag outside the grid).
+
+Selection metrics (``-select``): ``R@K`` (recall_any@K), ``RA@K`` (recall_all@K), ``MRR``, ``nDCG@K``, each read
+from ``metrics.Score`` at a K of the run's ``-k``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import re
+from dataclasses import dataclass
+
+import click
+
+from memini_bench.core.settings import flag_fields
+from memini_bench.embed.factory import EmbedSettings
+from memini_bench.errors import BenchError
+from memini_bench.evaluation.metrics import Score
+from memini_bench.loaders import LoadOptions
+from memini_bench.systems.memini import HybridConfig
+
+SWEEPABLE_CLASSES = (HybridConfig,)
+EXTRA_AXES = {"session-doc": (LoadOptions, "session_doc"), "embedder": (EmbedSettings, "embedder")}
+Cell = tuple[tuple[str, object], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Axis:
+    flag: str           # as typed, e.g. "pool"
+    field: str          # the options field, e.g. "pool"
+    owner: type         # the options class holding the field
+    values: tuple
+
+
+def sweepable() -> dict[str, tuple[type, dataclasses.Field]]:
+    out = {f.metadata["flag"]: (cls, f) for cls in SWEEPABLE_CLASSES for f in flag_fields(cls)}
+    for name, (cls, field_name) in EXTRA_AXES.items():
+        out[name] = (cls, next(f for f in flag_fields(cls) if f.name == field_name))
+    return out
+
+
+def _convert(flag: str, field: dataclasses.Field, text: str) -> object:
+    kind = field.metadata["click"].get("type")
+    if isinstance(field.default, bool):
+        low = text.strip().lower()
+        if low not in ("true", "false", "1", "0", "on", "off"):
+            raise BenchError(f"-sweep {flag}={text}: use true or false")
+        return low in ("true", "1", "on")
+    if kind is None:
+        return text.strip()
+    try:
+        return kind.convert(text.strip(), None, None)
+    except click.BadParameter as exc:
+        raise BenchError(f"-sweep {flag}={text}: {exc.message}") from None
+
+
+def parse_grid(text: str) -> list[Axis]:
+    """The axes of a ``-sweep`` value (see the module docstring); a bad axis or value is a BenchError."""
+    known = sweepable()
+    axes: list[Axis] = []
+    for part in [p for p in re.split(r"[\s;]+", text.strip()) if p]:
+        name, sep, raw = part.partition("=")
+        if not sep or not raw:
+            raise BenchError(f"-sweep {part!r}: write each axis as FLAG=V1,V2 (e.g. 'pool=30,50,80 fusion=0.3,-1')")
+        name = name.lstrip("-")
+        if name not in known:
+            raise BenchError(f"-sweep {name}: not a sweepable setting; use one of {', '.join(sorted(known))}")
+        if any(a.flag == name for a in axes):
+            raise BenchError(f"-sweep {name}: named twice; give each axis once")
+        cls, field = known[name]
+        values = tuple(dict.fromkeys(_convert(name, field, v) for v in raw.split(",") if v.strip()))
+        if not values:
+            raise BenchError(f"-sweep {part!r}: no values")
+        axes.append(Axis(name, field.name, cls, values))
+    if not axes:
+        raise BenchError("-sweep: no axis given; e.g. -sweep 'pool=30,50,80'")
+    return axes
+
+
+def cells(axes: list[Axis]) -> list[Cell]:
+    """The cartesian product of the axes' values, first axis slowest."""
+    return [tuple((a.field, v) for a, v in zip(axes, combo, strict=True))
+            for combo in itertools.product(*(a.values for a in axes))]
+
+
+def label(axes: list[Axis], cell: Cell) -> str:
+    """``pool=30 fusion=-1``: how a cell is named in tables."""
+    return " ".join(f"{a.flag}={v:g}" if isinstance(v, float) else f"{a.flag}={v}"
+                    for a, (_, v) in zip(axes, cell, strict=True))
+
+
+def file_stem(axes: list[Axis], cell: Cell) -> str:
+    """A file-name-safe ``pool30-fusion-1``."""
+    raw = "-".join(f"{a.flag}{v:g}" if isinstance(v, float) else f"{a.flag}{v}"
+                   for a, (_, v) in zip(axes, cell, strict=True))
+    return re.sub(r"[^A-Za-z0-9_.+=-]+", "_", raw)
+
+
+METRIC_RE = re.compile(r"^(R|RA|nDCG)@(\d+)$|^(MRR)$", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Metric:
+    name: str   # as printed: R@5, RA@5, MRR, nDCG@10
+    attr: str   # the Score field
+    k: int      # the Score's K (MRR: any K; the smallest is used)
+
+    def of(self, scores: list[Score]) -> float:
+        return next(getattr(s, self.attr) for s in scores if s.k == self.k)
+
+
+def parse_metric(text: str, ks: tuple[int, ...]) -> Metric:
+    m = METRIC_RE.match(text.strip())
+    if not m:
+        raise BenchError(f"-select {text!r}: use R@K, RA@K, MRR or nDCG@K (K from -k)")
+    if m.group(3):
+        return Metric("MRR", "mrr", ks[0])
+    kind, k = m.group(1).lower(), int(m.group(2))
+    if k not in ks:
+        raise BenchError(f"-select {text}: K {k} is not in -k {','.join(map(str, ks))}; add it to -k")
+    attr, name = {"r": ("recall_at_k", "R"), "ra": ("recall_all_at_k", "RA"), "ndcg": ("ndcg_at_k", "nDCG")}[kind]
+    return Metric(f"{name}@{k}", attr, k)

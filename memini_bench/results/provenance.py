@@ -1,0 +1,86 @@
+"""What a results file records about where its numbers came from: data hash, harness version, git commit."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
+from typing import TypeVar
+
+from memini_bench import __version__
+
+ROOT = Path(__file__).resolve().parents[1]
+CODE_PATHS = ("memini_bench", "quality", "cmd", "data", "pyproject.toml", "setup.py")  # what can change a number
+T = TypeVar("T")
+
+
+def file_sha256(path: str | Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+@lru_cache(maxsize=1)
+def git_commit() -> str:
+    """``git rev-parse --short HEAD`` of the harness checkout, with ``-dirty`` when its code (not results/ or docs)
+    has local changes; "" outside a checkout."""
+    try:
+        head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, timeout=5, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no", "--",
+                                *CODE_PATHS],
+                               capture_output=True, text=True, timeout=5, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return f"{head}-dirty" if dirty else head
+
+
+def harness() -> dict[str, str]:
+    return {"harness_version": __version__, "git_commit": git_commit()}
+
+
+def bench_start() -> dict:
+    """What a benchmark records as it starts: the machine's CPUs and load average, and the harness (its commit is
+    the code that runs, even if the checkout moves on while a long benchmark runs)."""
+    import os
+
+    return {"cpus": os.cpu_count(), "load_average": list(os.getloadavg()), **harness()}
+
+
+def bench_config(mode: str, settings: dict, start: dict, seconds: float) -> dict:
+    """The ``config`` of a benchmark file in ``results/bench/`` (``make speed``, ``make scale``, ``make gpu``,
+    ``cmd/ray_estimate.py``): the mode, its settings, ``bench_start``'s record and the duration."""
+    return {"mode": mode, **settings, **start, "seconds": seconds}
+
+
+def check_bench_out(path: str) -> None:
+    """Refuse a benchmark's ``--out`` that cannot be written before any work (a BenchError, which ``bench_main``
+    makes one line), so a long ``make speed`` or ``make scale`` never ends in a traceback with nothing saved."""
+    from memini_bench.results.atomic_io import check_destinations
+
+    check_destinations(files=[("--out", path)])
+
+
+def bench_main(main: Callable[[list[str] | None], T]) -> Callable[[list[str] | None], T]:
+    """A benchmark's entry point (``make speed``, ``make scale``, ``make gpu``, ``cmd/ray_estimate.py``) under the
+    CLI's contract: a BenchError (an unwritable ``--out``, a missing or malformed data file, a model that will not
+    load) is one ``memini-bench: error:`` line on stderr and exit code 2, never a traceback; each writes its
+    results file only at the end, so nothing is written."""
+    import functools
+    import sys
+
+    from memini_bench.errors import BenchError
+
+    @functools.wraps(main)
+    def run(argv: list[str] | None = None) -> T:
+        try:
+            return main(argv)
+        except BenchError as exc:
+            print(f"memini-bench: error: {exc}", file=sys.stderr)
+            raise SystemExit(2) from None
+
+    return run

@@ -1,0 +1,1 @@
+"""README and docs generators (not part of the runtime package)."""
