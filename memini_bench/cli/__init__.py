@@ -57,6 +57,19 @@ def run_command(cmd: click.Command, argv: list[str] | None, prog: str) -> None:
         sys.exit(130)
 
 
+#: Subcommands: the first argument names one (``memini-bench report ...``); anything else is the flat, Go-style
+#: run of memini's ``cmd/bench`` (``memini-bench -suite locomo ...``). Each target is ``module:attr``, a click
+#: command, imported only when named.
+SUBCOMMANDS: dict[str, str] = {}
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of ``memini-bench`` and ``python -m memini_bench``."""
-    run_command(command, argv, "memini-bench")
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args and args[0] in SUBCOMMANDS:
+        from memini_bench.core.registry import load_target
+
+        sub = load_target(SUBCOMMANDS[args[0]], args[0])
+        run_command(sub, args[1:], f"memini-bench {args[0]}")
+        return
+    run_command(command, args, "memini-bench")
