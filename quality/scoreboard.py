@@ -40,17 +40,19 @@ from pathlib import Path
 import click
 
 from memini_bench.core.dataset import Dataset
+from memini_bench.core.runs import RunResult, first_gold_rank
 from memini_bench.core.settings import flag
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.factory import EmbedSettings, build_encoder
 from memini_bench.errors import BenchError
-from memini_bench.evaluation.metrics import first_gold_rank, recall_any, reciprocal_rank
-from memini_bench.evaluation.runner import RunResult, run_system
+from memini_bench.evaluation.metrics import recall_any, reciprocal_rank
+from memini_bench.evaluation.runner import run_system
 from memini_bench.rerankers import Candidate, Reranker, build_reranker, cross_encoder_requested, reorder_by_id
 from memini_bench.results.provenance import harness
 from memini_bench.results.write import write_json
 from memini_bench.retrieval.composite import DURABLE_TIERS
-from memini_bench.systems.memini import HybridConfig, HybridSystem, MeminiBackend, pool_size
+from memini_bench.systems.config import HybridConfig, pool_size
+from memini_bench.systems.memini import HybridSystem, MeminiBackend
 from quality import corpus
 
 
@@ -267,7 +269,7 @@ def command(embedders: str, dims: int, keyword_backend: str, rerank_url: str, re
 
 
 def main(argv: list[str] | None = None) -> None:
-    from memini_bench.cli import run_command
+    from memini_bench.core.console import run_command
 
     run_command(command, argv, "quality")
 

@@ -13,7 +13,8 @@ import pytest
 from memini_bench.core.dataset import Item
 from memini_bench.retrieval import composite as comp
 from memini_bench.retrieval.reserve import reserve_order
-from memini_bench.systems.memini import HybridConfig, HybridSystem, MeminiBackend
+from memini_bench.systems.config import HybridConfig
+from memini_bench.systems.memini import HybridSystem, MeminiBackend
 
 E, D = False, True
 

@@ -14,10 +14,11 @@ import orjson
 import pytest
 
 from memini_bench.core.dataset import Dataset, Question
+from memini_bench.core.runs import QuestionRun, RunResult
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.factory import build_embedder
 from memini_bench.errors import BenchError
-from memini_bench.evaluation.runner import QuestionRun, RunResult, run_system
+from memini_bench.evaluation.runner import run_system
 from memini_bench.retrieval.composite import DURABLE_TIERS, normalize_content
 from quality import corpus
 from quality import scoreboard as sb

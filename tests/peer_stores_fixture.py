@@ -24,9 +24,9 @@ from cli_opts import cli_options
 from netguard import NetGuard
 from peers_fixture import TableEmbedder
 
-from memini_bench.core.contract import SystemContext
 from memini_bench.core.dataset import Item
 from memini_bench.embed.encoder import TextEncoder
+from memini_bench.systems.context import SystemContext
 
 
 def unit(*values: float) -> np.ndarray:
@@ -132,7 +132,6 @@ def offline(home: Path) -> Iterator[Offline]:
 def ingested(home: Path, names: Sequence[str]) -> Iterator[Offline]:
     """The registered systems ``names`` built on the fixture's context and ingested once, under ``offline(home)``
     (``env.systems`` by name); every one is closed afterwards."""
-    from memini_bench.core import builtins  # noqa: F401  (fills the registry)
     from memini_bench.core.registry import SYSTEMS
 
     with offline(home) as env:

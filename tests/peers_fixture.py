@@ -8,9 +8,10 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from cli_opts import cli_options
 
-from memini_bench.core.contract import Hit, SystemContext
+from memini_bench.core.contract import Hit
 from memini_bench.core.dataset import Item
 from memini_bench.embed.encoder import TextEncoder
+from memini_bench.systems.context import SystemContext
 
 
 class TableEmbedder:
@@ -35,9 +36,8 @@ def table_context(table: Mapping[str, Sequence[float]] | None = None, **options:
 
 def hash_context(**options: object) -> SystemContext:
     """A SystemContext with memini's hash embedder (no model, no cache)."""
-    from memini_bench.systems.lineup import context_for
 
-    return context_for(cli_options(embedder="hash", **options))
+    return cli_options(embedder="hash", **options).context()
 
 
 def run(system, items: Sequence[Item], queries: Sequence[tuple[str, str]], k: int) -> list[list[Hit]]:

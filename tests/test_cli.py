@@ -72,11 +72,35 @@ def test_malformed_file_leaves_previous_results_untouched(tmp_path, capsys):
     assert code == 2 and "not valid JSON" in err and (results / "x.json").read_text() == "previous"
 
 
-def test_help_lists_flags_with_defaults():
-    out = subprocess.run([sys.executable, "-m", "memini_bench", "-h"], capture_output=True, text=True, check=True)
-    for name in ("-suite", "--pool-floor", "-holdout", "-keyword-backend", "-per-question"):
-        assert name in out.stdout
-    assert "[default: sample]" in out.stdout
+def _help(*args: str) -> str:
+    return subprocess.run([sys.executable, "-m", "memini_bench", *args], capture_output=True, text=True,
+                          check=True).stdout
+
+
+def test_help_is_grouped_short_and_points_to_the_rest():
+    """--help: the everyday flags in full under headings, one line per other topic, at most 120 lines;
+    --help-all and help TOPIC show every flag, with its default."""
+    from memini_bench.cli import command
+    from memini_bench.core.settings import flag_fields
+    from memini_bench.modes import mode_option_classes
+    from memini_bench.modes.options import RunOptions
+
+    short = _help("-h")
+    assert len(short.splitlines()) <= 120
+    for heading in ("Examples:", "Core:", "Data and its preparation:", "Systems:", "Outputs:", "More ("):
+        assert heading in short
+    for name in ("-suite", "-holdout", "-per-question", "[default: sample]"):
+        assert name in short
+    for topic in ("hybrid", "embedding", "sweep", "qa", "vetobench", "rerank-tier"):
+        assert f"\n  {topic} " in short        # one line each, named so `help TOPIC` finds it
+    everything = _help("--help-all")
+    flags = ["-" + f.metadata["flag"] for cls in RunOptions.concern_classes() + mode_option_classes()
+             for f in flag_fields(cls)]
+    assert len(flags) == len(set(flags)) and len(command.params) >= len(flags)
+    for flag in flags:                           # every flag of every concern and mode, none lost
+        assert f"{flag}, -{flag}" in everything, flag
+    topic = _help("help", "hybrid")
+    assert "--pool-floor" in topic and "-keyword-backend" in topic and "-suite" not in topic
 
 
 def test_trec_export_scores_the_same_in_ir_measures(tmp_path, capsys):

@@ -141,8 +141,8 @@ def test_a_non_default_precision_or_backend_names_and_identifies_the_results(tmp
     for fields, token in [({"precision": "bf16"}, "-bf16"), ({"embed_backend": "openvino"}, "-openvino"),
                           ({"precision": "bf16", "embed_backend": "openvino"}, "-bf16-openvino")]:
         opts = cli_options(embedder="minilm", **fields)
-        assert stem(opts, "locomo", embedder="minilm") == "locomo" + token
-        got = identity(opts, systems=["memini-vector"], embedder="minilm")
-        assert got == {**identity(plain, systems=["memini-vector"], embedder="minilm"), **fields}
-    assert stem(plain, "locomo", embedder="minilm") == "locomo"             # fp32 torch: the name it had
-    assert not {"precision", "embed_backend"} & set(identity(plain, systems=[], embedder="minilm"))
+        assert stem(opts.settings, "locomo", embedder="minilm") == "locomo" + token
+        got = identity(opts.settings, systems=["memini-vector"], embedder="minilm")
+        assert got == {**identity(plain.settings, systems=["memini-vector"], embedder="minilm"), **fields}
+    assert stem(plain.settings, "locomo", embedder="minilm") == "locomo"             # fp32 torch: the name it had
+    assert not {"precision", "embed_backend"} & set(identity(plain.settings, systems=[], embedder="minilm"))

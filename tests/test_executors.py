@@ -84,12 +84,12 @@ def test_chunk_map_embeds_elsewhere_and_the_driver_keeps_validation_cache_and_me
     settings = {"embedder": "hash", "dims": 64}
     local = build_encoder(EmbedSettings(**settings))
     opts = cli_options(**settings, executor=PICKLING)
-    remote = executors.run_encoder(opts)
+    remote = executors.run_encoder(opts.embed, opts.executor)
     assert remote.chunk_map is not None
     assert np.array_equal(local.documents(texts), remote.documents(texts))
-    assert executors.executor_for(opts).calls["pieces"] == 2 + 2 + 2 + 1  # chunks of 10, 10, 10, 7; pieces of 7
+    assert executors.executor_for(opts.executor).calls["pieces"] == 2 + 2 + 2 + 1  # chunks 10, 10, 10, 7; pieces of 7
     assert remote.embedded == 37 and remote.documents(texts[:3]).shape == (3, 64)  # memo hits: nothing sent
-    assert executors.executor_for(opts).calls["pieces"] == 7
+    assert executors.executor_for(opts.executor).calls["pieces"] == 7
 
     def zeros(chunks):
         for chunk in chunks:
@@ -122,7 +122,7 @@ def test_a_sweep_through_an_executor_gives_the_local_rankings(locomo_path):
     for name in ("local", PICKLING):
         opts = cli_options(suite="locomo", data=str(locomo_path), limit=60, embedder="hash", executor=name)
         runs[name] = CellRunner().run_many([apply(opts, c, axes, "all") for c in [(), *grid]], labels, "all")
-    assert executors.executor_for(cli_options(executor=PICKLING)).calls["items"] == 1 + len(grid)
+    assert executors.executor_for(cli_options(executor=PICKLING).executor).calls["items"] == 1 + len(grid)
     for local, shipped in zip(runs["local"], runs[PICKLING], strict=True):
         assert len(local.questions) == 60
         assert [(q.question.id, q.ranked_ids, q.scores) for q in local.questions] == \

@@ -16,7 +16,8 @@ from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.hashing import HashEmbedder
 from memini_bench.evaluation.runner import run_system
 from memini_bench.loaders import load
-from memini_bench.systems.memini import HybridConfig, HybridSystem, KeywordSystem, MeminiBackend, VectorSystem
+from memini_bench.systems.config import HybridConfig
+from memini_bench.systems.memini import HybridSystem, KeywordSystem, MeminiBackend, VectorSystem
 
 CONFIGS = (HybridConfig(), HybridConfig(fusion=-1.0), HybridConfig(reinforce=True))
 

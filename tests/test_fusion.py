@@ -7,7 +7,7 @@ import pytest
 
 from memini_bench.retrieval.composite import dedup, normalize_content, qualities, rerank
 from memini_bench.retrieval.fusion import fuse_legs, fuse_rrf, fuse_scores, min_max
-from memini_bench.systems.memini import clamp_limit, pool_size
+from memini_bench.systems.config import clamp_limit, pool_size
 
 
 def _r(ids, scores):

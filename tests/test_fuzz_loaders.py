@@ -35,7 +35,8 @@ from memini_bench.evaluation.metrics import score_all
 from memini_bench.evaluation.runner import run_all
 from memini_bench.loaders import LoadOptions, load
 from memini_bench.results.write import per_question_rows, write_jsonl, write_trec
-from memini_bench.systems.memini import HybridConfig, memini_systems
+from memini_bench.systems.config import HybridConfig
+from memini_bench.systems.memini import memini_systems
 
 CASE_SECONDS = 5.0
 FAST = settings(max_examples=60, derandomize=True, database=None, deadline=None,

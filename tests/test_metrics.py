@@ -7,16 +7,8 @@ import pytest
 from ir_measures import RR, Qrel, R, ScoredDoc, Success, nDCG
 
 from memini_bench.core.dataset import Question
-from memini_bench.evaluation.metrics import (
-    first_gold_rank,
-    ndcg,
-    percentile,
-    recall_all,
-    recall_any,
-    reciprocal_rank,
-    score,
-)
-from memini_bench.evaluation.runner import QuestionRun, RunResult, estimate_tokens
+from memini_bench.core.runs import QuestionRun, RunResult, estimate_tokens, first_gold_rank
+from memini_bench.evaluation.metrics import ndcg, percentile, recall_all, recall_any, reciprocal_rank, score
 
 # (gold ids, ranked ids) per question; some gold ids are never retrieved, one question has no hit at all.
 CASES = {

@@ -84,7 +84,7 @@ def test_build_checks_values_like_the_cli():
     import click
 
     opts = RunOptions.build({"k": "10,5", "fusion": -1.0, "systems": "hybrid, keyword"})
-    assert opts.k == (5, 10) and opts.hybrid.fusion == -1.0 and opts.core.systems == ("hybrid", "keyword")
+    assert opts.k == (5, 10) and opts.hybrid.fusion == -1.0 and opts.lineup.systems == ("hybrid", "keyword")
     with pytest.raises(click.BadParameter):
         RunOptions.build({"fusion": float("nan")})
 

@@ -21,7 +21,6 @@ from peer_stores_fixture import (  # noqa: E402
     unit,
 )
 
-from memini_bench.core import builtins  # noqa: E402, F401  (fills the registry)
 from memini_bench.core.dataset import Item  # noqa: E402
 from memini_bench.core.registry import SYSTEMS  # noqa: E402
 

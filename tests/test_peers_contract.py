@@ -1,4 +1,5 @@
-"""Every peer system keeps the adapter rules (memini_bench.systems.peers): registered with its extra, a missing extra is one
+"""Every peer system keeps the adapter rules (memini_bench.systems.peers): registered with its extra, a missing extra is
+one
 line naming it, no hit from another group, nothing left in the temp folder or written to the home folder, no
 network. Add a row to PEERS for a new adapter."""
 
@@ -13,7 +14,6 @@ import pytest
 from peers_fixture import hash_context
 
 from memini_bench.cli import main
-from memini_bench.core import builtins  # noqa: F401  (fills the registries before any test patches them)
 from memini_bench.core.dataset import Item
 from memini_bench.core.registry import SYSTEMS, Entry
 from memini_bench.systems.lineup import build_systems
@@ -23,7 +23,8 @@ PEERS = [
     ("bm25s", "memini_bench.systems.peers.bm25s:make", "bm25s", ("bm25s", "Stemmer")),
     ("bm25s-global", "memini_bench.systems.peers.bm25s:make_global", "bm25s", ("bm25s", "Stemmer")),
     ("sqlite-vec", "memini_bench.systems.peers.sqlite_vec:make", "sqlite-vec", ("sqlite_vec", "pysqlite3")),
-    ("sqlite-vec-hybrid", "memini_bench.systems.peers.sqlite_vec:make_hybrid", "sqlite-vec", ("sqlite_vec", "pysqlite3")),
+    ("sqlite-vec-hybrid", "memini_bench.systems.peers.sqlite_vec:make_hybrid", "sqlite-vec",
+     ("sqlite_vec", "pysqlite3")),
     ("agentmemory", "memini_bench.systems.peers.agentmemory:make", "", ()),
     ("agentmemory-bm25", "memini_bench.systems.peers.agentmemory:make_bm25", "", ()),
     ("mempalace", "memini_bench.systems.peers.mempalace:make_raw", "", ()),

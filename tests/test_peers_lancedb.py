@@ -19,8 +19,6 @@ from peer_stores_fixture import (  # noqa: E402
     members,
 )
 
-from memini_bench.core import builtins  # noqa: E402, F401  (fills the registry)
-
 NAMES = ("lancedb", "lancedb-fts", "lancedb-hybrid")
 
 

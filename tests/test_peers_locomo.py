@@ -12,10 +12,9 @@ import importlib.util
 
 import pytest
 
-from memini_bench.core import builtins  # noqa: F401  (fills the registry)
 from memini_bench.evaluation.runner import run_all
 from memini_bench.modes.options import RunOptions
-from memini_bench.systems.lineup import build_systems, context_for
+from memini_bench.systems.lineup import build_systems
 
 pytestmark = pytest.mark.slow
 
@@ -29,7 +28,7 @@ FAMILIES = {  # module that must be importable -> (systems, those that must equa
 
 @pytest.fixture(scope="module")
 def context():
-    return context_for(RunOptions.build({}))
+    return RunOptions.build({}).context()
 
 
 @pytest.fixture(scope="module")

@@ -29,7 +29,6 @@ from peer_stores_fixture import (  # noqa: E402
     unit,
 )
 
-from memini_bench.core import builtins  # noqa: E402, F401  (fills the registry)
 from memini_bench.core.registry import SYSTEMS  # noqa: E402
 
 LLM_VARIABLES = ("MEMINI_LLM_BASE_URL", "MEMINI_LLM_MODEL", "MEMINI_LLM_API_KEY", "MEMINI_LLM_API")

@@ -22,8 +22,6 @@ from peer_stores_fixture import (  # noqa: E402
     members,
 )
 
-from memini_bench.core import builtins  # noqa: E402, F401  (fills the registry)
-
 NAMES = ("qdrant", "qdrant-bm25", "qdrant-hybrid")
 
 

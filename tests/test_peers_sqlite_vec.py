@@ -16,7 +16,7 @@ from memini_bench.core.dataset import Item  # noqa: E402
 from memini_bench.loaders import load  # noqa: E402
 from memini_bench.retrieval.keyword_fts5 import FTS5BM25  # noqa: E402
 from memini_bench.retrieval.vector import VectorIndex  # noqa: E402
-from memini_bench.systems.memini import pool_size  # noqa: E402
+from memini_bench.systems.config import pool_size  # noqa: E402
 from memini_bench.systems.peers.sqlite_vec import make, make_hybrid  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("no_network")

@@ -10,9 +10,9 @@ import sys
 import pytest
 
 from memini_bench.core.dataset import Question
+from memini_bench.core.runs import QuestionRun, RunResult
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.metrics import score_all
-from memini_bench.evaluation.runner import QuestionRun, RunResult
 from memini_bench.results.plots import SweepCell, SweepFigure, category_bars, plot_needs, sweep_plot
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

@@ -12,7 +12,7 @@ from scipy.stats import binomtest
 
 from memini_bench.clients.llm import ChatClient, ChatReply
 from memini_bench.core.dataset import Question
-from memini_bench.evaluation.runner import estimate_tokens
+from memini_bench.core.runs import estimate_tokens
 from memini_bench.qa import engine, prompts, summary
 from memini_bench.qa.engine import Call, Graded, Task
 

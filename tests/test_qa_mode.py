@@ -20,7 +20,7 @@ from memini_bench.cli import main
 from memini_bench.loaders import load
 from memini_bench.loaders.longmemeval import parse_lme_date
 from memini_bench.qa import prompts
-from memini_bench.systems.lineup import build_systems, context_for
+from memini_bench.systems.lineup import build_systems
 
 ROOT = Path(__file__).resolve().parents[1]
 ITEMS = [
@@ -98,7 +98,7 @@ def test_accuracy_tokens_and_mcnemar_match_an_independent_oracle(data, tmp_path,
     # Oracle: recall with the keyword system directly; the scripted reader copies the memories and the scripted
     # judge passes an answer holding every word of the reference (abstention: only "I don't know").
     ds = load("file", str(data))
-    (system,) = build_systems(["memini-keyword"], context_for(cli_options(embedder="hash")))
+    (system,) = build_systems(["memini-keyword"], cli_options(embedder="hash").context())
     system.ingest(ds.items)
     expected, recalled = {}, {}
     for k in (1, 3):

@@ -37,12 +37,12 @@ def test_minilm_vectors_from_ray_workers_are_the_local_bits(cluster, locomo, mon
     texts = list(dict.fromkeys(item.content for item in locomo.items))[:300]
     local = build_encoder(EmbedSettings(embedder="minilm", no_cache=True)).documents(texts)
     opts = cli_options(embedder="minilm", no_cache=True, executor="ray")
-    encoder = executors.run_encoder(opts)
+    encoder = executors.run_encoder(opts.embed, opts.executor)
     assert encoder.chunk_map is not None
     remote = encoder.documents(texts)
     assert encoder.embedder._model is None  # the driver never loaded the model: the workers embedded
     assert remote.dtype == np.float32 and np.array_equal(local, remote)
-    assert executors.executor_for(opts).describe()["embed_workers"] == 2
+    assert executors.executor_for(opts.executor).describe()["embed_workers"] == 2
 
 
 def test_a_sweep_on_ray_workers_gives_the_local_rankings_and_files(cluster, locomo_path, tmp_path, capsys):

@@ -8,7 +8,8 @@ import pytest
 from memini_bench.embed.factory import EmbedSettings, build_encoder
 from memini_bench.evaluation.metrics import score
 from memini_bench.evaluation.runner import run_system
-from memini_bench.systems.memini import HybridConfig, memini_systems
+from memini_bench.systems.config import HybridConfig
+from memini_bench.systems.memini import memini_systems
 
 pytestmark = pytest.mark.slow
 

@@ -21,7 +21,8 @@ from memini_bench.modes.gates import GateOptions, Probe, foreign_groups, sweep
 from memini_bench.modes.ranking import RankTally
 from memini_bench.retrieval.recency import STRATEGIES, rank
 from memini_bench.retrieval.temporal import Anchor
-from memini_bench.systems.memini import HybridConfig, HybridSystem, MeminiBackend
+from memini_bench.systems.config import HybridConfig
+from memini_bench.systems.memini import HybridSystem, MeminiBackend
 
 NOW = datetime(2023, 5, 30, 23, 40, tzinfo=UTC)
 DAY = 86400.0

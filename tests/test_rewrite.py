@@ -15,7 +15,7 @@ from memini_bench.clients.llm import ChatClient
 from memini_bench.core.contract import Hit
 from memini_bench.errors import BenchError
 from memini_bench.loaders import load
-from memini_bench.systems.lineup import build_systems, context_for
+from memini_bench.systems.lineup import build_systems
 from memini_bench.systems.memini import HybridSystem, MeminiBackend
 from memini_bench.systems.rewrite import EXPAND_SYSTEM, RewriteSystem, fuse_hits, make, parse_variants, should_expand
 
@@ -64,7 +64,7 @@ def test_rrf_over_hit_lists_by_hand():
 
 
 def _hybrid(ds):
-    backend = MeminiBackend(context_for(cli_options(embedder="hash")).encoder)
+    backend = MeminiBackend(cli_options(embedder="hash").context().encoder)
     hybrid = HybridSystem(backend)
     hybrid.ingest(ds.items)
     return hybrid
@@ -74,7 +74,7 @@ def test_prepare_expands_once_per_query_and_recall_fuses_the_variants(data, monk
     ds = load("file", str(data))
     with ScriptedServer(ChatScript()) as srv:
         monkeypatch.setenv("MEMINI_LLM_BASE_URL", srv.url + "/v1")
-        (system,) = build_systems(["memini-hybrid-rewrite"], context_for(cli_options(embedder="hash")))
+        (system,) = build_systems(["memini-hybrid-rewrite"], cli_options(embedder="hash").context())
         system.ingest(ds.items)
         system.prepare(QUERIES)
         bodies = [b for _, b, _ in srv.requests]
@@ -122,7 +122,7 @@ def test_a_failed_call_falls_back_and_a_dead_endpoint_is_an_error(data):
 def test_factory_needs_the_llm_endpoint(monkeypatch):
     monkeypatch.delenv("MEMINI_LLM_BASE_URL", raising=False)
     with pytest.raises(BenchError, match="MEMINI_LLM_BASE_URL is not set"):
-        make(context_for(cli_options(embedder="hash")))
+        make(cli_options(embedder="hash").context())
 
 
 def _cli(args, capsys):

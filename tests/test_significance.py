@@ -11,9 +11,9 @@ from scipy.stats import binomtest
 
 from memini_bench.cli import main
 from memini_bench.core.dataset import Question
+from memini_bench.core.runs import QuestionRun, RunResult
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.metrics import score
-from memini_bench.evaluation.runner import QuestionRun, RunResult
 from memini_bench.evaluation.significance import compare_file_systems, compare_files, compare_run, markdown
 from memini_bench.evaluation.stats import holm, mcnemar_exact
 from memini_bench.results.per_question import read_per_question

@@ -17,9 +17,9 @@ from conftest import shared
 from memini_bench.cli import main
 from memini_bench.errors import BenchError
 from memini_bench.loaders import load
+from memini_bench.loaders.vetobench import decision_of, read_suites, suite_dataset
 from memini_bench.vetobench.composite import VetoHashEmbedder, file_overlap, recency, veto_composite_systems
 from memini_bench.vetobench.evaluate import evaluate, lineup
-from memini_bench.vetobench.fixtures import decision_of, read_suites, suite_dataset
 from memini_bench.vetobench.judge import names_match
 from memini_bench.vetobench.scale import curve, distractors, grow, plot
 
@@ -321,7 +321,7 @@ def test_hybrid_flags_reach_memini_systems_and_the_config(suites, fixtures_dir, 
     opts = RunOptions.build(dict(pool_factor=7, pool_floor=60, semantic_reserve=2, temporal_boost=0.4,
                                  temporal_extractor="extended", reinforce=True, fusion=0.3))
     ds = suite_dataset(suites["vetobench"])
-    hybrid = next(s for s in lineup(ds, {"hash": TextEncoder(HashEmbedder(256))}, opts=opts)
+    hybrid = next(s for s in lineup(ds, {"hash": TextEncoder(HashEmbedder(256))}, hybrid=opts.hybrid)
                   if s.name == "memini-hybrid/hash")
     c = hybrid.config
     assert (c.pool_factor, c.pool_floor, c.semantic_reserve, c.temporal_boost, c.reinforce, c.fusion) == (
@@ -371,7 +371,7 @@ def test_fnv64_is_a_registered_embedder_shared_across_lineups(suites, monkeypatc
 def test_to_dataset_prefixes_clashing_scenario_ids(suites):
     import dataclasses
 
-    from memini_bench.vetobench.fixtures import to_dataset
+    from memini_bench.loaders.vetobench import to_dataset
 
     suite = suites["vetobench"]
     twin = dataclasses.replace(suite, name="vetobench-twin")

@@ -11,12 +11,17 @@ from veto_scripts import OWN_ABSENT, OwnMemories
 from memini_bench.core.contract import ContextBuilder, Hit
 from memini_bench.core.registry import SYSTEMS, Entry
 from memini_bench.errors import BenchError
+from memini_bench.loaders.vetobench import Decision, read_suites
 from memini_bench.vetobench import conditions as cond
 from memini_bench.vetobench.absence import veto_present
 from memini_bench.vetobench.composite import VetoCompositeSystem
 from memini_bench.vetobench.context import DECISIONS_HEADER, MEMORIES_HEADER
-from memini_bench.vetobench.fixtures import Decision, read_suites
 from memini_bench.vetobench.transcripts import decision_transcript, suite_transcripts, transcript_items
+
+
+def conditions_for(suite, systems, wanted=()):
+    """Every condition of one live run (built-in, corpus, third-party) as ``SuiteConditions`` makes them."""
+    return cond.SuiteConditions(suite, systems, wanted).for_run()
 
 
 @pytest.fixture(scope="module")
@@ -185,7 +190,7 @@ def test_condition_names_and_kinds(suite, registered_own):
                                          "full name"):
         cond.condition_names(["memini-hybrid/hash"], ["hybrid"])
     with pytest.raises(BenchError, match="-veto-conditions extract-e2e: needs the chat endpoint"):
-        cond.conditions_for(suite, [], ["extract-e2e"])
+        conditions_for(suite, [], ["extract-e2e"])
 
 
 def test_third_party_conditions_are_made_anew_every_run(suite, registered_own):

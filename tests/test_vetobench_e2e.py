@@ -18,8 +18,8 @@ from veto_scripts import EXTRACTION_DROPPED, OwnMemories, chat, handler
 
 from memini_bench.cli import main
 from memini_bench.core.registry import SYSTEMS, Entry
+from memini_bench.loaders.vetobench import read_suites
 from memini_bench.vetobench.extract import EXTRACTION_PROMPT
-from memini_bench.vetobench.fixtures import read_suites
 from memini_bench.vetobench.live import SYSTEM_PROMPT
 
 
@@ -119,7 +119,8 @@ def test_condition_flags_are_refused_before_anything_runs(fixtures_dir, tmp_path
 
 
 def test_mem0_condition_end_to_end(fixtures_dir, suite, tmp_path, capsys, monkeypatch):
-    """The real mem0 adapter as a third-party condition (skipped until memini_bench.systems.peers.mem0 lands). mem0's own
+    """The real mem0 adapter as a third-party condition (skipped until memini_bench.systems.peers.mem0 lands).
+    mem0's own
     LLM calls (infer=True, as MEMINI_LLM_* is set here) get an empty fact list from the script, so only the
     contract is asserted: mem0 ingests prose, and its cells hold only what mem0 returned. Written before the adapter
     existed: its knobs (embedder, infer) may need this test adjusted."""

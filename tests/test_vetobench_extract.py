@@ -12,10 +12,10 @@ from veto_scripts import EXTRACTION_ABSENT, EXTRACTION_DROPPED, EXTRACTION_TOTAL
 
 from memini_bench.clients.llm import ChatClient
 from memini_bench.errors import BenchError
+from memini_bench.loaders.vetobench import Rejection, read_suites
 from memini_bench.vetobench import conditions as cond
 from memini_bench.vetobench.absence import veto_present
 from memini_bench.vetobench.extract import EXTRACTION_PROMPT, extract_suite, parse_extraction
-from memini_bench.vetobench.fixtures import Rejection, read_suites
 from memini_bench.vetobench.transcripts import transcript_items
 
 

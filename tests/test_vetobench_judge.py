@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from memini_bench.vetobench.fixtures import Scenario
+from memini_bench.loaders.vetobench import Scenario
 from memini_bench.vetobench.judge import judge, names_match, normalize, parse_reply
 
 REDUX = Scenario("s02", "d102", "direct", "Add Redux Toolkit to the dashboard.", ("apps/dashboard/src/store.ts",),

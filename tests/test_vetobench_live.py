@@ -18,12 +18,17 @@ from loopback import ScriptedServer
 from memini_bench.cli import main
 from memini_bench.clients.llm import ChatClient
 from memini_bench.errors import BenchError
+from memini_bench.loaders.vetobench import read_suites
 from memini_bench.modes import vetobench as mode
 from memini_bench.vetobench import conditions as cond
 from memini_bench.vetobench import live
 from memini_bench.vetobench import summary as veto_summary
 from memini_bench.vetobench.composite import veto_composite_systems
-from memini_bench.vetobench.fixtures import read_suites
+
+
+def conditions_for(suite, systems, wanted=()):
+    """Every condition of one live run (built-in, corpus, third-party) as ``SuiteConditions`` makes them."""
+    return cond.SuiteConditions(suite, systems, wanted).for_run()
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +72,7 @@ def test_live_loop_judges_every_condition(suite):
     systems = veto_composite_systems()
     with ScriptedServer(scripted_agent(suite, fence=True)) as srv:
         client = ChatClient(srv.url + "/v1", model="scripted", retries=0)
-        conditions = cond.conditions_for(suite, systems)
+        conditions = conditions_for(suite, systems)
         run = live.run_live(suite, conditions, client.complete, echo=lambda m: None)
         assert len(srv.requests) == 5 * 10
         system_prompt = srv.requests[0][1]["messages"][0]
@@ -92,7 +97,7 @@ def test_live_loop_judges_every_condition(suite):
 
 def test_lifecycle_contexts_carry_dates_and_inherited_vetoes(fixtures_dir):
     life = read_suites(fixtures_dir)[1]
-    conds = {c.name: c for c in cond.conditions_for(life, veto_composite_systems(files="known"))}
+    conds = {c.name: c for c in conditions_for(life, veto_composite_systems(files="known"))}
     s = life.scenarios[0]
     flat = conds["flatfile"].context(s)
     assert "- [2026-01-15] Cache session lookups in Redis" in flat  # superseded decisions stay in a flat file
@@ -120,7 +125,7 @@ def test_erroring_and_garbage_servers(suite):
     replies = iter(script)
     with ScriptedServer(lambda path, body: next(replies)) as srv:
         client = ChatClient(srv.url, model="flaky", retries=0)
-        run = live.run_live(suite, cond.conditions_for(suite, [], ["none"]), client.complete, echo=lambda m: None)
+        run = live.run_live(suite, conditions_for(suite, [], ["none"]), client.complete, echo=lambda m: None)
     assert not run.aborted and len(run.cells) == 10  # never three failures in a row
     errors = {c["scenario"]: c["error"] for c in run.cells if "error" in c}
     assert sorted(errors) == ["s01", "s02", "s04", "s05", "s07", "s09"]
@@ -135,7 +140,7 @@ def test_erroring_and_garbage_servers(suite):
     assert summary["violation_rate"] == 0.25 and summary["acknowledged_rate"] == 0.25
 
     with ScriptedServer(lambda p, b: (503, {"error": "down"})) as srv:
-        run = live.run_live(suite, cond.conditions_for(suite, [], ["none"]),
+        run = live.run_live(suite, conditions_for(suite, [], ["none"]),
                             ChatClient(srv.url, retries=0).complete, echo=lambda m: None)
     assert run.aborted.startswith("3 agent calls failed in a row") and len(run.cells) == 3
 
@@ -152,7 +157,7 @@ def test_mode_writes_archive_then_fails_on_a_dead_endpoint(suite, tmp_path):
 
 def test_unknown_condition_is_a_clear_error(suite):
     with pytest.raises(BenchError, match="-veto-conditions robrain: unknown; use none, conventions, flatfile"):
-        cond.conditions_for(suite, [], ["robrain"])
+        conditions_for(suite, [], ["robrain"])
 
 
 def test_cli_live_runs_archives_and_summary(fixtures_dir, suite, tmp_path, capsys, monkeypatch):

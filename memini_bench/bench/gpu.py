@@ -15,17 +15,19 @@ work; ``--device cpu`` runs the same measurement on the CPU (what the tests do, 
 
 from __future__ import annotations
 
-import argparse
 import math
 import os
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from memini_bench.core.console import run_command
+from memini_bench.core.settings import Int, command, setting
 from memini_bench.errors import BenchError
-from memini_bench.results.provenance import bench_main, bench_start, check_bench_out
+from memini_bench.results.provenance import bench_start, check_bench_out
 
 PRECISIONS = ("fp32", "bf16", "fp16")
 
@@ -97,7 +99,7 @@ def recall(embedder, ds) -> dict[str, float]:
     return {"r5": score(result, 5).recall_at_k, "r10": score(result, 10).recall_at_k, "mrr": score(result, 10).mrr}
 
 
-def measure(args: argparse.Namespace) -> dict:
+def measure(args: GpuOptions) -> dict:
     from memini_bench.bench.speed import max_1_minus_cos
     from memini_bench.loaders import load
 
@@ -129,20 +131,24 @@ def measure(args: argparse.Namespace) -> dict:
     return {"rows": rows, "recall": recalls}
 
 
-@bench_main
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--device", default="cuda", help="cuda (the point) or cpu")
-    parser.add_argument("--suite", default="locomo", help="the data set's suite (its items are the short texts)")
-    parser.add_argument("--data", default="../shared/data/locomo/locomo10.json")
-    parser.add_argument("--lme", default="../shared/data/longmemeval/longmemeval_oracle_sample97.json",
-                        help="LongMemEval file whose sessions are the long texts ('' = none)")
-    parser.add_argument("--long-texts", type=int, default=512, help="long texts to time (0 = none)")
-    parser.add_argument("--precisions", default=",".join(PRECISIONS), help="comma list of fp32, bf16, fp16")
-    parser.add_argument("--batches", default="128,256,512,1024", help="comma list of batch sizes")
-    parser.add_argument("--rounds", type=int, default=3, help="timed passes per setting (the fastest counts)")
-    parser.add_argument("--out", default="results/bench/gpu.json", help="the results file (README's GPU block)")
-    args = parser.parse_args(argv)
+@dataclass(frozen=True)
+class GpuOptions:
+    """The flags of ``gpu`` (each ``-name`` and ``--name``)."""
+
+    device: str = setting("device", "cuda", "cuda (the point) or cpu")
+    suite: str = setting("suite", "locomo", "the data set's suite (its items are the short texts)")
+    data: str = setting("data", "../shared/data/locomo/locomo10.json", "the data set file of --suite")
+    lme: str = setting("lme", "../shared/data/longmemeval/longmemeval_oracle_sample97.json",
+                       "LongMemEval file whose sessions are the long texts ('' = none)")
+    long_texts: int = setting("long-texts", 512, "long texts to time (0 = none)", type=Int())
+    precisions: str = setting("precisions", ",".join(PRECISIONS), "comma list of fp32, bf16, fp16")
+    batches: str = setting("batches", "128,256,512,1024", "comma list of batch sizes")
+    rounds: int = setting("rounds", 3, "timed passes per setting (the fastest counts)", type=Int())
+    out: str = setting("out", "results/bench/gpu.json", "the results file (README's GPU block)")
+
+
+@command(GpuOptions, name="gpu")
+def main_command(args: GpuOptions) -> int | None:
     problems = [device_problem(args.device)]
     problems += [f"--precisions {p!r}: use {', '.join(PRECISIONS)}" for p in args.precisions.split(",")
                  if p not in PRECISIONS]
@@ -161,7 +167,7 @@ def main(argv: list[str] | None = None) -> None:
     write_results(args, figures, start, time.perf_counter() - started)
 
 
-def write_results(args: argparse.Namespace, figures: dict, start: dict, seconds: float) -> None:
+def write_results(args: GpuOptions, figures: dict, start: dict, seconds: float) -> None:
     import torch
 
     from memini_bench.results.provenance import bench_config
@@ -173,3 +179,8 @@ def write_results(args: argparse.Namespace, figures: dict, start: dict, seconds:
                                   "max_tokens": 512}, start, seconds)
     write_json(Path(args.out), {"config": config, **figures})
     print(f"wrote {args.out}", file=sys.stderr, flush=True)
+
+
+def main(argv: list[str] | None = None) -> int | None:
+    """The entry point: ``main_command`` with the CLI's one-line errors (exit 2 for bad input)."""
+    return run_command(main_command, argv, "memini-bench")

@@ -30,17 +30,18 @@ Loading, indexing and recall are not in the estimate (``make scale`` measures th
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from memini_bench.core.console import run_command
+from memini_bench.core.settings import Int, Real, command, setting
 from memini_bench.errors import BenchError
-from memini_bench.results.provenance import bench_main
 
 GPU_TEXTS_PER_S = 1000.0
 GPU_SOURCE = ("assumption, not a measurement: about 25 GFLOP per 512-token MiniLM-L6 text (2 x 22.7M parameters x "
@@ -113,13 +114,13 @@ def embedding(long: list[str], short: list[str]) -> dict[str, object]:
     for workers in (1, 2):
         opts = RunOptions.build({"embedder": "minilm", "no_cache": True, "executor": "ray", "ray_workers": workers})
         t0 = time.perf_counter()
-        run_encoder(opts).documents(["warm-up: the actors start and load the model"])
+        run_encoder(opts.embed, opts.executor).documents(["warm-up: the actors start and load the model"])
         row: dict[str, float] = {"startup_s": time.perf_counter() - t0}
         for name, texts in (("long", long), ("short", short)):
-            seconds, vectors = _timed_documents(run_encoder(opts), texts)
+            seconds, vectors = _timed_documents(run_encoder(opts.embed, opts.executor), texts)
             row[f"{name}_texts_per_s"] = len(texts) / seconds
             equal = equal and bool(np.array_equal(vectors, reference[name]))
-        executor_for(opts).close()
+        executor_for(opts.executor).close()
         out[f"ray_{workers}"] = row
     out["bitwise_equal"] = equal
     out["model"] = local.embedder.identity
@@ -185,17 +186,21 @@ def extrapolate(measured: dict, gpu_texts_per_s: float, gpus: tuple[int, ...]) -
             "shape) and moving texts to remote nodes"}
 
 
-@bench_main
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", default="../shared/data", help="the shared data folder (locomo/, longmemeval/)")
-    parser.add_argument("--long", type=int, default=64, help="LongMemEval-M-shaped session texts to embed")
-    parser.add_argument("--short", type=int, default=400, help="LoCoMo turns to embed")
-    parser.add_argument("--gpu-texts-per-s", type=float, default=GPU_TEXTS_PER_S,
-                        help=f"MiniLM texts/s of one GPU on 512-token texts (default {GPU_TEXTS_PER_S:g}: "
-                             "an assumption, see the JSON's inputs)")
-    parser.add_argument("--out", default="results/bench/ray-estimate.json")
-    args = parser.parse_args(argv)
+@dataclass(frozen=True)
+class RayEstimateOptions:
+    """The flags of ``ray-estimate`` (each ``-name`` and ``--name``)."""
+
+    data: str = setting("data", "../shared/data", "the shared data folder (locomo/, longmemeval/)")
+    long: int = setting("long", 64, "LongMemEval-M-shaped session texts to embed", type=Int())
+    short: int = setting("short", 400, "LoCoMo turns to embed", type=Int())
+    gpu_texts_per_s: float = setting("gpu-texts-per-s", GPU_TEXTS_PER_S,
+                                     f"MiniLM texts/s of one GPU on 512-token texts (default {GPU_TEXTS_PER_S:g}: an "
+                                     f"assumption, see the JSON's inputs)", type=Real())
+    out: str = setting("out", "results/bench/ray-estimate.json", "the results file (README's estimate block)")
+
+
+@command(RayEstimateOptions, name="ray-estimate")
+def main_command(args: RayEstimateOptions) -> int | None:
     if args.gpu_texts_per_s <= 0 or args.long < 1 or args.short < 1:
         raise BenchError("--gpu-texts-per-s, --long and --short must be positive")
     from memini_bench.results.provenance import bench_config, bench_start, check_bench_out
@@ -258,3 +263,8 @@ def readme_block(results_dir: Path) -> str:
                    f"{row['startup_s']:.1f} | {row['total_s']:.0f} |")
     out += ["", f"Not included: {ext['not_included']}.", ""]
     return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int | None:
+    """The entry point: ``main_command`` with the CLI's one-line errors (exit 2 for bad input)."""
+    return run_command(main_command, argv, "memini-bench")

@@ -16,7 +16,6 @@ time and peak RSS (``wait4``), polls its RSS and stops it above ``--max-rss-gb``
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import os
@@ -30,7 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memini_bench.bench import synth
-from memini_bench.results.provenance import bench_main
+from memini_bench.core.console import run_command
+from memini_bench.core.settings import Int, Real, command, setting
 
 S_SCALES = ((125, "1/4 S"), (250, "1/2 S"), (500, "S"))
 
@@ -43,9 +43,9 @@ def worker(path: str, embedder: str) -> dict[str, object]:
     """One timed run over ``path`` (see the module docstring); returns the phases and figures."""
     from memini_bench.evaluation.metrics import score
     from memini_bench.evaluation.runner import run_system
+    from memini_bench.modes.common import load_prepared
     from memini_bench.modes.options import RunOptions
-    from memini_bench.modes.run_systems import load_prepared
-    from memini_bench.systems.lineup import context_for, systems_for
+    from memini_bench.systems.lineup import systems_for
 
     phases: dict[str, float] = {}
     peaks: dict[str, float] = {}
@@ -58,8 +58,8 @@ def worker(path: str, embedder: str) -> dict[str, object]:
 
     t = t_start = time.perf_counter()
     opts = RunOptions.build({"suite": "longmemeval", "data": path, "embedder": embedder, "k": (5, 10)})
-    ctx = context_for(opts)
-    systems = systems_for(opts, ctx)
+    ctx = opts.context()
+    systems = systems_for(opts.lineup, ctx)
     ds = load_prepared(opts)
     t = mark("load", t)
     results = [run_system(s, ds, opts.depth) for s in systems]
@@ -174,18 +174,22 @@ def ensure(path: Path, source: synth.Source | None, shape: synth.Shape, data: st
     return source
 
 
-@bench_main
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--worker", help=argparse.SUPPRESS)
-    parser.add_argument("--data", default="../shared/data", help="the shared data folder (sentences for the files)")
-    parser.add_argument("--dir", default="/tmp/memini-scale", help="where the generated files live (not the repo)")
-    parser.add_argument("--embedder", default="hash")
-    parser.add_argument("--scales", default="1/4,1/2,S,M", help="comma list of 1/4, 1/2, S, M")
-    parser.add_argument("--max-rss-gb", type=float, default=22.0, help="stop a run whose RSS passes this")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", default="results/bench/scale.json", help="the results file (README's scale block)")
-    args = parser.parse_args(argv)
+@dataclass(frozen=True)
+class ScaleOptions:
+    """The flags of ``scale`` (each ``-name`` and ``--name``)."""
+
+    worker: str = setting("worker", "", "(internal: a child process's job)")
+    data: str = setting("data", "../shared/data", "the shared data folder (sentences for the files)")
+    dir: str = setting("dir", "/tmp/memini-scale", "where the generated files live (not the repo)")
+    embedder: str = setting("embedder", "hash", "the embedder (hash: no model, so the harness itself is timed)")
+    scales: str = setting("scales", "1/4,1/2,S,M", "comma list of 1/4, 1/2, S, M")
+    max_rss_gb: float = setting("max-rss-gb", 22.0, "stop a run whose RSS passes this", type=Real())
+    seed: int = setting("seed", 0, "the generated files' seed", type=Int())
+    out: str = setting("out", "results/bench/scale.json", "the results file (README's scale block)")
+
+
+@command(ScaleOptions, name="scale")
+def main_command(args: ScaleOptions) -> int | None:
     if args.worker:
         print(json.dumps(worker(args.worker, args.embedder)))
         return 0
@@ -221,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def write_results(path: Path, args: argparse.Namespace, runs: list[Measured], start: dict,
+def write_results(path: Path, args: ScaleOptions, runs: list[Measured], start: dict,
                   seconds: float) -> None:
     """``results/bench/scale.json``: the settings, the machine and every run (the README's scale block)."""
     from memini_bench.results.provenance import bench_config
@@ -231,6 +235,12 @@ def write_results(path: Path, args: argparse.Namespace, runs: list[Measured], st
                                     "max_rss_gb": args.max_rss_gb}, start, seconds)
     write_json(path, {"config": config, "runs": [dataclasses.asdict(m) for m in runs]})
     print(f"wrote {path}", file=sys.stderr, flush=True)
+
+
+
+def main(argv: list[str] | None = None) -> int | None:
+    """The entry point: ``main_command`` with the CLI's one-line errors (exit 2 for bad input)."""
+    return run_command(main_command, argv, "memini-bench")
 
 
 if __name__ == "__main__":

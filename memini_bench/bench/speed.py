@@ -19,7 +19,6 @@
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
 import json
 import os
@@ -28,12 +27,15 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from memini_bench.core.console import run_command
+from memini_bench.core.settings import Int, command, setting
 from memini_bench.loaders import load
-from memini_bench.results.provenance import bench_main, bench_start, check_bench_out
+from memini_bench.results.provenance import bench_start, check_bench_out
 from memini_bench.retrieval.keyword import NumpyBM25
 from memini_bench.retrieval.keyword_fts5 import FTS5BM25
 
@@ -256,7 +258,7 @@ def peers(path: str, embedder: str, cache_dir: str, limit: int = 500) -> list[tu
     from memini_bench.errors import BenchError
     from memini_bench.evaluation.runner import close_all, run_system
     from memini_bench.modes.options import RunOptions
-    from memini_bench.systems.lineup import build_systems, context_for
+    from memini_bench.systems.lineup import build_systems
 
     ds = subsample(load("locomo", path), limit)
     opts = RunOptions.build({"embedder": embedder, "cache_dir": cache_dir})
@@ -264,7 +266,7 @@ def peers(path: str, embedder: str, cache_dir: str, limit: int = 500) -> list[tu
     out = []
     for name in ("memini-keyword", "memini-hybrid", *PEER_NAMES):
         try:
-            systems = build_systems([name], context_for(opts, lambda: encoder))  # one store each, one encoder
+            systems = build_systems([name], opts.context(lambda: encoder))  # one store each, one encoder
         except BenchError as exc:
             if "extra" in str(exc):
                 continue  # its extra is not installed
@@ -277,21 +279,24 @@ def peers(path: str, embedder: str, cache_dir: str, limit: int = 500) -> list[tu
     return out
 
 
-@bench_main
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--locomo", default="../shared/data/locomo/locomo10.json")
-    parser.add_argument("--lme", default="../shared/data/longmemeval/longmemeval_oracle_sample97.json",
-                        help="LongMemEval file whose sessions are the long texts of the embedding benchmark")
-    parser.add_argument("--texts", type=int, default=2000, help="short texts (LoCoMo turns) for the embedding part")
-    parser.add_argument("--long-texts", type=int, default=128, help="long texts (512+ token LongMemEval sessions) "
-                        "for the embedding part; 0 = none")
-    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds of the embedding part")
-    parser.add_argument("--skip", default="", help="comma list of parts to skip: "
-                        "keyword,embedding,recall,end-to-end,hybrid,peers")
-    parser.add_argument("--hybrid-embedder", default="minilm", help="vectors for the hybrid part (minilm, hash)")
-    parser.add_argument("--out", default="results/bench/speed.json", help="the results file (README's speed block)")
-    args = parser.parse_args(argv)
+@dataclass(frozen=True)
+class SpeedOptions:
+    """The flags of ``speed`` (each ``-name`` and ``--name``)."""
+
+    locomo: str = setting("locomo", "../shared/data/locomo/locomo10.json", "LoCoMo's locomo10.json")
+    lme: str = setting("lme", "../shared/data/longmemeval/longmemeval_oracle_sample97.json",
+                       "LongMemEval file whose sessions are the long texts of the embedding benchmark")
+    texts: int = setting("texts", 2000, "short texts (LoCoMo turns) for the embedding part", type=Int())
+    long_texts: int = setting("long-texts", 128, "long texts (512+ token LongMemEval sessions) for the embedding "
+                              "part; 0 = none", type=Int())
+    rounds: int = setting("rounds", 3, "interleaved rounds of the embedding part", type=Int())
+    skip: str = setting("skip", "", "comma list of parts to skip: keyword,embedding,recall,end-to-end,hybrid,peers")
+    hybrid_embedder: str = setting("hybrid-embedder", "minilm", "vectors for the hybrid part (minilm, hash)")
+    out: str = setting("out", "results/bench/speed.json", "the results file (README's speed block)")
+
+
+@command(SpeedOptions, name="speed")
+def main_command(args: SpeedOptions) -> int | None:
     check_bench_out(args.out)
     if not os.path.exists(args.locomo):
         raise SystemExit(f"{args.locomo}: no such file; pass --locomo PATH to locomo10.json")
@@ -348,7 +353,7 @@ def main(argv: list[str] | None = None) -> None:
     write_results(args, figures, start, time.perf_counter() - started)
 
 
-def write_results(args: argparse.Namespace, figures: dict, start: dict, seconds: float) -> None:
+def write_results(args: SpeedOptions, figures: dict, start: dict, seconds: float) -> None:
     """``results/bench/speed.json``: every part's figures, the settings and the machine (README's speed block)."""
     from memini_bench.results.provenance import bench_config
     from memini_bench.results.write import write_json
@@ -358,3 +363,8 @@ def write_results(args: argparse.Namespace, figures: dict, start: dict, seconds:
                           start, seconds)
     write_json(Path(args.out), {"config": config, **figures})
     print(f"wrote {args.out}", file=sys.stderr, flush=True)
+
+
+def main(argv: list[str] | None = None) -> int | None:
+    """The entry point: ``main_command`` with the CLI's one-line errors (exit 2 for bad input)."""
+    return run_command(main_command, argv, "memini-bench")

@@ -12,9 +12,10 @@ import click
 from click.core import ParameterSource
 
 from memini_bench import __version__
+from memini_bench.cli.help import HELP_SETTINGS, GroupedCommand, show_all, topics
+from memini_bench.core.console import run_command
 from memini_bench.core.settings import click_options
-from memini_bench.errors import BenchError
-from memini_bench.modes import dispatch
+from memini_bench.modes import dispatch, modes
 from memini_bench.modes.options import RunOptions
 
 
@@ -25,10 +26,14 @@ def _options() -> list:
     return [opt for cls in RunOptions.concern_classes() + mode_option_classes() for opt in click_options(cls)]
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
+@click.command(cls=GroupedCommand, context_settings=HELP_SETTINGS)
 @click.version_option(__version__, "-version", "--version")
+@click.option("--help-all", is_flag=True, expose_value=False, is_eager=True, callback=show_all,
+              help="Every flag, grouped by topic.")
 def command(**values: object) -> None:
-    """memini-bench: measure whether agent-memory systems recall the gold memories."""
+    """memini-bench: measure whether agent-memory systems recall the gold memories.
+
+    Every flag works Go-style (-suite locomo, as memini's cmd/bench) and GNU-style (--suite locomo)."""
     ctx = click.get_current_context()
     given = frozenset(name for name in values
                       if ctx.get_parameter_source(name) not in (ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP))
@@ -37,30 +42,21 @@ def command(**values: object) -> None:
 
 for _opt in _options():
     command = _opt(command)
+command.topic_list = topics(RunOptions.concern_classes(), modes())
 
 
-def run_command(cmd: click.Command, argv: list[str] | None, prog: str) -> None:
-    """Run a click command with one-line errors: exit 2 for bad input (usage or BenchError), 130 when
-    interrupted, never a traceback for either."""
-    try:
-        cmd.main(args=argv, prog_name=prog, standalone_mode=False)
-    except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
-    except click.ClickException as exc:
-        click.echo(f"{prog}: error: {exc.format_message()} (see --help)", err=True)
-        sys.exit(2)
-    except BenchError as exc:
-        click.echo(f"{prog}: error: {exc}", err=True)
-        sys.exit(2)
-    except (click.Abort, KeyboardInterrupt):
-        click.echo(f"{prog}: interrupted", err=True)
-        sys.exit(130)
+@click.command(context_settings=HELP_SETTINGS)
+@click.argument("topic", required=False)
+def help_command(topic: str | None) -> None:
+    """One help topic in full (without TOPIC: the grouped --help)."""
+    ctx = click.Context(command, info_name="memini-bench")
+    click.echo(command.get_help(ctx) if topic is None else command.topic_help(ctx, topic), nl=topic is None)
 
 
 #: Subcommands: the first argument names one (``memini-bench report ...``); anything else is the flat, Go-style
 #: run of memini's ``cmd/bench`` (``memini-bench -suite locomo ...``). Each target is ``module:attr``, a click
 #: command, imported only when named.
-SUBCOMMANDS: dict[str, str] = {}
+SUBCOMMANDS: dict[str, str] = {"help": "memini_bench.cli:help_command"}
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -26,23 +26,18 @@ Optional hooks, each its own protocol so the runner finds them by ``isinstance``
   the hook the harness renders the hits itself). ``question`` is stripped of its gold, answer and suite meta.
 
 Factories. The registry (``memini_bench.core.registry.SYSTEMS``) and ``-system module:attr`` take a *factory*:
-``factory(ctx: SystemContext) -> System | Sequence[System]``. ``ctx.options`` is the run's typed options
-(``memini_bench.modes.options.RunOptions``), ``ctx.encoder`` the run's shared text encoder (built on first use, with the
-disk cache, so every system reuses the same cached vectors: ``ctx.encoder.documents(texts)`` and
-``ctx.encoder.query(text)``), and ``ctx.shared(key, make)`` a per-run store for objects several factories share.
+``factory(ctx: SystemContext) -> System | Sequence[System]`` (``memini_bench.systems.context``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from memini_bench.core.dataset import Item, Question
-    from memini_bench.embed.encoder import TextEncoder
-    from memini_bench.modes.options import RunOptions
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,37 +84,6 @@ class Closable(Protocol):
 @runtime_checkable
 class ContextBuilder(Protocol):
     def build_context(self, question: Question, hits: Sequence[Hit]) -> str: ...
-
-
-@dataclass
-class SystemContext:
-    """What a system factory receives: the run's options, its shared encoder (lazy) and a per-run store."""
-
-    options: RunOptions
-    make_encoder: Callable[[], TextEncoder | None] = lambda: None
-    label: str = ""  # a variant suffix for system names (VetoBench runs memini's systems once per embedder)
-    _store: dict = field(default_factory=dict)
-    _encoder: list = field(default_factory=list)
-
-    @property
-    def encoder(self) -> TextEncoder | None:
-        """The run's text encoder, built on first use (a keyword-only run never loads a model)."""
-        if not self._encoder:
-            self._encoder.append(self.make_encoder())
-        return self._encoder[0]
-
-    @property
-    def encoder_built(self) -> bool:
-        return bool(self._encoder) and self._encoder[0] is not None
-
-    def shared(self, key: str, make: Callable[[], object]) -> object:
-        """The object stored under ``key`` for this run, made by ``make()`` the first time."""
-        if key not in self._store:
-            self._store[key] = make()
-        return self._store[key]
-
-
-SystemFactory = Callable[[SystemContext], "System | Sequence[System]"]
 
 
 def describe(system: System) -> dict:

@@ -1,7 +1,8 @@
 """One registry pattern for every plug point: systems, suites, embedders and executors.
 
 A ``Registry`` maps names to targets. A target is the object itself or a lazy ``"module:attr"`` string (so listing
-names never imports a heavy library). Three sources fill it, in this order: the built-ins (``memini_bench.core.builtins``),
+names never imports a heavy library). Three sources fill it, in this order: the built-ins (the data tables of
+``memini_bench.core.builtins``, added when the registry is made),
 the installed distributions' entry points in the registry's group (``memini_bench.systems``,
 ``memini_bench.suites``, ``memini_bench.embedders``, ``memini_bench.executors``; an entry point's name is the
 registered name) and, where the registry allows it, ``module:attr`` given directly on the command line (any
@@ -14,11 +15,14 @@ listing the known ones.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from memini_bench.core import builtins
+from memini_bench.core.builtins import Builtin
 from memini_bench.errors import BenchError
 
 T = TypeVar("T")
@@ -26,8 +30,9 @@ T = TypeVar("T")
 
 @dataclass(frozen=True, slots=True)
 class Entry:
-    """One registered name: its target (object or ``"module:attr"``), one line of help, where it came from, and
-    the pip extra its module needs ("" = none)."""
+    """One registered name: its target (object or ``"module:attr"``), one line of help, where it came from, the
+    pip extra its module needs ("" = none), its aliases and what it declares it ``uses`` (an embedder's settings;
+    None = not declared, as for a plugin)."""
 
     name: str
     target: object
@@ -35,15 +40,47 @@ class Entry:
     origin: str = "built-in"
     extra: str = ""
     aliases: tuple[str, ...] = ()
+    uses: tuple[str, ...] | None = None
+
+
+def _import_file(path: str, what: str, spec: str) -> object:
+    """The Python file ``path`` imported as a module of its own (``./mine.py:make`` needs no PYTHONPATH); its
+    folder goes on ``sys.path`` so its own imports of neighbouring files work."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    file = Path(path).expanduser()
+    if not file.is_file():
+        raise BenchError(f"{what} {spec!r}: {path} is not a file; give PATH.py:attr or module:attr")
+    name = "memini_plugin_" + "".join(c if c.isalnum() else "_" for c in str(file.resolve()))
+    if name in sys.modules:
+        return sys.modules[name]
+    loader_spec = importlib.util.spec_from_file_location(name, file)
+    if loader_spec is None or loader_spec.loader is None:
+        raise BenchError(f"{what} {spec!r}: cannot import {path} as Python; give a .py file")
+    module = importlib.util.module_from_spec(loader_spec)
+    sys.path.insert(0, str(file.resolve().parent))
+    sys.modules[name] = module
+    try:
+        loader_spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
 
 
 def load_target(spec: str, what: str, extra: str = "", name: str = "") -> object:
-    """Import ``module:attr`` (attr may be dotted); every failure is a one-line BenchError naming ``what``."""
-    module_name, _, attr = spec.partition(":")
+    """Import ``module:attr`` or ``path/to/file.py:attr`` (attr may be dotted); every failure is a one-line
+    BenchError naming ``what``."""
+    module_name, _, attr = spec.rpartition(":") if spec.count(":") > 1 else spec.partition(":")
     if not module_name or not attr:
-        raise BenchError(f"{what} {spec!r}: use module:attr (e.g. mypackage.memory:make)")
+        raise BenchError(f"{what} {spec!r}: use module:attr or PATH.py:attr (e.g. mypackage.memory:make)")
     try:
-        obj: object = importlib.import_module(module_name)
+        if module_name.endswith(".py") or "/" in module_name or "\\" in module_name:
+            obj: object = _import_file(module_name, what, spec)
+        else:
+            obj = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         if extra and exc.name and not exc.name.startswith("memini_bench"):
             raise BenchError(f"{name or spec} needs the {extra} extra ({exc.name} is not installed): "
@@ -63,7 +100,8 @@ def load_target(spec: str, what: str, extra: str = "", name: str = "") -> object
 class Registry(Generic[T]):
     """Names -> targets for one plug point (``kind``, e.g. "system"), filled by built-ins and entry points."""
 
-    def __init__(self, kind: str, group: str, flag: str, *, allow_module: bool = False) -> None:
+    def __init__(self, kind: str, group: str, flag: str, *, allow_module: bool = False,
+                 builtin: tuple[Builtin, ...] = ()) -> None:
         self.kind = kind
         self.group = group
         self.flag = flag
@@ -71,13 +109,20 @@ class Registry(Generic[T]):
         self._entries: dict[str, Entry] = {}
         self._aliases: dict[str, str] = {}
         self._plugins_loaded = False
+        for b in builtin:
+            self.add(b.name, b.target, b.help, extra=b.extra, aliases=b.aliases, uses=b.uses)
 
     def add(self, name: str, target: object, help: str, *, extra: str = "", aliases: tuple[str, ...] = (),
-            origin: str = "built-in") -> None:
+            origin: str = "built-in", uses: tuple[str, ...] | None = None) -> None:
         """Register ``target`` (an object or ``"module:attr"``) under ``name`` (and ``aliases``)."""
-        self._entries[name] = Entry(name, target, help, origin, extra, aliases)
+        self._entries[name] = Entry(name, target, help, origin, extra, aliases, uses)
         for alias in aliases:
             self._aliases[alias] = name
+
+    def entry(self, name: str) -> Entry | None:
+        """The entry ``name`` (or an alias of it) stands for, None if unknown."""
+        canonical = self.canonical(name)
+        return None if canonical is None else self._entries[canonical]
 
     def _load_plugins(self) -> None:
         if self._plugins_loaded:
@@ -114,23 +159,24 @@ class Registry(Generic[T]):
     def known(self, name: str) -> bool:
         return self.canonical(name) is not None or (self.allow_module and ":" in name)
 
-    def unknown_error(self, name: str) -> BenchError:
-        extra = "; or module:attr for any importable factory" if self.allow_module else ""
-        return BenchError(f"{self.flag} {name!r}: unknown {self.kind}; use one of {', '.join(self.names())}{extra}")
+    def unknown_error(self, name: str, flag: str | None = None) -> BenchError:
+        extra = "; or module:attr (or PATH.py:attr) for any importable factory" if self.allow_module else ""
+        return BenchError(f"{flag or self.flag} {name!r}: unknown {self.kind}; use one of {', '.join(self.names())}"
+                          f"{extra}")
 
-    def get(self, name: str) -> T:
-        """The target registered as ``name`` (loaded if lazy), or ``module:attr`` imported when allowed."""
+    def get(self, name: str, *, flag: str | None = None) -> T:
+        """The target registered as ``name`` (loaded if lazy), or ``module:attr`` imported when allowed; errors
+        name ``flag`` (default the registry's: the flag the user typed, where several feed one registry)."""
         canonical = self.canonical(name)
         if canonical is None:
             if self.allow_module and ":" in name:
-                return load_target(name, self.flag)  # type: ignore[return-value]
-            raise self.unknown_error(name)
+                return load_target(name, flag or self.flag)  # type: ignore[return-value]
+            raise self.unknown_error(name, flag)
         entry = self._entries[canonical]
         target = entry.target
         if isinstance(target, str):
-            target = load_target(target, self.flag, entry.extra, canonical)
-            self._entries[canonical] = Entry(entry.name, target, entry.help, entry.origin, entry.extra,
-                                             entry.aliases)
+            target = load_target(target, flag or self.flag, entry.extra, canonical)
+            self._entries[canonical] = dataclasses.replace(entry, target=target)
         return target  # type: ignore[return-value]
 
     def help_of(self, entry: Entry) -> str:
@@ -154,16 +200,17 @@ class Registry(Generic[T]):
         return lines
 
 
-SYSTEMS: Registry = Registry("system", "memini_bench.systems", "-systems", allow_module=True)
-SUITES: Registry = Registry("suite", "memini_bench.suites", "-suite", allow_module=True)
-EMBEDDERS: Registry = Registry("embedder", "memini_bench.embedders", "-embedder", allow_module=True)
-EXECUTORS: Registry = Registry("executor", "memini_bench.executors", "-executor", allow_module=True)
+SYSTEMS: Registry = Registry("system", "memini_bench.systems", "-systems", allow_module=True,
+                             builtin=builtins.SYSTEMS)
+SUITES: Registry = Registry("suite", "memini_bench.suites", "-suite", allow_module=True, builtin=builtins.SUITES)
+EMBEDDERS: Registry = Registry("embedder", "memini_bench.embedders", "-embedder", allow_module=True,
+                               builtin=builtins.EMBEDDERS)
+EXECUTORS: Registry = Registry("executor", "memini_bench.executors", "-executor", allow_module=True,
+                               builtin=builtins.EXECUTORS)
 
 
 def listing() -> str:
     """Every registered system, suite, embedder and executor, one line each (``python -m memini_bench -list``)."""
-    from memini_bench.core import builtins  # noqa: F401  (fills the registries)
-
     out = []
     for title, reg in (("systems", SYSTEMS), ("suites", SUITES), ("embedders", EMBEDDERS), ("executors", EXECUTORS)):
         out.append(f"{title}:")

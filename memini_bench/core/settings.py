@@ -24,9 +24,18 @@ import click
 T = TypeVar("T")
 
 
-def setting(name: str, default: Any, help: str, **click_kwargs: Any) -> Any:
-    """A dataclass field that is also the CLI flag ``-name`` (see the module docstring)."""
-    return dataclasses.field(default=default, metadata={"flag": name, "help": help, "click": click_kwargs})
+def setting(name: str, default: Any, help: str, *, group: str = "", token: str | None = None,
+            **click_kwargs: Any) -> Any:
+    """A dataclass field that is also the CLI flag ``-name`` (see the module docstring). ``group`` is its heading
+    in ``--help`` (default: its class's ``GROUP``); ``token``, where given, is how a non-default value is spelled in
+    a results file's name (``"tboost"`` -> ``-tboost0.4``; see ``results.identity``)."""
+    return dataclasses.field(default=default, metadata={"flag": name, "help": help, "click": click_kwargs,
+                                                        "group": group, "token": token})
+
+
+def group_of(cls: type, f: dataclasses.Field) -> str:
+    """The ``--help`` heading of a flag field: its own ``group``, else its class's ``GROUP``, else "other"."""
+    return f.metadata.get("group") or getattr(cls, "GROUP", "") or "other"
 
 
 def flag_fields(cls: type) -> list[dataclasses.Field]:
@@ -158,3 +167,22 @@ def flag(name: str, *dest: str, **kwargs):
     """A click option spelled both ``-name`` and ``--name`` (optional python name ``dest``), default shown."""
     kwargs.setdefault("show_default", True)
     return click.option(f"-{name}", f"--{name}", *dest, **kwargs)
+
+
+def command(cls: type[T], *, name: str | None = None) -> Callable[[Callable[[T], Any]], click.Command]:
+    """A click command whose flags are ``cls``'s setting fields (the one way to declare a flag, for the CLI's
+    subcommands, the studies and the benchmark scripts alike); the decorated function receives the built
+    ``cls``, checked as ``build`` checks it. Run it with ``core.console.run_command``."""
+
+    def wrap(func: Callable[[T], Any]) -> click.Command:
+        def callback(**values: object) -> Any:
+            return func(build(cls, values))
+
+        cmd = click.Command(name or func.__name__, callback=callback, help=func.__doc__,
+                            context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 118,
+                                              "terminal_width": 118})
+        for option in click_options(cls):
+            cmd = option(cmd)
+        return cmd
+
+    return wrap

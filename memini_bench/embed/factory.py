@@ -32,6 +32,8 @@ from memini_bench.errors import BenchError
 class EmbedSettings:
     """Which embedder, its model settings, and the disk cache."""
 
+    GROUP = "embedding"
+
     embedder: str = setting("embedder", "auto", "auto (the endpoint if MEMINI_EMBED_BASE_URL is set, else minilm), "
                             "or a registered embedder (see -list): minilm, st:PATH_OR_NAME, openai, hash, fnv64.")
     dims: int = setting("dims", 256, "Dimensions of the hash embedder (-embedder hash).", type=Int(min=1, max=65536))
@@ -41,9 +43,9 @@ class EmbedSettings:
     device: str = setting("device", "auto", "Device for local models.", type=click.Choice(DEVICES))
     precision: str = setting("precision", "fp32", "Local models: fp32, or bf16 (bf16 weights on torch, OpenVINO's "
                              "bf16 hint on openvino; a one-line note and fp32 where the device has no bf16). Part of "
-                             "the cache identity.", type=click.Choice(PRECISIONS))
+                             "the cache identity.", type=click.Choice(PRECISIONS), token="")
     embed_backend: str = setting("embed-backend", "torch", "Local models' runtime: torch, or openvino (CPU; the "
-                                 "openvino extra). Part of the cache identity.", type=click.Choice(BACKENDS))
+                                 "openvino extra). Part of the cache identity.", type=click.Choice(BACKENDS), token="")
     embed_timeout: float = setting("embed-timeout", 0.0, "Seconds per try for the embedding endpoint; each request "
                                    "stops at twice this across retries (0 = $MEMINI_EMBED_TIMEOUT, else 60).",
                                    type=Real(min=0, max=3600))
@@ -99,19 +101,20 @@ def make_fnv64(settings: EmbedSettings, argument: str = "") -> Embedder:
     return VetoHashEmbedder()
 
 
-LOCAL_FLAGS = ("max_tokens", "batch_size", "device", "precision", "embed_backend")
-ENDPOINT_FLAGS = ("embed_timeout", "embed_concurrency")
-# The EmbedSettings fields each built-in honours; a non-default value of any other is refused (never dropped).
-USED_BY = {"minilm": LOCAL_FLAGS, "st": LOCAL_FLAGS, "openai": ENDPOINT_FLAGS, "hash": ("dims",), "fnv64": ()}
+#: The model and endpoint settings a built-in embedder may or may not honour (each declares which, as ``uses`` in
+#: ``core.builtins``); the rest of EmbedSettings (which embedder, the cache) applies to every one.
+MODEL_SETTINGS = ("max_tokens", "batch_size", "device", "precision", "embed_backend", "embed_timeout",
+                  "embed_concurrency", "dims")
 
 
-def check_settings_used(settings: EmbedSettings, base: str) -> None:
-    """Refuse a model or endpoint setting the chosen built-in embedder would ignore (plugins get every setting)."""
-    if base not in USED_BY:
+def check_settings_used(settings: EmbedSettings, uses: tuple[str, ...] | None) -> None:
+    """Refuse a model or endpoint setting the chosen embedder would ignore (``uses``: what its registry entry
+    declares; None, as for a plugin, takes every setting)."""
+    if uses is None:
         return
     defaults = EmbedSettings()
-    for name in (*LOCAL_FLAGS, *ENDPOINT_FLAGS, "dims"):
-        if name not in USED_BY[base] and getattr(settings, name) != getattr(defaults, name):
+    for name in MODEL_SETTINGS:
+        if name not in uses and getattr(settings, name) != getattr(defaults, name):
             flag = "-" + name.replace("_", "-")
             raise BenchError(f"{flag}: not used by -embedder {settings.resolved}; drop it")
 
@@ -119,15 +122,15 @@ def check_settings_used(settings: EmbedSettings, base: str) -> None:
 def build_embedder(name: str | EmbedSettings = "auto", *, strict: bool = True) -> Embedder:
     """The embedder ``name`` (or ``settings.embedder``) stands for, built with ``settings``. ``strict``: refuse
     settings that embedder ignores (VetoBench builds several embedders from one set of flags, so it is lenient)."""
-    from memini_bench.core import builtins  # noqa: F401  (fills the registries)
     from memini_bench.core.registry import EMBEDDERS
 
     settings = name if isinstance(name, EmbedSettings) else EmbedSettings(embedder=name)
     resolved = settings.resolved
     base, _, argument = resolved.partition(":")
-    if EMBEDDERS.canonical(base) is not None:
+    entry = EMBEDDERS.entry(base)
+    if entry is not None:
         if strict:
-            check_settings_used(settings, base)
+            check_settings_used(settings, entry.uses)
         factory = EMBEDDERS.get(base)
     elif ":" in resolved and EMBEDDERS.allow_module:
         factory, argument = EMBEDDERS.get(resolved), ""

@@ -21,24 +21,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 
-from memini_bench.evaluation.runner import QuestionRun, RunResult
-
-
-def gold_rank(ranked_ids: Iterable[Iterable[str]], gold: Iterable[str]) -> int:
-    """0-based position of the first hit whose ids meet ``gold``; -1 when none does. Each hit is a collection
-    of item ids (one id normally; pass ``[(i,) for i in ids]`` for a flat list)."""
-    wanted = set(gold)
-    for r, ids in enumerate(ranked_ids):
-        if wanted.intersection(ids):
-            return r
-    return -1
-
-
-def first_gold_rank(run: QuestionRun) -> int:
-    return gold_rank(run.ranked_ids, run.question.gold)
+from memini_bench.core.runs import QuestionRun, RunResult, first_gold_rank
+from memini_bench.results.schema import Score
 
 
 def _hit_within(rank: int, k: int) -> float:
@@ -75,28 +62,6 @@ def percentile(xs: Sequence[float], p: float) -> float:
 
 def _mean(values: Sequence[float]) -> float:
     return sum(values) / len(values) if values else 0.0
-
-
-@dataclass(frozen=True, slots=True)
-class Score:
-    """One (system, K) row: every metric, as fractions in 0..1 (latencies in ms)."""
-
-    system: str
-    dataset: str
-    k: int
-    questions: int
-    recall_at_k: float
-    recall_all_at_k: float
-    mrr: float
-    ndcg_at_k: float
-    p50_ms: float
-    p95_ms: float
-    ingest_ms: float
-    tokens_injected_mean: float
-    token_efficiency: float
-    per_category: dict[str, float] = field(default_factory=dict)
-    per_category_questions: dict[str, int] = field(default_factory=dict)
-    per_category_all: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,45 +10,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from memini_bench.core.contract import Closable, IngestTimed, Preparable, System
-from memini_bench.core.dataset import Dataset, Question
+from memini_bench.core.dataset import Dataset
+from memini_bench.core.runs import QuestionRun, RunResult, TokenMemo
 from memini_bench.progress import progress
-
-
-def estimate_tokens(text: str) -> int:
-    """memini's token estimate: ``(utf-8 bytes + 3) // 4``."""
-    return (len(text.encode("utf-8")) + 3) // 4
-
-
-class _TokenMemo(dict):
-    """``estimate_tokens`` of each distinct text, computed once (a hit's content recurs across questions)."""
-
-    def __missing__(self, text: str) -> int:
-        value = self[text] = estimate_tokens(text)
-        return value
-
-
-@dataclass(frozen=True, slots=True)
-class QuestionRun:
-    """One question's recall: the ranked hits' ids, scores and estimated tokens, and its latency."""
-
-    question: Question
-    ranked_ids: tuple[tuple[str, ...], ...]
-    scores: tuple[float, ...]
-    tokens: tuple[int, ...]
-    latency_ms: float
-
-
-@dataclass(frozen=True, slots=True)
-class RunResult:
-    system: str
-    dataset: str
-    depth: int
-    ingest_ms: float
-    corpus_tokens: int
-    questions: tuple[QuestionRun, ...]
 
 
 def run_system(system: System, ds: Dataset, depth: int) -> RunResult:
@@ -61,7 +27,7 @@ def run_system(system: System, ds: Dataset, depth: int) -> RunResult:
     if isinstance(system, Preparable):  # e.g. embed every query in batches before the timed recalls
         system.prepare([q.query for q in ds.questions])
     runs = []
-    tokens_of = _TokenMemo()
+    tokens_of = TokenMemo()
     for q in progress(ds.questions, len(ds.questions), system.name):
         context = dict(q.context)
         t = time.perf_counter()

@@ -3,7 +3,8 @@
 For every pair (A, B) and every K: recall_any@K by exact McNemar, nDCG@K by the paired bootstrap; MRR (the same
 at every K) once per pair by the paired bootstrap. Every row also carries the bootstrap 95% interval on
 ``mean(A) - mean(B)``. Holm's correction runs over the whole family of rows made in one call (every pair, metric
-and K), and a row is significant when its Holm-adjusted p is below alpha (formulas in ``memini_bench.evaluation.stats``).
+and K), and a row is significant when its Holm-adjusted p is below alpha (formulas in
+``memini_bench.evaluation.stats``).
 
 Per-question values come from ``memini_bench.evaluation.metrics`` (recall_any, reciprocal_rank, ndcg) over
 ``runner.RunResult`` objects: a live run's, or those ``per_question.read_per_question`` rebuilds from a file.
@@ -19,9 +20,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from memini_bench.core.runs import QuestionRun, RunResult
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.metrics import ndcg, recall_any, reciprocal_rank
-from memini_bench.evaluation.runner import QuestionRun, RunResult
 from memini_bench.evaluation.stats import ALPHA, RESAMPLES, SEED, PairedComparison, adjust, compare
 from memini_bench.results.per_question import read_per_question
 from memini_bench.results.write import HYBRID

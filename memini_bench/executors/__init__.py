@@ -22,7 +22,10 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from memini_bench.core.registry import EXECUTORS
 from memini_bench.core.settings import Int, setting
+from memini_bench.embed.encoder import TextEncoder
+from memini_bench.embed.factory import EmbedSettings, build_encoder
 from memini_bench.errors import BenchError
 
 ChunkMap = Callable[[Sequence[Sequence[str]]], Iterator[np.ndarray]]
@@ -32,15 +35,14 @@ ChunkMap = Callable[[Sequence[Sequence[str]]], Iterator[np.ndarray]]
 class ExecutorOptions:
     """Which executor runs the work that can leave the driver (embedding, sweep cells)."""
 
+    GROUP = "execution"
+
     executor: str = setting("executor", "local", "Where embedding and -sweep cells run: local (this process) or ray "
                             "(RAY_ADDRESS, else a local Ray cluster; needs the ray extra). Same numbers either way.")
     ray_workers: int = setting("ray-workers", 0, "With -executor ray: workers per pool (0 = one per GPU of the "
                                "cluster for embedding, else one per CPU).", type=Int(min=0, max=4096))
 
     def __post_init__(self) -> None:
-        from memini_bench.core import builtins  # noqa: F401  (fills the registries)
-        from memini_bench.core.registry import EXECUTORS
-
         if not EXECUTORS.known(self.executor):
             raise EXECUTORS.unknown_error(self.executor)
         if self.ray_workers and EXECUTORS.canonical(self.executor) != "ray":
@@ -85,19 +87,10 @@ def make_local(options: ExecutorOptions) -> Executor:
 _ACTIVE: dict[ExecutorOptions, Executor] = {}
 
 
-def options_of(opts: Any) -> ExecutorOptions:
-    """The run's executor options (``RunOptions.executor``; the defaults when none were built)."""
-    value = getattr(opts, "executor", None)
-    return value if isinstance(value, ExecutorOptions) else ExecutorOptions()
-
-
-def executor_for(opts: Any) -> Executor:
-    """The run's executor, made once per process and options (a Ray connection is opened once); a missing
-    optional package is the registry's one-line error naming the extra."""
-    from memini_bench.core import builtins  # noqa: F401  (fills the registries)
-    from memini_bench.core.registry import EXECUTORS
-
-    options = options_of(opts)
+def executor_for(options: ExecutorOptions | None = None) -> Executor:
+    """The executor ``options`` name, made once per process and options (a Ray connection is opened once); a
+    missing optional package is the registry's one-line error naming the extra."""
+    options = options or ExecutorOptions()
     if options not in _ACTIVE:
         factory = EXECUTORS.get(options.executor)
         if not callable(factory):
@@ -110,19 +103,16 @@ def executor_for(opts: Any) -> Executor:
     return _ACTIVE[options]
 
 
-def describe(opts: Any) -> dict[str, object]:
+def describe(options: ExecutorOptions | None = None) -> dict[str, object]:
     """What a results config records about where the run's work ran (``{"name": "local"}`` by default)."""
-    options = options_of(opts)
-    if options == ExecutorOptions():
+    if options is None or options == ExecutorOptions():
         return {"name": "local"}
-    return executor_for(opts).describe()
+    return executor_for(options).describe()
 
 
-def run_encoder(opts: Any):
+def run_encoder(embed: EmbedSettings, executor: ExecutorOptions | None = None) -> TextEncoder:
     """The run's ``TextEncoder`` (``embed.factory.build_encoder``) with the executor's ``chunk_map`` attached."""
-    from memini_bench.embed.factory import build_encoder
-
-    encoder = build_encoder(opts.embed)
-    if options_of(opts) != ExecutorOptions():
-        encoder.chunk_map = executor_for(opts).chunk_map(opts.embed, encoder.embedder)
+    encoder = build_encoder(embed)
+    if executor is not None and executor != ExecutorOptions():
+        encoder.chunk_map = executor_for(executor).chunk_map(embed, encoder.embedder)
     return encoder

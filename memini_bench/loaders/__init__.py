@@ -22,9 +22,12 @@ from memini_bench.loaders.longmemeval import ABSTENTION_MODES, SESSION_DOCS
 class LoadOptions:
     """Loader settings (LongMemEval's today; a suite says which it reads in ``Suite.uses``)."""
 
+    GROUP = "data"
+
     session_doc: str = setting("session-doc", "full", "LongMemEval session text.", type=click.Choice(SESSION_DOCS))
     abstention: str = setting("abstention", "exclude", "LongMemEval _abs questions: exclude from scoring "
-                              "(LongMemEval's protocol) or include (memini's).", type=click.Choice(ABSTENTION_MODES))
+                              "(LongMemEval's protocol) or include (memini's).", type=click.Choice(ABSTENTION_MODES),
+                              token="abs-")
     shared_haystack: bool = setting("shared-haystack", False, "LongMemEval: pool every record's sessions "
                                     "(deduplicated by id) into one group.")
 
@@ -50,7 +53,6 @@ def as_suite(name: str, target: object) -> Suite:
 
 
 def suite(name: str) -> Suite:
-    from memini_bench.core import builtins  # noqa: F401  (fills the registries)
     from memini_bench.core.registry import SUITES
 
     canonical = SUITES.canonical(name) or name

@@ -20,12 +20,12 @@ import math
 import os
 import select
 import stat
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
 import orjson
 
+from memini_bench.core.dataset import Source
 from memini_bench.errors import BenchError
 
 #: A stream (FIFO, pipe, a /proc file of unknown size) longer than this is refused rather than read to the end.
@@ -36,15 +36,6 @@ _CHUNK = 1 << 20
 _BOM = b"\xef\xbb\xbf"
 #: C0 controls, DEL and the Unicode line breaks: never allowed in an id (ids go into line-based files and logs).
 _ID_FORBIDDEN = frozenset(chr(c) for c in (*range(0x20), 0x7F, 0x85)) | {"\u2028", "\u2029"}
-
-
-@dataclass(frozen=True, slots=True)
-class Source:
-    """One data file as read: its path, and the SHA-256 and length of exactly the bytes that were parsed."""
-
-    path: str
-    sha256: str
-    size: int
 
 
 def _os_error(p: str, exc: OSError, suite: str) -> NoReturn:

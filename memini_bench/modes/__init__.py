@@ -1,9 +1,10 @@
-"""Run modes: the normal system comparison (``compare``) and the extra comparisons, one module each.
+"""Run modes: the normal run (``run_systems``) and the other comparisons, one module each, named after what it does.
 
 A mode module exposes ``NAME`` (as the errors call it), ``OPTIONS`` (its frozen options dataclass, whose fields are
 its flags, or None), ``USES`` (what else it reads: option classes, all of whose flags it honours, and field names of
 single flags), ``selected(opts) -> bool`` and ``run(opts) -> int``. The CLI runs the first selected mode in
-``MODE_MODULES`` order; ``compare`` (last) is the default. Before it runs, every flag the user gave is checked
+``MODE_MODULES`` order (the order is the precedence); ``run_systems`` (last) is the default. Before it runs,
+every flag the user gave is checked
 against the mode's ``USES`` (and the suite's ``Suite.uses`` for loader flags): a flag the mode would ignore is an
 error naming the mode, never silently dropped. Keep module-level imports light: every module is imported to build
 --help.
@@ -21,8 +22,8 @@ MODE_MODULES = [
     "memini_bench.modes.listing",
     "memini_bench.modes.compare_files",
     "memini_bench.modes.rerank",
-    "memini_bench.modes.rerank_tier",
     "memini_bench.modes.gates",
+    "memini_bench.modes.rerank_tier",
     "memini_bench.modes.vetobench",
     "memini_bench.modes.qa",
     "memini_bench.modes.sweep",
@@ -71,12 +72,12 @@ def check_given(mod: ModuleType, opts) -> None:
 
 
 def selected_mode(opts) -> ModuleType:
-    mods = modes()
-    default = [m for m in mods if m.__name__.endswith(".compare")]
-    for mod in [m for m in mods if m not in default] + default:
+    """The first mode of ``MODE_MODULES`` whose ``selected(opts)`` is true (the order is the precedence; the last,
+    ``run_systems``, is always selected)."""
+    for mod in modes():
         if mod.selected(opts):
             return mod
-    raise AssertionError("compare is always selected")
+    raise AssertionError("run_systems is always selected")
 
 
 def dispatch(opts) -> int:

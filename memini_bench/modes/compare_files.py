@@ -18,13 +18,14 @@ from pathlib import Path
 
 from memini_bench.core.settings import CommaList, setting
 from memini_bench.errors import BenchError
+from memini_bench.modes.common import CompareOptions, log
 from memini_bench.modes.options import RunOptions
-from memini_bench.modes.run_systems import CompareOptions, log
 from memini_bench.results.identity import safe_name
 from memini_bench.results.provenance import harness
 from memini_bench.results.write import check_destinations, write_json
 
 NAME = "-compare"
+SUMMARY = "paired significance of runs read back from -per-question files"
 
 
 @dataclass(frozen=True)

@@ -12,14 +12,15 @@ from memini_bench.core.settings import CommaList, Real, setting
 from memini_bench.embed.factory import EmbedSettings
 from memini_bench.evaluation.runner import close_all
 from memini_bench.loaders import LoadOptions
+from memini_bench.modes.common import build_config, check_outputs, results_path, write_results
 from memini_bench.modes.multihop import MultihopOptions, prepared, study_k, warm_queries
 from memini_bench.modes.options import RunOptions
-from memini_bench.modes.run_systems import build_config, check_outputs, results_path, write_results
 from memini_bench.studies import bridge
-from memini_bench.systems.lineup import context_for, systems_for
-from memini_bench.systems.memini import HybridConfig, pool_size
+from memini_bench.systems.config import HybridConfig, pool_size
+from memini_bench.systems.lineup import systems_for
 
 NAME = "-entity-bridge"
+SUMMARY = "memini's entity-bridge diagnostic"
 
 
 @dataclass(frozen=True)
@@ -45,8 +46,8 @@ def run(opts: RunOptions) -> int:
     check_outputs(opts)
     caps = tuple(sorted(opts.mode(EntityBridgeOptions).bridge_df_caps, reverse=True))
     k = study_k(opts)
-    ctx = context_for(opts)
-    systems = systems_for(opts, ctx)
+    ctx = opts.context()
+    systems = systems_for(opts.lineup, ctx)
     ds = prepared(opts)
     vocab = bridge.Vocabulary(ds)
     results = []

@@ -33,21 +33,24 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 from memini_bench.core.dataset import Question
+from memini_bench.core.runs import gold_rank
 from memini_bench.core.settings import CommaList, Int, Real, setting
 from memini_bench.embed.factory import EmbedSettings, build_encoder
 from memini_bench.errors import BenchError
-from memini_bench.evaluation.metrics import gold_rank, percentile
+from memini_bench.evaluation.metrics import percentile
 from memini_bench.loaders import LoadOptions
+from memini_bench.modes.common import build_config, check_outputs, load_prepared, results_path, write_results
 from memini_bench.modes.options import RunOptions
 from memini_bench.modes.rerank_tier import RerankTierOptions, cross_encoder_configured, hybrid_for, reranker_from
-from memini_bench.modes.run_systems import build_config, check_outputs, load_prepared, results_path, write_results
+from memini_bench.modes.rerank_tier import selected as tier_selected
 from memini_bench.rerankers import Candidate, ScoringReranker
-from memini_bench.systems.lineup import fixed_encoder_context
-from memini_bench.systems.memini import HybridConfig, HybridSystem, MeminiBackend
+from memini_bench.systems.config import HybridConfig
+from memini_bench.systems.memini import HybridSystem, MeminiBackend
 
 PERCENTILES = (10, 25, 50, 75, 90)
 
 NAME = "the gate sweeps (-vec-gate / -rerank-gate)"
+SUMMARY = "relevance-gate sweeps of the vector leg or the cross-encoder"
 
 
 @dataclass(frozen=True)
@@ -73,8 +76,10 @@ USES = (LoadOptions, HybridConfig, EmbedSettings, "k", "limit", "holdout", "out"
 
 
 def selected(opts: RunOptions) -> bool:
+    """``-rerank-gate``, or ``-vec-gate`` when no re-rank tier is asked for (the tier then runs, and refuses
+    ``-vec-gate``): gates come before the tier in the mode order."""
     g = opts.mode(GateOptions)
-    return bool(g.vec_gate or g.rerank_gate)
+    return bool(g.rerank_gate or (g.vec_gate and not tier_selected(opts)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,7 +219,7 @@ def run(opts: RunOptions) -> int:
         return 0
     dist = {side: {f"p{p}": percentile(xs, p) for p in PERCENTILES} for side, xs in (("positive", pos),
                                                                                        ("negative", neg))}
-    ctx = fixed_encoder_context(opts, encoder)
+    ctx = opts.fixed_context(encoder)
     config = build_config(opts, ds, ctx, mode=name, mode_settings={"thresholds": thresholds, **extra}, gate_k=k,
                           thresholds=thresholds, **extra)
     write_results(results_path(opts, ds, ctx, None, suffix=f"-{name}"),

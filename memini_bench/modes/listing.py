@@ -9,6 +9,7 @@ from memini_bench.core.settings import setting
 from memini_bench.modes.options import RunOptions
 
 NAME = "-list"
+SUMMARY = "every registered system, suite, embedder and executor"
 
 
 @dataclass(frozen=True)

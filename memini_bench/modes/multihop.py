@@ -13,19 +13,20 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from memini_bench.core.contract import SystemContext
 from memini_bench.core.settings import Int, setting
 from memini_bench.embed.factory import EmbedSettings
 from memini_bench.evaluation.runner import close_all
 from memini_bench.loaders import LoadOptions
+from memini_bench.modes.common import build_config, check_outputs, load_prepared, log, results_path, write_results
 from memini_bench.modes.options import RunOptions
-from memini_bench.modes.run_systems import build_config, check_outputs, load_prepared, log, results_path, write_results
 from memini_bench.results.write import write_jsonl
 from memini_bench.studies import multihop
-from memini_bench.systems.lineup import context_for, systems_for
-from memini_bench.systems.memini import HybridConfig
+from memini_bench.systems.config import HybridConfig
+from memini_bench.systems.context import SystemContext
+from memini_bench.systems.lineup import systems_for
 
 NAME = "-multihop"
+SUMMARY = "memini's multi-hop retrieval ceiling"
 DEFAULT_K = 10
 
 
@@ -75,8 +76,8 @@ def run(opts: RunOptions) -> int:
     check_outputs(opts)
     m = opts.mode(MultihopOptions)
     k = study_k(opts)
-    ctx = context_for(opts)
-    systems = systems_for(opts, ctx)
+    ctx = opts.context()
+    systems = systems_for(opts.lineup, ctx)
     ds = prepared(opts)
     results, per_question = [], []
     try:

@@ -1,11 +1,12 @@
-"""The run's options: the core flags here, each concern's typed options beside its code.
+"""The run's options: one frozen dataclass per concern, each beside its code, and each mode's own.
 
-``RunOptions`` holds the core flags (suite, data, K list, preparation, system choice) and one frozen dataclass per
-concern: ``load`` (``loaders.LoadOptions``), ``hybrid`` (``systems.HybridConfig``), ``embed``
-(``embed.factory.EmbedSettings``), ``output`` (``report.OutputOptions``), ``executor``
-(``executors.ExecutorOptions``) and each mode's own options
-(``opts.mode(RerankOptions)``). ``given`` names the flags the user set explicitly; the dispatcher refuses a given
-flag that the selected mode (or suite) does not use, so no flag is ever silently dropped.
+``RunOptions`` holds ``core`` (``core.options.CoreOptions``: suite, data, K list, holdout, limit), ``lineup``
+(``systems.lineup.LineupOptions``: which systems), ``load`` (``loaders.LoadOptions``), ``hybrid``
+(``systems.config.HybridConfig``), ``embed`` (``embed.factory.EmbedSettings``), ``output``
+(``results.write.OutputOptions``), ``executor`` (``executors.ExecutorOptions``) and each mode's own options
+(``opts.mode(RerankOptions)``). A lower layer receives only its own concern (``opts.hybrid``, ``opts.embed``...),
+never the whole set. ``given`` names the flags the user set explicitly; the dispatcher refuses a given flag that
+the selected mode (or suite) does not use, so no flag is ever silently dropped.
 
 ``RunOptions.build(values, given)`` makes the whole set from parsed values keyed by field name (the CLI's way, and
 the tests'); every value is checked as the CLI checks it.
@@ -13,38 +14,24 @@ the tests'); every value is checked as the CLI checks it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-import click
-
 from memini_bench.core import settings
-from memini_bench.core.settings import CommaList, Int, setting
+from memini_bench.core.options import CoreOptions
+from memini_bench.embed.encoder import TextEncoder
+from memini_bench.embed.factory import EmbedSettings
+from memini_bench.executors import ExecutorOptions
+from memini_bench.loaders import LoadOptions
+from memini_bench.results.identity import RunSettings
+from memini_bench.results.write import OutputOptions
+from memini_bench.systems.config import HybridConfig
+from memini_bench.systems.context import SystemContext
+from memini_bench.systems.lineup import LineupOptions, context_for
 
 T = TypeVar("T")
-HOLDOUTS = ("all", "tune", "held")
-
-
-@dataclass(frozen=True)
-class CoreOptions:
-    """The flags every mode reads: what to load, how to prepare it, which systems, which K."""
-
-    suite: str = setting("suite", "sample", "Data set format to load (see -list for every suite, plugins included).")
-    data: str = setting("data", "", "Data set path (required for every suite except sample).")
-    k: tuple[int, ...] = setting("k", (5,), "Comma-separated K list; recall runs once at the largest K.",
-                                 type=CommaList(Int(min=1, max=100), sort=True))
-    limit: int = setting("limit", 0, "Even subsample of N questions (0 = all); results get a -limitN suffix.",
-                         type=Int(min=0))
-    holdout: str = setting("holdout", "all", "Question split: held = 0-based index i % 10 == 9, tune = the rest.",
-                           type=click.Choice(HOLDOUTS))
-    systems: tuple[str, ...] = setting("systems", (), "Comma-separated systems to run: built-in or registered names "
-                                       "(see -list) or module:attr factories; default memini's hybrid, vector, "
-                                       "keyword.", type=CommaList(allow_empty=True))
-    system: tuple[str, ...] = setting("system", (), "Add a system beside the default ones: a registered name or a "
-                                      "module:attr factory (repeatable, or comma-separated).", multiple=True)
-    rewrite: bool = setting("rewrite", False, "Run memini-hybrid-rewrite (LLM query expansion through MEMINI_LLM_*) "
-                            "in place of memini-hybrid (memini's -rewrite).")
+CONCERNS = (CoreOptions, LineupOptions, LoadOptions, HybridConfig, EmbedSettings, OutputOptions, ExecutorOptions)
 
 
 @dataclass(frozen=True)
@@ -52,23 +39,18 @@ class RunOptions:
     """Every option of one run (see the module docstring)."""
 
     core: CoreOptions = field(default_factory=CoreOptions)
-    load: object = None
-    hybrid: object = None
-    embed: object = None
-    output: object = None
-    executor: object = None
+    lineup: LineupOptions = field(default_factory=LineupOptions)
+    load: LoadOptions = field(default_factory=LoadOptions)
+    hybrid: HybridConfig = field(default_factory=HybridConfig)
+    embed: EmbedSettings = field(default_factory=EmbedSettings)
+    output: OutputOptions = field(default_factory=OutputOptions)
+    executor: ExecutorOptions = field(default_factory=ExecutorOptions)
     modes: Mapping[type, object] = field(default_factory=dict)
     given: frozenset[str] = frozenset()
 
     @staticmethod
     def concern_classes() -> list[type]:
-        from memini_bench.embed.factory import EmbedSettings
-        from memini_bench.executors import ExecutorOptions
-        from memini_bench.loaders import LoadOptions
-        from memini_bench.results.write import OutputOptions
-        from memini_bench.systems.memini import HybridConfig
-
-        return [CoreOptions, LoadOptions, HybridConfig, EmbedSettings, OutputOptions, ExecutorOptions]
+        return list(CONCERNS)
 
     @classmethod
     def build(cls, values: Mapping[str, object] | None = None, given: frozenset[str] = frozenset()) -> RunOptions:
@@ -78,17 +60,30 @@ class RunOptions:
         values = dict(values or {})
         if values.get("system") is None:
             values.pop("system", None)
-        elif isinstance(values.get("system"), tuple | list):  # -system is repeatable, each value a comma list
-            values["system"] = tuple(s.strip() for v in values["system"] for s in str(v).split(",") if s.strip())
-        core, load, hybrid, embed, output, executor = (settings.build(c, values) for c in cls.concern_classes())
+        concerns = [settings.build(c, values) for c in CONCERNS]
         modes = {c: settings.build(c, values) for c in mode_option_classes()}
-        return cls(core=core, load=load, hybrid=hybrid, embed=embed, output=output, executor=executor, modes=modes,
-                   given=given)
+        return cls(*concerns, modes=modes, given=given)
 
     def mode(self, cls: type[T]) -> T:
         """This run's options of one mode (its defaults when the mode did not register them)."""
         value = self.modes.get(cls)
         return value if value is not None else cls()  # type: ignore[return-value]
+
+    def context(self, make_encoder: Callable[[], TextEncoder | None] | None = None, label: str = "") -> SystemContext:
+        """A system-factory context with this run's hybrid and embedding settings (``systems.lineup.context_for``);
+        its encoder is the run's (embedded where ``-executor`` says) unless ``make_encoder`` is given."""
+        return context_for(self.hybrid, self.embed, self.executor, make_encoder, label)
+
+    def fixed_context(self, encoder: TextEncoder | None) -> SystemContext:
+        """A context whose encoder is ``encoder`` (already built by a mode that embeds itself)."""
+        ctx = self.context(lambda: encoder)
+        _ = ctx.encoder
+        return ctx
+
+    @property
+    def settings(self) -> RunSettings:
+        """What a results file's identity and name are made of (``results.identity``)."""
+        return RunSettings(self.core, self.hybrid, self.load, self.embed, self.output.name)
 
     # Shorthands for the core flags every mode reads.
     @property
@@ -106,4 +101,4 @@ class RunOptions:
     @property
     def depth(self) -> int:
         """The recall depth: the largest K (memini recalls once at max K and scores every K from that list)."""
-        return max(self.core.k)
+        return self.core.depth

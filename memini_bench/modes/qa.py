@@ -37,17 +37,18 @@ from memini_bench.embed.factory import EmbedSettings
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.runner import close_all
 from memini_bench.loaders import LoadOptions
+from memini_bench.modes.common import build_config, check_outputs, load_prepared, log, results_path, write_results
 from memini_bench.modes.options import RunOptions
-from memini_bench.modes.run_systems import build_config, check_outputs, load_prepared, log, results_path, write_results
 from memini_bench.qa import prompts, summary
 from memini_bench.qa.checkpoint import Checkpoint
 from memini_bench.qa.engine import Graded, Task, grade_all
 from memini_bench.results.identity import check_overwrite, safe_name
 from memini_bench.results.write import check_destinations, write_jsonl
-from memini_bench.systems.lineup import build_systems, context_for, wanted_names
-from memini_bench.systems.memini import HybridConfig
+from memini_bench.systems.config import HybridConfig
+from memini_bench.systems.lineup import build_systems, wanted_names
 
 NAME = "-qa"
+SUMMARY = "end-to-end QA accuracy with an LLM reader and judge"
 QA_SYSTEMS = ("memini-hybrid",)
 DEFAULT_K = (10,)
 BACKOFF_S = 0.5
@@ -135,8 +136,8 @@ def run(opts: RunOptions) -> int:
     if not opts.output.no_write:
         check_destinations(files=[("-qa-checkpoint", x.qa_checkpoint), ("-qa-archive", x.qa_archive)])
     reader, judge = _clients()
-    ctx = context_for(opts)
-    systems = build_systems(wanted_names(opts, QA_SYSTEMS), ctx)
+    ctx = opts.context()
+    systems = build_systems(wanted_names(opts.lineup, QA_SYSTEMS), ctx)
     ds = load_prepared(opts)
     if opts.suite == "longmemeval" and opts.load.abstention == "exclude":
         log("  note: the abstention (_abs) questions are excluded; memini's QA figure counts them "

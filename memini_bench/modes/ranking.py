@@ -15,23 +15,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 from memini_bench.core.dataset import Question
-from memini_bench.evaluation.metrics import first_gold_rank, score_by_category
-from memini_bench.evaluation.runner import QuestionRun, RunResult
+from memini_bench.core.runs import QuestionRun, RunResult, first_gold_rank
+from memini_bench.evaluation.metrics import score_by_category
+from memini_bench.results.schema import RankRow
 
 ALL = "all"
-
-
-@dataclass(frozen=True, slots=True)
-class RankRow:
-    system: str
-    category: str
-    questions: int
-    recall_at_1: float
-    recall_at_k: float
-    mrr: float
 
 
 class RankTally:

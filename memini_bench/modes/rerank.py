@@ -24,18 +24,18 @@ from memini_bench.embed.factory import EmbedSettings, build_encoder
 from memini_bench.errors import BenchError
 from memini_bench.loaders import LoadOptions
 from memini_bench.modes import ranking as _ranking
+from memini_bench.modes.common import build_config, check_outputs, load_prepared, log, results_path, write_results
 from memini_bench.modes.options import RunOptions
-from memini_bench.modes.run_systems import build_config, check_outputs, load_prepared, log, results_path, write_results
 from memini_bench.results.write import write_jsonl
 from memini_bench.retrieval.fusion import fuse_rrf
 from memini_bench.retrieval.recency import FALLBACK_TIME, STRATEGIES, Strategy, rank
 from memini_bench.retrieval.temporal import extractor
-from memini_bench.systems.lineup import fixed_encoder_context
 from memini_bench.systems.memini import MeminiBackend
 
 DEFAULT_CATS = "knowledge-update,temporal-reasoning"
 
 NAME = "-rerank"
+SUMMARY = "memini's recency and temporal re-rank table"
 
 
 @dataclass(frozen=True)
@@ -110,7 +110,7 @@ def run(opts: RunOptions) -> int:
     sys.stdout.flush()
     if opts.output.no_write:
         return 0
-    ctx = fixed_encoder_context(opts, encoder)
+    ctx = opts.fixed_context(encoder)
     config = build_config(opts, ds, ctx, mode="rerank", mode_settings={"rerank_cats": cats},
                           rerank_cats=cats, rerank_k=k, rerank_pool=pool, scored_questions=len(questions),
                           anchored_questions=anchored, strategies=[dataclasses.asdict(s) for s in plan])

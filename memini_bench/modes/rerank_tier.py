@@ -25,14 +25,15 @@ from memini_bench.embed.factory import EmbedSettings, build_encoder
 from memini_bench.evaluation.metrics import percentile
 from memini_bench.loaders import LoadOptions
 from memini_bench.modes import ranking as _ranking
+from memini_bench.modes.common import build_config, check_outputs, load_prepared, results_path, write_results
 from memini_bench.modes.options import RunOptions
-from memini_bench.modes.run_systems import build_config, check_outputs, load_prepared, results_path, write_results
 from memini_bench.rerankers import Candidate, Reranker, build_reranker, cross_encoder_requested, reorder_by_id
 from memini_bench.rerankers.crossencoder import APIS
-from memini_bench.systems.lineup import fixed_encoder_context
-from memini_bench.systems.memini import HybridConfig, HybridSystem, MeminiBackend
+from memini_bench.systems.config import HybridConfig
+from memini_bench.systems.memini import HybridSystem, MeminiBackend
 
 NAME = "the rerank tier (-rerank-url / -rerank-model / -llm-rerank)"
+SUMMARY = "a cross-encoder or LLM re-rank stage over the hybrid"
 
 
 @dataclass(frozen=True)
@@ -69,11 +70,10 @@ def cross_encoder_configured(opts: RunOptions) -> bool:
 
 
 def selected(opts: RunOptions) -> bool:
-    """memini's precedence: the tier runs unless a -rerank-gate sweep is asked for."""
-    from memini_bench.modes.gates import GateOptions
-
+    """``-llm-rerank`` or a cross-encoder asked for (a ``-rerank-gate`` sweep, which also configures one, comes
+    first in the mode order: memini's precedence)."""
     tier = opts.mode(RerankTierOptions)
-    return bool(tier.llm_rerank or cross_encoder_configured(opts)) and not opts.mode(GateOptions).rerank_gate
+    return bool(tier.llm_rerank or cross_encoder_configured(opts))
 
 
 def reranker_from(opts: RunOptions, *, llm: bool) -> Reranker:
@@ -128,7 +128,7 @@ def run(opts: RunOptions) -> int:
     sys.stdout.flush()
     if opts.output.no_write:
         return 0
-    ctx = fixed_encoder_context(opts, encoder)
+    ctx = opts.fixed_context(encoder)
     settings = asdict(tier)
     config = build_config(opts, ds, ctx, mode="rerank-tier", mode_settings=settings, reranker=reranker.name,
                           rerank_k=k, **settings)

@@ -1,6 +1,7 @@
 """``-sweep GRID``: memini's hybrid over a grid of settings, each cell against the baseline, with tune/held discipline.
 
-Every cell (``memini_bench.modes.sweep_grid``) runs memini-hybrid on the same prepared questions; embeddings and the keyword
+Every cell (``memini_bench.modes.sweep_grid``) runs memini-hybrid on the same prepared questions; embeddings and the
+keyword
 index are built once per (embedder, keyword backend, loader settings, split) and shared by every cell (access
 counts reset between cells). Each cell is compared with the *baseline* (the run's options without the grid) on the
 same questions: exact McNemar on recall_any@K and a paired bootstrap interval on MRR and nDCG@K
@@ -27,18 +28,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memini_bench.core.dataset import Dataset
+from memini_bench.core.runs import RunResult
 from memini_bench.core.settings import setting
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.factory import EmbedSettings
 from memini_bench.embed.shipped import ShippedVectors
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.metrics import score_all
-from memini_bench.evaluation.runner import RunResult, run_system
+from memini_bench.evaluation.runner import run_system
 from memini_bench.executors import ExecutorOptions, LocalExecutor, executor_for, run_encoder
 from memini_bench.executors import describe as describe_executor
 from memini_bench.loaders import LoadOptions
-from memini_bench.modes.options import RunOptions
-from memini_bench.modes.run_systems import (
+from memini_bench.modes.common import (
     CompareOptions,
     build_config,
     check_outputs,
@@ -47,12 +48,14 @@ from memini_bench.modes.run_systems import (
     results_path,
     write_results,
 )
+from memini_bench.modes.options import RunOptions
 from memini_bench.modes.sweep_grid import Axis, Cell, cells, file_stem, label, parse_grid, parse_metric
 from memini_bench.results.write import results_document, write_json
-from memini_bench.systems.lineup import fixed_encoder_context
-from memini_bench.systems.memini import HybridConfig, HybridSystem, MeminiBackend
+from memini_bench.systems.config import HybridConfig
+from memini_bench.systems.memini import HybridSystem, MeminiBackend
 
 NAME = "-sweep"
+SUMMARY = "a grid over the hybrid's settings, with tune/held selection"
 
 
 @dataclass(frozen=True)
@@ -114,7 +117,7 @@ class CellRunner:
 
     def encoder(self, opts: RunOptions) -> TextEncoder:
         if opts.embed not in self._encoders:
-            self._encoders[opts.embed] = run_encoder(opts)
+            self._encoders[opts.embed] = run_encoder(opts.embed, opts.executor)
         return self._encoders[opts.embed]
 
     def run(self, opts: RunOptions) -> tuple[RunResult, Dataset]:
@@ -141,7 +144,7 @@ class CellRunner:
     def run_many(self, jobs: list[RunOptions], labels: list[str], split: str) -> list[RunResult]:
         """The baseline (``jobs[0]``) and each cell, in order: one after another here, or on the executor's workers
         (``-executor ray``), each building its backends once from ``prepare``'s data sets and vectors."""
-        executor = executor_for(jobs[0])
+        executor = executor_for(jobs[0].executor)
         if isinstance(executor, LocalExecutor):
             out = [self.run(jobs[0])[0]]
             for i, (job, name) in enumerate(zip(jobs[1:], labels, strict=True), 1):
@@ -220,7 +223,7 @@ def run(opts: RunOptions) -> int:
     if metric is not None and opts.core.holdout != "tune":
         raise BenchError("-select: picks on the tune split and reports on held; add -holdout tune")
     check_outputs(opts)
-    executor_for(opts)  # a missing extra or an unreachable cluster: one line before any work
+    executor_for(opts.executor)  # a missing extra or an unreachable cluster: one line before any work
     runner = CellRunner()
     tune = run_phase(runner, opts, axes, grid, opts.core.holdout)
     title = (f"sweep over {', '.join(a.flag for a in axes)}: {len(grid)} cells, split {opts.core.holdout}, "
@@ -247,7 +250,7 @@ def run(opts: RunOptions) -> int:
 def write_sweep(opts, runner, axes, grid, tune, held, winner, metric) -> None:
     ds = runner.dataset(apply(opts, (), axes, opts.core.holdout))
     encoder = runner.encoder(opts)
-    stem = results_path(opts, ds, fixed_encoder_context(opts, encoder), None).stem
+    stem = results_path(opts, ds, opts.fixed_context(encoder), None).stem
     folder = Path(opts.output.out) / f"{stem}-sweep-{'-'.join(a.flag for a in axes)}"
     for phase, phase_grid in ((tune, grid), (held, [grid[winner]] if winner is not None else [])):
         if phase is None:
@@ -255,14 +258,14 @@ def write_sweep(opts, runner, axes, grid, tune, held, winner, metric) -> None:
         prefix = "held-" if phase is held else ""
         for cell, scores in [((), phase.baseline_scores), *zip(phase_grid, phase.scores, strict=True)]:
             cell_opts = apply(opts, cell, axes, phase.split)
-            ctx = fixed_encoder_context(cell_opts, encoder)
+            ctx = cell_opts.fixed_context(encoder)
             config = build_config(cell_opts, runner.dataset(cell_opts), ctx, None, mode="sweep-cell",
                                   mode_settings={"cell": dict(cell)}, cell=label(axes, cell) if cell else "baseline")
             name = f"{prefix}{file_stem(axes, cell) if cell else 'baseline'}.json"
             write_results(folder / name, results_document(config, scores))
     summary = {"config": {"sweep": opts.mode(SweepOptions).sweep, "axes": [dataclasses.asdict(a) | {"owner": a.owner
                .__name__} for a in axes], "select": metric.name if metric else "", "holdout": opts.core.holdout,
-               "cells": len(grid), "ks": list(opts.k), "executor": describe_executor(opts)},
+               "cells": len(grid), "ks": list(opts.k), "executor": describe_executor(opts.executor)},
                "tune": _phase_doc(tune), "held": _phase_doc(held) if held else None,
                "selected": tune.labels[winner] if winner is not None else None}
     write_json(folder / "summary.json", summary)

@@ -24,9 +24,9 @@ import click
 from memini_bench.core.settings import flag_fields
 from memini_bench.embed.factory import EmbedSettings
 from memini_bench.errors import BenchError
-from memini_bench.evaluation.metrics import Score
 from memini_bench.loaders import LoadOptions
-from memini_bench.systems.memini import HybridConfig
+from memini_bench.results.schema import Score
+from memini_bench.systems.config import HybridConfig
 
 SWEEPABLE_CLASSES = (HybridConfig,)
 EXTRA_AXES = {"session-doc": (LoadOptions, "session_doc"), "embedder": (EmbedSettings, "embedder")}

@@ -31,16 +31,17 @@ from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.factory import EmbedSettings, build_encoder
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.runner import close_all
+from memini_bench.modes.common import hybrid_settings, log
 from memini_bench.modes.options import RunOptions
-from memini_bench.modes.run_systems import hybrid_settings, log
 from memini_bench.results.provenance import harness
 from memini_bench.results.write import check_destinations, write_json
-from memini_bench.systems.memini import HybridConfig
+from memini_bench.systems.config import HybridConfig
 from memini_bench.vetobench.composite import COMPOSITE_EMBEDDER, DEFAULT_FILES, FILES_KNOWN, VETO_FILES
 from memini_bench.vetobench.conditions import EXTRACT_E2E, Makers
 from memini_bench.vetobench.scale import DEFAULT_SEED, DEFAULT_SIZES, PLOT_NEEDS
 
 NAME = "-suite vetobench"
+SUMMARY = "veto recall on VetoBench, its scale curve and the live agent layer"
 
 
 @dataclass(frozen=True)
@@ -107,9 +108,9 @@ def _archive_path(base: str, run: int, runs: int) -> Path:
 
 
 def run(opts: RunOptions) -> int:
+    from memini_bench.loaders.vetobench import read_suites, suite_dataset
     from memini_bench.vetobench import conditions, scale, summary
     from memini_bench.vetobench import evaluate as ev
-    from memini_bench.vetobench.fixtures import read_suites, suite_dataset
 
     x = opts.mode(VetoOptions)
     if opts.output.plot and not x.scale:
@@ -129,7 +130,8 @@ def run(opts: RunOptions) -> int:
 
     def systems_for(ds: Dataset) -> list:
         return ev.select_systems(ev.lineup(ds, encoders, composite_encoder=composite_encoder,
-                                        veto_files=x.veto_files, opts=opts), opts.core.systems, "VetoBench")
+                                        veto_files=x.veto_files, hybrid=opts.hybrid, extra=opts.lineup.system),
+                                 opts.lineup.systems, "VetoBench")
 
     runs, emptied = [], []  # (suite, prepared data set, its systems); suites the holdout left without scenarios
     for suite in suites:
@@ -222,10 +224,9 @@ def run(opts: RunOptions) -> int:
 
 def _third_party(opts: RunOptions, name: str, encoder: TextEncoder | None) -> System:
     """A fresh registered system for a third-party condition, on the run's options and first embedder."""
-    from memini_bench.systems.lineup import context_for
     from memini_bench.vetobench.conditions import registry_system
 
-    return registry_system(name, context_for(opts, lambda: encoder))
+    return registry_system(name, opts.context(lambda: encoder))
 
 
 def _live(client, live_suites: list, *, runs: int = 1, wanted: Sequence[str] = (), archive: str = "",

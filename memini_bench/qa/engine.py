@@ -24,8 +24,8 @@ from dataclasses import asdict, dataclass, field
 
 from memini_bench.clients.llm import ChatReply
 from memini_bench.core.dataset import Question
+from memini_bench.core.runs import estimate_tokens
 from memini_bench.errors import BenchError
-from memini_bench.evaluation.runner import estimate_tokens
 from memini_bench.qa import prompts
 
 MAX_CONSECUTIVE_FAILURES = 3

@@ -106,7 +106,8 @@ class HttpCrossEncoder(_CrossEncoderBase):
         self.api = api
         self.timeout = timeout
         self.retries = retries
-        self.deadline = deadline  # seconds per request across retries (None: twice the timeout; memini_bench.clients.http)
+        # Seconds per request across retries (None: twice the timeout; memini_bench.clients.http).
+        self.deadline = deadline
 
     def scores(self, query: str, candidates: Sequence[Candidate]) -> dict[str, float]:
         """Every scored candidate's relevance, over as many batches as the caps need."""

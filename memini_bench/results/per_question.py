@@ -16,9 +16,8 @@ from typing import Any
 import orjson
 
 from memini_bench.core.dataset import Question
+from memini_bench.core.runs import QuestionRun, RunResult, first_gold_rank
 from memini_bench.errors import BenchError
-from memini_bench.evaluation.metrics import first_gold_rank
-from memini_bench.evaluation.runner import QuestionRun, RunResult
 from memini_bench.loaders._json import expect, field_of
 
 RESULTS_FILE_HINT = ("a results file holds per-system scores only, and a paired test needs each question's "

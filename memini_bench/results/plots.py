@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memini_bench.errors import BenchError
-from memini_bench.evaluation.metrics import Score
+from memini_bench.results.schema import Score
 from memini_bench.results.write import atomic_write
 
 AxisValue = str | int | float

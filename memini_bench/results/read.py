@@ -19,8 +19,7 @@ from pathlib import Path
 import orjson
 
 from memini_bench.errors import BenchError
-from memini_bench.evaluation.metrics import Score
-from memini_bench.modes.ranking import RankRow
+from memini_bench.results.schema import RankRow, Score
 
 RANKING_MODES = ("rerank", "rerank-tier")
 GATE_MODES = ("vec-gate", "rerank-gate")
@@ -125,8 +124,3 @@ def load(path: str | Path) -> ResultsFile:
     if isinstance(results, list) and all(isinstance(r, dict) and "recall_at_k" in r for r in results) and results:
         return CompareResults(path, config, doc, tuple(_score(r, path) for r in results))
     return GenericResults(path, config, doc)
-
-
-def load_dir(directory: str | Path) -> dict[str, ResultsFile]:
-    """Every ``*.json`` results file of a folder, by file name (unreadable or foreign files raise)."""
-    return {p.name: load(p) for p in sorted(Path(directory).glob("*.json"))}

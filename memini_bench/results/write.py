@@ -15,11 +15,11 @@ from pathlib import Path
 import orjson
 
 from memini_bench.core.dataset import file_safe_name
+from memini_bench.core.runs import RunResult, first_gold_rank
 from memini_bench.core.settings import setting
 from memini_bench.errors import BenchError
-from memini_bench.evaluation.metrics import Score, first_gold_rank
-from memini_bench.evaluation.runner import RunResult
 from memini_bench.results.atomic_io import atomic_write, check_destinations
+from memini_bench.results.schema import Score
 
 __all__ = ["OutputOptions", "atomic_write", "check_destinations", "markdown", "per_question_rows",
            "results_document", "trec_id", "write_json", "write_jsonl", "write_trec"]
@@ -29,7 +29,10 @@ HYBRID = "memini-hybrid"
 
 @dataclasses.dataclass(frozen=True)
 class OutputOptions:
-    """Where results go. The results file is ``<out>/<stem>.json`` with the stem from ``memini_bench.results.identity``."""
+    """Where results go. The results file is ``<out>/<stem>.json`` with the stem from
+    ``memini_bench.results.identity``."""
+
+    GROUP = "outputs"
 
     out: str = setting("out", "results", "Directory for the JSON results file (named after the data set and every "
                        "non-default setting; see -name).")

@@ -36,7 +36,7 @@ from memini_bench.core.dataset import Dataset, Question
 from memini_bench.retrieval.reserve import reserve_order
 from memini_bench.studies import entities, published
 from memini_bench.studies.multihop import found, union
-from memini_bench.systems.memini import pool_size
+from memini_bench.systems.config import pool_size
 
 ANCHORS = 3
 MAX_PROMOTE = 3

@@ -249,7 +249,7 @@ def command(embedders: str, locomo: str, lme: str, wild_limit: int, quads: str, 
 
 
 def main(argv: list[str] | None = None) -> None:
-    from memini_bench.cli import run_command
+    from memini_bench.core.console import run_command
 
     run_command(command, argv, "contradiction")
 

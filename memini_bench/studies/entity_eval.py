@@ -163,7 +163,7 @@ def command(locomo: str, labelled: str, out: str, no_write: bool) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from memini_bench.cli import run_command
+    from memini_bench.core.console import run_command
 
     run_command(command, argv, "entity_eval")
 

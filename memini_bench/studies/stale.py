@@ -39,7 +39,8 @@ import numpy as np
 from memini_bench.core.dataset import Item
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.studies.contradict import UPDATE, classify
-from memini_bench.systems.memini import HybridConfig, HybridSystem, MeminiBackend
+from memini_bench.systems.config import HybridConfig
+from memini_bench.systems.memini import HybridSystem, MeminiBackend
 
 T0 = datetime.fromtimestamp(1_700_000_000, UTC)
 DAY = timedelta(days=1)

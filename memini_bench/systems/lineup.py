@@ -1,32 +1,56 @@
-"""Turning the run's options into systems: the one place names become System objects.
+"""Turning names into systems: the one place a name becomes a System object.
 
 The names come from ``-systems`` (default: memini's hybrid, vector, keyword) followed by every ``-system``; each is
 a registered name or alias (``registry.SYSTEMS``), or ``module:attr``. Each factory gets the same
-``SystemContext`` (the options, the lazily built shared encoder, a per-run store), so memini's three share one
-backend and every system reuses one set of cached vectors (embedded where ``-executor`` says:
-``executors.run_encoder``). A factory may return several systems.
+``SystemContext`` (the hybrid and embedding settings, the lazily built shared encoder, a per-run store), so
+memini's three share one backend and every system reuses one set of cached vectors (embedded where ``-executor``
+says: ``executors.run_encoder``). A factory may return several systems.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
-from memini_bench.core.contract import System, SystemContext
+from memini_bench.core.contract import System
 from memini_bench.core.registry import SYSTEMS
+from memini_bench.core.settings import CommaList, setting
 from memini_bench.embed.encoder import TextEncoder
+from memini_bench.embed.factory import EmbedSettings
 from memini_bench.errors import BenchError
-from memini_bench.executors import run_encoder
-from memini_bench.modes.options import RunOptions
+from memini_bench.executors import ExecutorOptions, run_encoder
+from memini_bench.systems.config import HybridConfig
+from memini_bench.systems.context import SystemContext
 
 DEFAULT_SYSTEMS = ("memini-hybrid", "memini-vector", "memini-keyword")
 REWRITE = {"memini-hybrid": "memini-hybrid-rewrite", "hybrid": "memini-hybrid-rewrite"}
 
 
-def wanted_names(opts: RunOptions, default: Sequence[str] = DEFAULT_SYSTEMS) -> list[str]:
+@dataclass(frozen=True)
+class LineupOptions:
+    """Which systems a run measures."""
+
+    GROUP = "systems"
+
+    systems: tuple[str, ...] = setting("systems", (), "Comma-separated systems to run: built-in or registered names "
+                                       "(see -list) or module:attr factories; default memini's hybrid, vector, "
+                                       "keyword.", type=CommaList(allow_empty=True))
+    system: tuple[str, ...] = setting("system", (), "Add a system beside the default ones: a registered name or a "
+                                      "module:attr factory (repeatable, or comma-separated).", multiple=True)
+    rewrite: bool = setting("rewrite", False, "Run memini-hybrid-rewrite (LLM query expansion through MEMINI_LLM_*) "
+                            "in place of memini-hybrid (memini's -rewrite).")
+
+    def __post_init__(self) -> None:
+        if isinstance(self.system, list | tuple):  # -system is repeatable, each value a comma list
+            names = tuple(s.strip() for v in self.system for s in str(v).split(",") if s.strip())
+            object.__setattr__(self, "system", names)
+
+
+def wanted_names(lineup: LineupOptions, default: Sequence[str] = DEFAULT_SYSTEMS) -> list[str]:
     """``-systems`` (or ``default``) then ``-system``, each once, in order; with ``-rewrite`` memini-hybrid becomes
     memini-hybrid-rewrite (memini renames its hybrid the same way)."""
-    names = [*(opts.core.systems or default), *opts.core.system]
-    if opts.core.rewrite:
+    names = [*(lineup.systems or default), *lineup.system]
+    if lineup.rewrite:
         if not any(n in REWRITE for n in names):
             raise BenchError("-rewrite: memini-hybrid is not among the systems run; add it to -systems or use "
                              "-system memini-hybrid-rewrite")
@@ -34,24 +58,28 @@ def wanted_names(opts: RunOptions, default: Sequence[str] = DEFAULT_SYSTEMS) -> 
     return list(dict.fromkeys(names))
 
 
-def context_for(opts: RunOptions, make_encoder: Callable[[], TextEncoder | None] | None = None,
+def context_for(hybrid: HybridConfig | None = None, embed: EmbedSettings | None = None,
+                executor: ExecutorOptions | None = None, make_encoder: Callable[[], TextEncoder | None] | None = None,
                 label: str = "") -> SystemContext:
-    return SystemContext(opts, make_encoder or (lambda: run_encoder(opts)), label)
+    """A context for system factories; its encoder (when ``make_encoder`` is not given) is the run's
+    ``executors.run_encoder(embed, executor)``, built on first use."""
+    hybrid, embed = hybrid or HybridConfig(), embed or EmbedSettings()
+    return SystemContext(hybrid, embed, make_encoder or (lambda: run_encoder(embed, executor)), label)
 
 
-def build_systems(names: Sequence[str], ctx: SystemContext) -> list[System]:
-    """The systems ``names`` stand for, in order (a factory returning several keeps their order)."""
-    from memini_bench.core import builtins  # noqa: F401  (fills the registries)
-
+def build_systems(names: Sequence[str], ctx: SystemContext, flags: Mapping[str, str] | None = None) -> list[System]:
+    """The systems ``names`` stand for, in order (a factory returning several keeps their order). ``flags`` maps a
+    name to the flag it came from (``-system`` or ``-systems``, the default), so an error names what was typed."""
     systems: list[System] = []
     for name in names:
-        factory = SYSTEMS.get(name)
+        flag = (flags or {}).get(name, "-systems")
+        factory = SYSTEMS.get(name, flag=flag)
         if not callable(factory):
-            raise BenchError(f"-systems {name}: not a factory (a callable taking a SystemContext)")
+            raise BenchError(f"{flag} {name}: not a factory (a callable taking a SystemContext)")
         made = factory(ctx)
         for system in made if isinstance(made, list | tuple) else [made]:
             if not isinstance(system, System):
-                raise BenchError(f"-systems {name}: its factory returned {type(system).__name__}, which lacks the "
+                raise BenchError(f"{flag} {name}: its factory returned {type(system).__name__}, which lacks the "
                                  "System contract (name, ingest, recall); see memini_bench.core.contract")
             systems.append(system)
     seen: set[str] = set()
@@ -62,14 +90,7 @@ def build_systems(names: Sequence[str], ctx: SystemContext) -> list[System]:
     return systems
 
 
-def systems_for(opts: RunOptions, ctx: SystemContext | None = None,
-                default: Sequence[str] = DEFAULT_SYSTEMS) -> list[System]:
-    """The run's systems from its options (``wanted_names``), on one context."""
-    return build_systems(wanted_names(opts, default), ctx or context_for(opts))
-
-
-def fixed_encoder_context(opts: RunOptions, encoder: TextEncoder | None) -> SystemContext:
-    """A context whose encoder is ``encoder`` (already built by a mode that embeds itself)."""
-    ctx = context_for(opts, lambda: encoder)
-    _ = ctx.encoder
-    return ctx
+def systems_for(lineup: LineupOptions, ctx: SystemContext, default: Sequence[str] = DEFAULT_SYSTEMS) -> list[System]:
+    """The run's systems (``wanted_names``), on one context."""
+    flags = {n: "-system" for n in lineup.system if n not in lineup.systems}
+    return build_systems(wanted_names(lineup, default), ctx, flags)

@@ -22,117 +22,27 @@ embedding, hybrid both.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
-import click
 import numpy as np
 
-from memini_bench.core.contract import Hit, System, SystemContext
+from memini_bench.core.contract import Hit, System
 from memini_bench.core.dataset import Item
-from memini_bench.core.settings import Int, Real, setting
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.errors import BenchError
 from memini_bench.retrieval import composite as comp
 from memini_bench.retrieval import reference as _reference
 from memini_bench.retrieval import temporal
-from memini_bench.retrieval.fusion import DEFAULT_ALPHA, fuse_legs
-from memini_bench.retrieval.keyword import KeywordIndex, NumpyBM25
-from memini_bench.retrieval.keyword_fts5 import FTS5BM25
+from memini_bench.retrieval.fusion import fuse_legs
+from memini_bench.retrieval.keyword import KeywordIndex
 from memini_bench.retrieval.reserve import reserve_order
 from memini_bench.retrieval.vector import VectorIndex
+from memini_bench.systems.config import KEYWORD_BACKENDS, HybridConfig, check_keyword_backend, clamp_limit, pool_size
+from memini_bench.systems.context import SystemContext
 
-__all__ = ["Hit", "System", "HybridConfig", "HybridSystem", "KeywordSystem", "VectorSystem", "MeminiBackend",
-           "memini_systems", "pool_size", "clamp_limit"]
-
-MAX_RECALL_LIMIT = 100
-DEFAULT_POOL_FACTOR = 5
-DEFAULT_POOL_FLOOR = 50
-KEYWORD_BACKENDS: dict[str, Callable[[Sequence[str], Sequence[str]], KeywordIndex]] = {
-    "numpy": NumpyBM25, "fts5": FTS5BM25,
-}
-
-
-def _fusion(value: object, param: object = None, ctx: object = None) -> float:
-    alpha = Real().convert(value, param, ctx)
-    if 1.0 < alpha:
-        raise click.BadParameter(f"{alpha:g}: use an alpha in [0, 1] (min-max fusion) or a negative value (RRF)",
-                                 param=param)  # type: ignore[arg-type]
-    return alpha
-
-
-class Fusion(Real):
-    """``-fusion``: a finite alpha in [0, 1], or any negative value for RRF."""
-
-    def convert(self, value, param, ctx):
-        return _fusion(value, param, ctx)
-
-
-@dataclass(frozen=True)
-class HybridConfig:
-    """Every setting of memini's hybrid (and of the store the three systems share)."""
-
-    fusion: float = setting("fusion", DEFAULT_ALPHA, "Hybrid alpha: in [0, 1] min-max score fusion with this vector "
-                            "weight; < 0 RRF (rrfK 5).", type=Fusion())
-    pool: int = setting("pool", 0, "Hybrid per-leg depth itself (memini's sweep's pool); 0 = max(k*factor, floor).",
-                        type=Int(min=0, max=100000))
-    pool_factor: int = setting("pool-factor", 0, "Hybrid per-leg pool = max(k*factor, floor); 0 = memini's 5.",
-                               type=Int(min=0, max=1000))
-    pool_floor: int = setting("pool-floor", 0, "Hybrid per-leg pool floor; 0 = memini's 50.",
-                              type=Int(min=0, max=100000))
-    temporal_boost: float = setting("temporal-boost", 0.0, "Hybrid temporal targeting: score x (1 + B x proximity "
-                                    "to the time the query names); 0 = off (memini's bench; its server uses 0.40).",
-                                    type=Real(min=0, max=100))
-    temporal_extractor: str = setting("temporal-extractor", "regex", "Time-phrase extractor for the temporal "
-                                      "boost: memini's regex, or extended (+ day-month-year dates, spelled-out/vague "
-                                      "counts, weekdays, spans).", type=click.Choice(["regex", "extended"]))
-    semantic_reserve: int = setting("semantic-reserve", 0, "Hybrid durable-tier reserve: keep up to R "
-                                    "semantic/procedural memories in the top k when they clear the gate max(0.5 x "
-                                    "evictee, 0.4 x top-1); 0 = off (memini's bench; its server uses 2).",
-                                    type=Int(min=0, max=100))
-    keyword_backend: str = setting("keyword-backend", "numpy", "BM25 backend: in-process numpy (default) or SQLite "
-                                   "FTS5 (the reference).", type=click.Choice(list(KEYWORD_BACKENDS)))
-    reinforce: bool = setting("reinforce", False, "Simulate memini's access-count reinforcement on the hybrid path "
-                              "(a memini quirk: each returned memory's access count +1, raising its quality in later "
-                              "recalls).")
-
-    def __post_init__(self) -> None:
-        _fusion(self.fusion)
-        if self.keyword_backend not in KEYWORD_BACKENDS:
-            raise BenchError(f"-keyword-backend {self.keyword_backend!r}: unknown; use numpy or fts5")
-        if self.semantic_reserve < 0:
-            raise BenchError(f"-semantic-reserve {self.semantic_reserve}: must be 0 (off) or a positive count")
-        if self.pool and (self.pool_factor or self.pool_floor):
-            raise BenchError(f"-pool {self.pool}: sets each leg's depth itself; drop -pool-factor / -pool-floor")
-
-    def as_dict(self) -> dict[str, object]:
-        return asdict(self)
-
-    def leg_depth(self, k: int) -> int:
-        """Each leg's depth for a recall of ``k``: ``pool`` when set, else ``max(k * factor, floor)``."""
-        return self.pool or pool_size(k, self.pool_factor, self.pool_floor)
-
-    def floor_note(self, ks: Sequence[int]) -> str:
-        """A note when ``-pool-floor`` is at or below ``k * factor`` for every K (it then changes nothing)."""
-        if not self.pool_floor or self.pool:
-            return ""
-        factor = self.pool_factor or DEFAULT_POOL_FACTOR
-        if all(self.pool_floor <= k * factor for k in ks):
-            return (f"-pool-floor {self.pool_floor} has no effect: the pool is k x {factor} >= {self.pool_floor} "
-                    f"for every K in {','.join(map(str, ks))}")
-        return ""
-
-
-def pool_size(k: int, factor: int = 0, floor: int = 0) -> int:
-    """memini's RecallPoolSize: ``max(k * factor, floor)``, factor 5 and floor 50 unless given (> 0)."""
-    return max(k * (factor if factor > 0 else DEFAULT_POOL_FACTOR), floor if floor > 0 else DEFAULT_POOL_FLOOR)
-
-
-def clamp_limit(k: int) -> int:
-    """memini's clamp: 0 (or less) means 10, above 100 means 100."""
-    return 10 if k <= 0 else min(k, MAX_RECALL_LIMIT)
-
+__all__ = ["HybridSystem", "KeywordSystem", "VectorSystem", "MeminiBackend", "memini_systems", "pool_size",
+           "clamp_limit"]
 
 class MeminiBackend:
     """The store the three memini systems share: ingested once (the first system pays, as with memini's
@@ -143,8 +53,7 @@ class MeminiBackend:
 
     def __init__(self, encoder: TextEncoder | None, keyword_backend: str = "numpy", *,
                  reference: bool = False) -> None:
-        if keyword_backend not in KEYWORD_BACKENDS:
-            raise BenchError(f"-keyword-backend {keyword_backend!r}: unknown; use numpy or fts5")
+        check_keyword_backend(keyword_backend)
         self.encoder = encoder
         self.keyword_backend = keyword_backend
         self.reference = reference
@@ -364,7 +273,7 @@ def memini_systems(encoder: TextEncoder | None, config: HybridConfig | None = No
 
 def _backend(ctx: SystemContext, *, vectors: bool) -> MeminiBackend:
     """The run's shared memini backend (one per context); ``vectors`` attaches the run's encoder."""
-    config: HybridConfig = ctx.options.hybrid
+    config: HybridConfig = ctx.hybrid
     backend = ctx.shared("memini-backend", lambda: MeminiBackend(None, config.keyword_backend))
     assert isinstance(backend, MeminiBackend)
     if vectors and backend.encoder is None:
@@ -382,7 +291,7 @@ def _named(system: _BackendSystem, ctx: SystemContext) -> _BackendSystem:
 
 def make_hybrid(ctx: SystemContext) -> System:
     """memini-hybrid with the run's HybridConfig, on the run's shared backend."""
-    return _named(HybridSystem(_backend(ctx, vectors=True), ctx.options.hybrid), ctx)
+    return _named(HybridSystem(_backend(ctx, vectors=True), ctx.hybrid), ctx)
 
 
 def make_vector(ctx: SystemContext) -> System:

@@ -29,11 +29,13 @@ from datetime import datetime
 
 import numpy as np
 
-from memini_bench.core.contract import Hit, SystemContext
+from memini_bench.core.contract import Hit
 from memini_bench.core.dataset import Item
 from memini_bench.errors import BenchError
 from memini_bench.retrieval.fusion import DEFAULT_RRF_K, fuse_rrf
-from memini_bench.systems.memini import HybridSystem, clamp_limit, make_hybrid
+from memini_bench.systems.config import clamp_limit
+from memini_bench.systems.context import SystemContext
+from memini_bench.systems.memini import HybridSystem, make_hybrid
 
 NAME = "memini-hybrid-rewrite"
 MAX_QUERIES = 4

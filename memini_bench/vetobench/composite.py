@@ -25,13 +25,14 @@ from datetime import UTC, datetime
 
 import numpy as np
 
-from memini_bench.core.contract import Hit, SystemContext
+from memini_bench.core.contract import Hit
 from memini_bench.core.dataset import Item
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.factory import build_embedder
 from memini_bench.embed.hashing import VetoHashEmbedder  # noqa: F401  (re-exported: the doc's embedder)
 from memini_bench.errors import BenchError
-from memini_bench.vetobench.fixtures import Decision, decision_of
+from memini_bench.loaders.vetobench import Decision, decision_of
+from memini_bench.systems.context import SystemContext
 
 HALF_LIFE_DAYS = 30.0
 MAX_AGE_DAYS = 3650.0

@@ -27,9 +27,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from memini_bench.core.contract import Closable, Hit, System, SystemContext, describe
+from memini_bench.core.contract import Closable, Hit, System, describe
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.errors import BenchError
+from memini_bench.loaders.vetobench import Scenario, VetoSuite, suite_items, suite_questions
+from memini_bench.systems.context import SystemContext
 from memini_bench.vetobench.composite import FILES_KNOWN, VetoCompositeSystem
 from memini_bench.vetobench.context import (
     RETRIEVAL_K,
@@ -40,7 +42,6 @@ from memini_bench.vetobench.context import (
 )
 from memini_bench.vetobench.evaluate import names_system
 from memini_bench.vetobench.extract import EXTRACTION_PROMPT, Complete, extract_suite
-from memini_bench.vetobench.fixtures import Scenario, VetoSuite, suite_items, suite_questions
 from memini_bench.vetobench.transcripts import transcript_items
 
 BUILTIN_CONDITIONS = ("none", "conventions", "flatfile")
@@ -170,7 +171,6 @@ def builtin_conditions(suite: VetoSuite) -> list[Condition]:
 def registered(name: str) -> bool:
     """Whether ``name`` is a registered system (or ``module:attr``); its factory is loaded now, so a missing
     optional package is an error before anything ingests."""
-    from memini_bench.core import builtins  # noqa: F401  (fills the registries)
     from memini_bench.core.registry import SYSTEMS
 
     if not SYSTEMS.known(name):
@@ -213,10 +213,9 @@ def condition_names(system_names: Sequence[str], wanted: Sequence[str] = ()) -> 
 def registry_system(name: str, ctx: SystemContext | None = None) -> System:
     """A fresh system from the registry on ``ctx`` (default: default options), exactly one: a condition is one
     system."""
-    from memini_bench.modes.options import RunOptions
     from memini_bench.systems.lineup import build_systems, context_for
 
-    systems = build_systems([name], ctx or context_for(RunOptions.build()))
+    systems = build_systems([name], ctx or context_for())
     if len(systems) != 1:
         raise BenchError(f"-veto-conditions {name}: its factory made {len(systems)} systems; a condition is one")
     return systems[0]
@@ -248,13 +247,6 @@ def build_condition(name: str, suite: VetoSuite, systems: Sequence[System], make
         return ExtractionCondition(suite, makers.extract, model=makers.extract_model,
                                    encoder=makers.composite_encoder, echo=makers.echo)
     return TranscriptCondition(name, makers.third_party(name), suite)
-
-
-def conditions_for(suite: VetoSuite, systems: Sequence[System], wanted: Sequence[str] = (),
-                   makers: Makers = Makers()) -> list[Condition]:
-    """Every condition of ``condition_names`` on ``suite``, built now."""
-    names = condition_names([s.name for s in systems], wanted)
-    return [build_condition(n, suite, systems, makers) for n in names]
 
 
 class SuiteConditions:

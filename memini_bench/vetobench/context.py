@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from memini_bench.core.contract import ContextBuilder, Hit, System
 from memini_bench.core.dataset import Question
 from memini_bench.errors import BenchError
-from memini_bench.vetobench.fixtures import Decision
+from memini_bench.loaders.vetobench import Decision
 
 RETRIEVAL_K = 5
 DECISIONS_HEADER = "Relevant prior decisions for this task (from team memory):"

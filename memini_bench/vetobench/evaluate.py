@@ -14,11 +14,13 @@ from datetime import datetime
 
 from memini_bench.core.contract import System
 from memini_bench.core.dataset import Dataset
+from memini_bench.core.runs import RunResult, first_gold_rank
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.errors import BenchError
-from memini_bench.evaluation.metrics import Score, first_gold_rank, score
-from memini_bench.evaluation.runner import RunResult, run_all
-from memini_bench.modes.options import RunOptions
+from memini_bench.evaluation.metrics import score
+from memini_bench.evaluation.runner import run_all
+from memini_bench.results.schema import Score
+from memini_bench.systems.config import HybridConfig
 from memini_bench.systems.lineup import build_systems, context_for
 from memini_bench.vetobench.composite import DEFAULT_FILES, veto_composite_systems
 
@@ -60,21 +62,23 @@ def veto_score(result: RunResult, ks: Sequence[int] = VETO_KS) -> VetoScore:
 
 
 def lineup(ds: Dataset, encoders: Mapping[str, TextEncoder], *, composite_encoder: TextEncoder | None = None,
-           veto_files: str = DEFAULT_FILES, opts: RunOptions | None = None) -> list[System]:
+           veto_files: str = DEFAULT_FILES, hybrid: HybridConfig | None = None,
+           extra: Sequence[str] = ()) -> list[System]:
     """Every system on the suite: ``veto-composite`` (files known / no files), then memini's hybrid and vector per
     embedder (named ``memini-hybrid/<embedder>``), then ``memini-keyword`` once (it embeds nothing), then each
-    ``-system`` of ``opts`` (on the first embedder's context). memini's systems take every setting of
-    ``opts.hybrid`` (defaults without ``opts``); each embedder's systems share one fresh backend."""
-    opts = opts or RunOptions.build()
+    system named in ``extra`` (the run's ``-system``, on the first embedder's context). memini's systems take every
+    setting of ``hybrid`` (defaults without it); each embedder's systems share one fresh backend."""
+    hybrid = hybrid or HybridConfig()
     systems: list[System] = list(veto_composite_systems(composite_encoder, veto_files))
-    contexts = [context_for(opts, lambda e=encoder: e, label) for label, encoder in encoders.items()]
+    contexts = [context_for(hybrid, make_encoder=lambda e=encoder: e, label=label)
+                for label, encoder in encoders.items()]
     for ctx in contexts:
         systems += build_systems(["memini-hybrid", "memini-vector"], ctx)
     if contexts:
-        systems += build_systems(["memini-keyword"], context_for(opts, lambda: None))
-    if opts.core.system:
-        first = contexts[0] if contexts else context_for(opts, lambda: None)
-        systems += build_systems(list(opts.core.system), first)
+        systems += build_systems(["memini-keyword"], context_for(hybrid, make_encoder=lambda: None))
+    if extra:
+        first = contexts[0] if contexts else context_for(hybrid, make_encoder=lambda: None)
+        systems += build_systems(list(extra), first)
     return systems
 
 

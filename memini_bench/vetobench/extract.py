@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 
 from memini_bench.errors import BenchError
-from memini_bench.vetobench.fixtures import Decision, Rejection, VetoSuite, active_with_inherited
+from memini_bench.loaders.vetobench import Decision, Rejection, VetoSuite, active_with_inherited
 from memini_bench.vetobench.judge import names_match, strip_fences
 from memini_bench.vetobench.transcripts import suite_transcripts
 

@@ -19,7 +19,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from memini_bench.vetobench.fixtures import MARKER_FLAGS, Scenario
+from memini_bench.loaders.vetobench import MARKER_FLAGS, Scenario
 
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 _FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\n?(.*?)```", re.DOTALL)

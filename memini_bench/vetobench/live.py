@@ -16,8 +16,8 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 
 from memini_bench.errors import BenchError
+from memini_bench.loaders.vetobench import VetoSuite
 from memini_bench.vetobench.conditions import Condition
-from memini_bench.vetobench.fixtures import VetoSuite
 from memini_bench.vetobench.judge import judge, parse_reply
 from memini_bench.vetobench.summary import summarize
 

@@ -21,10 +21,10 @@ from pathlib import Path
 
 from memini_bench.core.dataset import Dataset
 from memini_bench.errors import BenchError
+from memini_bench.loaders.vetobench import Decision, Rejection, VetoSuite, suite_dataset
 from memini_bench.results.write import atomic_write
 from memini_bench.systems.memini import System
 from memini_bench.vetobench.evaluate import VetoScore, evaluate
-from memini_bench.vetobench.fixtures import Decision, Rejection, VetoSuite, suite_dataset
 from memini_bench.vetobench.judge import names_match
 
 DEFAULT_SIZES = (24, 100, 300, 1000, 3000)

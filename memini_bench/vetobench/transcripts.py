@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memini_bench.core.dataset import Item
-from memini_bench.vetobench.fixtures import Decision, VetoSuite
+from memini_bench.loaders.vetobench import Decision, VetoSuite
 
 QUESTION = "What did we settle on for this?"
 

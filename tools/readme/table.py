@@ -7,9 +7,12 @@ README.md; ``--check`` exits 1 when the README is out of date (a test runs it).
 
 from __future__ import annotations
 
-import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+
+from memini_bench.core.console import run_command
+from memini_bench.core.settings import command, setting
 
 FLAGS = ("<!-- flags:begin -->", "<!-- flags:end -->")
 
@@ -60,12 +63,17 @@ def updated(readme: str, block: tuple[str, str], text: str) -> str:
     return f"{head}{begin}\n{text}{end}{tail}"
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--readme", default="README.md")
-    parser.add_argument("--results", default="results")
-    parser.add_argument("--check", action="store_true", help="exit 1 if the README table is out of date")
-    args = parser.parse_args(argv)
+@dataclass(frozen=True)
+class TableOptions:
+    """The flags of ``results-table`` (each ``-name`` and ``--name``)."""
+
+    readme: str = setting("readme", "README.md", "the README whose generated blocks are rewritten")
+    results: str = setting("results", "results", "the committed results folder")
+    check: bool = setting("check", False, "exit 1 if the README table is out of date")
+
+
+@command(TableOptions, name="results-table")
+def main_command(args: TableOptions) -> int | None:
     readme = Path(args.readme).read_text()
     new = updated(readme, FLAGS, flags_table())
     for name, render in blocks().items():
@@ -78,3 +86,8 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(1)
         return
     Path(args.readme).write_text(new)
+
+
+def main(argv: list[str] | None = None) -> int | None:
+    """The entry point: ``main_command`` with the CLI's one-line errors (exit 2 for bad input)."""
+    return run_command(main_command, argv, "memini-bench")

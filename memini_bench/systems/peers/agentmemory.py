@@ -35,10 +35,11 @@ from datetime import datetime
 
 import numpy as np
 
-from memini_bench.core.contract import Hit, SystemContext
+from memini_bench.core.contract import Hit
 from memini_bench.core.dataset import Item
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.retrieval.keyword import top_k
+from memini_bench.systems.context import SystemContext
 from memini_bench.systems.peers.agentmemory_text import AgentMemoryBM25
 from memini_bench.systems.peers.common import PeerSystem, require_encoder
 

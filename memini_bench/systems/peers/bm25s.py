@@ -33,8 +33,9 @@ import bm25s
 import numpy as np
 import Stemmer
 
-from memini_bench.core.contract import Hit, SystemContext
+from memini_bench.core.contract import Hit
 from memini_bench.core.dataset import Item
+from memini_bench.systems.context import SystemContext
 from memini_bench.systems.peers.common import PeerSystem, library_version
 
 SCOPES = ("group", "global")

@@ -32,9 +32,10 @@ import chromadb
 import numpy as np
 from chromadb.config import Settings
 
-from memini_bench.core.contract import Hit, SystemContext
+from memini_bench.core.contract import Hit
 from memini_bench.core.dataset import Item
 from memini_bench.embed.encoder import TextEncoder
+from memini_bench.systems.context import SystemContext
 from memini_bench.systems.peers.common import PeerSystem, library_version, require_encoder
 
 DEFAULT_EF_SEARCH = 100  # Chroma's default, the floor of ours

@@ -16,10 +16,11 @@ from pathlib import Path
 
 import numpy as np
 
-from memini_bench.core.contract import Hit, SystemContext
+from memini_bench.core.contract import Hit
 from memini_bench.core.dataset import Item
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.errors import BenchError
+from memini_bench.systems.context import SystemContext
 
 
 def library_version(distribution: str) -> str:

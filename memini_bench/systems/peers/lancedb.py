@@ -34,9 +34,10 @@ import pyarrow as pa
 from lancedb.index import FTS
 from lancedb.rerankers import RRFReranker
 
-from memini_bench.core.contract import Hit, SystemContext
+from memini_bench.core.contract import Hit
 from memini_bench.core.dataset import Item
 from memini_bench.embed.encoder import TextEncoder
+from memini_bench.systems.context import SystemContext
 from memini_bench.systems.peers.common import PeerSystem, library_version, require_encoder
 
 MODES = ("vector", "fts", "hybrid")

@@ -86,10 +86,11 @@ with _environment(MEM0_DIR=MEM0_HOME, MEM0_TELEMETRY="False"):
     from qdrant_client import QdrantClient
 
 from memini_bench.clients.llm import ChatClient  # noqa: E402
-from memini_bench.core.contract import Hit, SystemContext  # noqa: E402
+from memini_bench.core.contract import Hit  # noqa: E402
 from memini_bench.core.dataset import Item  # noqa: E402
 from memini_bench.embed.encoder import TextEncoder  # noqa: E402
 from memini_bench.errors import BenchError  # noqa: E402
+from memini_bench.systems.context import SystemContext  # noqa: E402
 from memini_bench.systems.peers.common import PeerSystem, library_version, require_encoder  # noqa: E402
 
 ITEMS_KEY = "memini_items"  # the metadata key holding a memory's source item ids

@@ -36,9 +36,10 @@ from qdrant_client import QdrantClient, models
 from qdrant_client.hybrid.fusion import DEFAULT_RANKING_CONSTANT_K
 from qdrant_client.local.bm25 import DEFAULT_B, DEFAULT_K1
 
-from memini_bench.core.contract import Hit, SystemContext
+from memini_bench.core.contract import Hit
 from memini_bench.core.dataset import Item
 from memini_bench.embed.encoder import TextEncoder
+from memini_bench.systems.context import SystemContext
 from memini_bench.systems.peers.common import PeerSystem, library_version, require_encoder
 
 MODES = ("dense", "bm25", "hybrid")

@@ -40,10 +40,11 @@ import numpy as np
 import sqlite_vec
 from pysqlite3 import dbapi2 as sqlite3
 
-from memini_bench.core.contract import Hit, SystemContext
+from memini_bench.core.contract import Hit
 from memini_bench.core.dataset import Item
 from memini_bench.embed.encoder import TextEncoder
-from memini_bench.systems.memini import pool_size
+from memini_bench.systems.config import pool_size
+from memini_bench.systems.context import SystemContext
 from memini_bench.systems.peers.common import PeerSystem, library_version, require_encoder
 from memini_bench.text import fts5_match_expression, query_terms
 

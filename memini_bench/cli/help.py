@@ -1,0 +1,128 @@
+"""Help a person can use: ``--help`` grouped under headings with examples, the rest under ``--help-all`` and
+``memini-bench help TOPIC``.
+
+Every flag belongs to a *topic*: its setting's ``group`` (``core.settings.group_of``: the field's own, else its
+options class's ``GROUP``), or, for a mode's own flags, the mode's topic (its module name with ``-`` for ``_``:
+``sweep``, ``rerank-tier``; ``run_systems`` is ``run``). ``--help`` prints the everyday topics in full
+(``FULL``), one line per other topic (its title, its flags' names and how to see them), and the examples;
+``--help-all`` prints every topic in full; ``help TOPIC`` prints one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from types import ModuleType
+
+import click
+
+from memini_bench.core.settings import flag_fields, group_of
+
+#: One width for every help text, in a terminal or not.
+HELP_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 118, "terminal_width": 118}
+#: Topics of the concern options, in --help order, with their titles.
+CONCERN_TOPICS = {"core": "Core", "data": "Data and its preparation", "systems": "Systems",
+                  "outputs": "Outputs", "hybrid": "memini's hybrid (memini-hybrid and its store)",
+                  "embedding": "Embedding and the cache", "execution": "Where the work runs"}
+#: The topics --help shows in full; the rest get one line each.
+FULL = ("core", "data", "systems", "outputs")
+EXAMPLES = (
+    ("the offline sample, memini's three systems", "memini-bench -suite sample"),
+    ("LoCoMo turn level at K 5 and 10", "memini-bench -suite locomo -data locomo10.json -k 5,10"),
+    ("your own system beside memini's", "memini-bench -suite locomo -data locomo10.json -system ./mine.py:make"),
+    ("peers with paired significance", "memini-bench -suite locomo -data locomo10.json -systems hybrid,bm25s "
+     "-significance"),
+    ("a sweep chosen on tune, reported on held", "memini-bench -suite locomo -data locomo10.json -holdout tune "
+     "-sweep 'fusion=0.3,0.5,-1' -select MRR"),
+    ("every system, suite and embedder", "memini-bench -list"),
+)
+
+
+def mode_topic(mod: ModuleType) -> str:
+    """A mode's help topic: its module name, ``-`` for ``_`` (``run_systems`` is ``run``)."""
+    name = mod.__name__.rsplit(".", 1)[-1]
+    return "run" if name == "run_systems" else name.replace("_", "-")
+
+
+def mode_summary(mod: ModuleType) -> str:
+    """A mode's one-line ``SUMMARY`` (declared in its module)."""
+    return str(getattr(mod, "SUMMARY", "") or mod.NAME)
+
+
+@dataclasses.dataclass(frozen=True)
+class Topic:
+    name: str
+    title: str
+    params: tuple[str, ...]  # click parameter names, in declaration order
+
+
+def topics(concerns: Iterable[type], mode_modules: Iterable[ModuleType]) -> list[Topic]:
+    """Every topic with its flags: the concerns' (by group) then each mode's own."""
+    by_group: dict[str, list[str]] = {name: [] for name in CONCERN_TOPICS}
+    for cls in concerns:
+        for f in flag_fields(cls):
+            by_group.setdefault(group_of(cls, f), []).append(f.name)
+    out = [Topic(name, CONCERN_TOPICS.get(name, name), tuple(params)) for name, params in by_group.items() if params]
+    for mod in mode_modules:
+        if mod.OPTIONS is None:
+            continue
+        name = mode_topic(mod)
+        out.append(Topic(name, mode_summary(mod), tuple(f.name for f in flag_fields(mod.OPTIONS))))
+    return out
+
+
+class GroupedCommand(click.Command):
+    """A click command whose help is grouped by topic (see the module docstring)."""
+
+    topic_list: list[Topic] = []
+
+    def params_of(self, topic: Topic) -> list[click.Parameter]:
+        by_name = {p.name: p for p in self.params}
+        return [by_name[n] for n in topic.params if n in by_name]
+
+    def _write_topic(self, ctx: click.Context, formatter: click.HelpFormatter, topic: Topic) -> None:
+        rows = [row for p in self.params_of(topic) if (row := p.get_help_record(ctx)) is not None]
+        with formatter.section(topic.title):
+            formatter.write_dl(rows)
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        self.format_usage(ctx, formatter)
+        self.format_help_text(ctx, formatter)
+        with formatter.section("Examples"):
+            for what, line in EXAMPLES:
+                formatter.write(f"{'':{formatter.current_indent}}# {what}\n{'':{formatter.current_indent}}{line}\n")
+        full = getattr(ctx, "help_all", False)
+        for topic in self.topic_list:
+            if full or topic.name in FULL:
+                self._write_topic(ctx, formatter, topic)
+        if not full:
+            with formatter.section("More (memini-bench help TOPIC shows one; --help-all shows all)"):
+                formatter.write_dl([(t.name, f"{t.title}: {_flag_names(self.params_of(t))}")
+                                    for t in self.topic_list if t.name not in FULL])
+        with formatter.section("Other"):
+            formatter.write_dl([("-version, --version", "Show the version and exit."),
+                                ("-h, --help / --help-all", "This help / every flag, grouped."),
+                                ("memini-bench report | data | help", "Subcommands (each has --help).")])
+
+    def topic_help(self, ctx: click.Context, name: str) -> str:
+        topic = next((t for t in self.topic_list if t.name == name), None)
+        if topic is None:
+            raise click.UsageError(f"help {name!r}: unknown topic; use one of "
+                                   f"{', '.join(t.name for t in self.topic_list)}")
+        formatter = ctx.make_formatter()
+        self._write_topic(ctx, formatter, topic)
+        return formatter.getvalue()
+
+
+def _flag_names(params: list[click.Parameter], most: int = 4) -> str:
+    names = [p.opts[0] for p in params if isinstance(p, click.Option)]
+    return ", ".join(names[:most]) + (f", ... {len(names)} flags" if len(names) > most else "")
+
+
+def show_all(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    """``--help-all``: the whole help, every topic in full."""
+    if not value or ctx.resilient_parsing:
+        return
+    ctx.help_all = True  # type: ignore[attr-defined]
+    click.echo(ctx.get_help(), color=ctx.color)
+    ctx.exit()
