@@ -40,7 +40,8 @@ test-all: $(STAMP)
 	$(PY) -m pytest -q
 
 lint: $(STAMP)
-	$(PY) -m ruff check memini_bench tests quality cmd
+	$(PY) -m ruff check memini_bench tests quality cmd tools
+	$(VENV)/bin/lint-imports
 
 speed: $(STAMP)
 	$(PY) cmd/speed.py --locomo $(LOCOMO)
