@@ -168,7 +168,7 @@ def test_chat_reply_reads_usage_only_when_well_formed():
 
 
 def test_judge_settings_default_to_the_readers_but_keep_the_key_on_its_host(monkeypatch):
-    from memini_bench.clients.llm import judge_from_env
+    from memini_bench.clients.providers import judge_from_env
 
     for key in ("MEMINI_JUDGE_API", "MEMINI_JUDGE_BASE_URL", "MEMINI_JUDGE_API_KEY", "MEMINI_JUDGE_MODEL"):
         monkeypatch.delenv(key, raising=False)
@@ -179,6 +179,13 @@ def test_judge_settings_default_to_the_readers_but_keep_the_key_on_its_host(monk
     assert judge_from_env(reader, retries=0) == ChatClient("http://judge:2/v1", model="j", api_key="", retries=0)
     monkeypatch.setenv("MEMINI_JUDGE_API_KEY", "other")
     assert judge_from_env(reader).api_key == "other"
+    # an Anthropic judge beside an OpenAI-compatible reader: its own default host, so the reader's key stays home
+    from memini_bench.clients.anthropic import AnthropicClient
+
     monkeypatch.setenv("MEMINI_JUDGE_API", "anthropic")
-    with pytest.raises(Exception, match="MEMINI_JUDGE_API='anthropic'"):
+    monkeypatch.delenv("MEMINI_JUDGE_BASE_URL")
+    monkeypatch.delenv("MEMINI_JUDGE_API_KEY")
+    assert judge_from_env(reader) == AnthropicClient(model="j")
+    monkeypatch.setenv("MEMINI_JUDGE_API", "gemini")
+    with pytest.raises(Exception, match="MEMINI_JUDGE_API='gemini': not a chat provider"):
         judge_from_env(reader)

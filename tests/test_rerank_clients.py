@@ -9,6 +9,7 @@ import pytest
 from loopback import ScriptedServer, closed_port_url
 
 from memini_bench.clients.llm import ChatClient
+from memini_bench.clients.providers import openai_chat_from_env
 from memini_bench.errors import BenchError
 from memini_bench.rerankers import Candidate, build_reranker, reorder_by_id
 from memini_bench.rerankers.crossencoder import (
@@ -247,7 +248,7 @@ def test_rerank_model_name_without_url_is_refused():
 def test_llm_api_openai_or_unset_is_fine(monkeypatch, api):
     monkeypatch.setenv("MEMINI_LLM_API", api)
     monkeypatch.setenv("MEMINI_LLM_BASE_URL", "http://h:1/v1")
-    assert ChatClient.from_env().url == "http://h:1/v1/chat/completions"
+    assert openai_chat_from_env().url == "http://h:1/v1/chat/completions"
 
 
 def test_llm_api_anthropic_is_one_clear_error(monkeypatch):
@@ -255,5 +256,5 @@ def test_llm_api_anthropic_is_one_clear_error(monkeypatch):
     monkeypatch.setenv("MEMINI_LLM_API", "anthropic")
     monkeypatch.setenv("MEMINI_LLM_BASE_URL", "http://h:1/v1")
     with pytest.raises(BenchError, match="MEMINI_LLM_API='anthropic': only the OpenAI-compatible chat API") as exc:
-        ChatClient.from_env()
+        openai_chat_from_env()
     assert "\n" not in str(exc.value)

@@ -105,7 +105,8 @@ def _read_by(response: http.client.HTTPResponse, stop_at: float) -> bytes:
     return b"".join(parts)
 
 
-def _try_once(request: urllib.request.Request, timeout: float) -> bytes | _Fault:
+def _try_once(request: urllib.request.Request, timeout: float,
+              retry_status: frozenset[int] = RETRY_STATUS) -> bytes | _Fault:
     """The reply body of one try, or the fault that ended it."""
     import http.client
     import urllib.error
@@ -118,7 +119,7 @@ def _try_once(request: urllib.request.Request, timeout: float) -> bytes | _Fault
     except urllib.error.HTTPError as exc:
         detail = exc.read()[:200].decode("utf-8", "replace").strip()
         text = f"HTTP {exc.code}" + (f" ({detail})" if detail else "")
-        return _Fault(text, exc.code in RETRY_STATUS, retry_after_seconds(exc.headers.get("Retry-After")))
+        return _Fault(text, exc.code in retry_status, retry_after_seconds(exc.headers.get("Retry-After")))
     except TimeoutError:
         return _Fault(f"no reply within {_secs(timeout)} s")
     except urllib.error.URLError as exc:
@@ -140,9 +141,11 @@ def _tries(n: int) -> str:
 
 def post_json(url: str, payload: object, *, headers: Mapping[str, str] | None = None, timeout: float = 60.0,
               retries: int = 6, backoff: float = 0.5, deadline: float | None = None,
-              max_retry_after: float = MAX_RETRY_AFTER, what: str = "server", timeout_hint: str = "") -> object:
+              max_retry_after: float = MAX_RETRY_AFTER, what: str = "server", timeout_hint: str = "",
+              retry_status: frozenset[int] = RETRY_STATUS) -> object:
     """POST ``payload`` as JSON and return the decoded JSON reply (limits and failures: the module docstring).
-    ``timeout_hint`` (e.g. which variable sets the timeout) is added to the error when the last try timed out."""
+    ``timeout_hint`` (e.g. which variable sets the timeout) is added to the error when the last try timed out;
+    ``retry_status`` are the HTTP statuses tried again (an API's own, e.g. Anthropic's 529, added to the default)."""
     timeout = check_seconds(timeout, "timeout")
     deadline = 2 * timeout if deadline is None else check_seconds(deadline, "deadline")
     body = json.dumps(payload).encode("utf-8")
@@ -169,7 +172,7 @@ def post_json(url: str, payload: object, *, headers: Mapping[str, str] | None = 
         import urllib.request
 
         outcome = _try_once(urllib.request.Request(url, data=body, headers=request_headers, method="POST"),
-                            min(timeout, left))
+                            min(timeout, left), retry_status)
         if isinstance(outcome, bytes):
             try:
                 return json.loads(outcome)

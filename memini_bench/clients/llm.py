@@ -1,17 +1,15 @@
 """An OpenAI-compatible chat client driven by memini's variables: ``MEMINI_LLM_BASE_URL``, ``MEMINI_LLM_API_KEY``,
 ``MEMINI_LLM_MODEL`` (default gpt-4o-mini). ``POST {base}/chat/completions``, 120 s timeout per try, a deadline
 of twice that per request across retries (``memini_bench.clients.http``), max_tokens 4096.
-``MEMINI_LLM_API`` may be unset, empty or ``openai``; memini's other value, ``anthropic``, is not supported here
-(a BenchError before any call).
+``MEMINI_LLM_API`` may be unset, empty or ``openai`` for this client; ``anthropic`` is
+``clients.anthropic`` (the switch between them is ``clients.providers``).
 
 ``chat`` returns the reply text with the endpoint's token usage (``usage.prompt_tokens`` /
 ``usage.completion_tokens``) when it reports one. ``judge_from_env(reader)`` builds the judge from
-``MEMINI_JUDGE_{API,BASE_URL,API_KEY,MODEL}``, each unset one taken from the reader (the API key only when the judge
-talks to the reader's own URL, so a key is never sent to another host)."""
+``MEMINI_JUDGE_*`` (``clients.providers``)."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 from memini_bench.clients.http import bearer, join_url, post_json
@@ -45,18 +43,6 @@ class ChatClient:
     retries: int = 3
     deadline: float | None = None  # seconds per request across retries (None: twice the timeout)
 
-    @classmethod
-    def from_env(cls, **overrides: object) -> ChatClient:
-        api = os.environ.get("MEMINI_LLM_API", "")
-        if api.strip().lower() not in SUPPORTED_APIS:
-            raise BenchError(f"MEMINI_LLM_API={api!r}: only the OpenAI-compatible chat API is supported; unset it "
-                             "or set it to openai")
-        base = os.environ.get("MEMINI_LLM_BASE_URL", "")
-        if not base:
-            raise BenchError("MEMINI_LLM_BASE_URL is not set; point it at an OpenAI-compatible /v1 endpoint")
-        return cls(base_url=base, model=os.environ.get("MEMINI_LLM_MODEL") or DEFAULT_MODEL,
-                   api_key=os.environ.get("MEMINI_LLM_API_KEY", ""), **overrides)
-
     @property
     def url(self) -> str:
         return join_url(self.base_url, "chat/completions")
@@ -81,16 +67,3 @@ class ChatClient:
             raise BenchError(f"LLM at {self.url} sent a non-text message content")
         usage = reply.get("usage") if isinstance(reply, dict) else None
         return ChatReply(content, _count(usage, "prompt_tokens"), _count(usage, "completion_tokens"))
-
-
-def judge_from_env(reader: ChatClient, **overrides: object) -> ChatClient:
-    """The judge client: ``MEMINI_JUDGE_*`` over the reader's settings (see the module docstring)."""
-    api = os.environ.get("MEMINI_JUDGE_API", "")
-    if api.strip().lower() not in SUPPORTED_APIS:
-        raise BenchError(f"MEMINI_JUDGE_API={api!r}: only the OpenAI-compatible chat API is supported; unset it "
-                         "or set it to openai")
-    base = os.environ.get("MEMINI_JUDGE_BASE_URL") or reader.base_url
-    same_host = base.rstrip("/") == reader.base_url.rstrip("/")
-    key = os.environ.get("MEMINI_JUDGE_API_KEY") or (reader.api_key if same_host else "")
-    return ChatClient(base_url=base, model=os.environ.get("MEMINI_JUDGE_MODEL") or reader.model, api_key=key,
-                      **overrides)

@@ -17,6 +17,13 @@
    archive of every prompt, reply and verdict (``-qa-archive``, default ``<out>/<results stem>.archive.jsonl``, in
    arm and question order).
 
+Beyond memini (``memini_bench.qa``, docs/qa.md): token F1 / EM / BLEU-1 beside the judge (``lexical``),
+``-qa-categories`` / ``-qa-exclude`` (``categories``), ``-qa-runs N`` with mean, std and 95% interval (``runs``),
+``-qa-judges A,B`` and ``-qa-labels FILE`` with agreement and Cohen's kappa (``agreement``), a price table and
+``-estimate`` (``cost``, ``estimate``), official judge prompts from the user's checkout (``-qa-prompts``,
+``prompt_sets``) and judged retrieval for id-less systems (``-qa-judged-k``, ``judged_retrieval``). The reader and
+judge may be Anthropic's API (``MEMINI_LLM_PROVIDER=anthropic``, ``clients.providers``).
+
 memini's own cmd/qa recall stack is the hybrid with temporal targeting 0.40, durable reserve 2 and synchronous
 reinforcement (``-temporal-boost 0.4 -semantic-reserve 2 -reinforce``) plus a fused min score of 0.1 that this
 harness does not have; its LongMemEval figure counts the abstention questions (``-abstention include``).
@@ -24,12 +31,13 @@ harness does not have; its LongMemEval figure counts the abstention questions (`
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from memini_bench.clients.llm import ChatClient, judge_from_env
+from memini_bench.clients.providers import Client, chat_from_env, judge_from_env
 from memini_bench.core.contract import Hit, Preparable, System
 from memini_bench.core.dataset import Dataset
 from memini_bench.core.settings import CommaList, Int, setting
@@ -39,9 +47,12 @@ from memini_bench.evaluation.runner import close_all
 from memini_bench.loaders import LoadOptions
 from memini_bench.modes.common import build_config, check_outputs, load_prepared, log, results_path, write_results
 from memini_bench.modes.options import RunOptions
-from memini_bench.qa import prompts, summary
+from memini_bench.qa import categories, estimate, judged_retrieval, lexical, prompts, scores, summary
+from memini_bench.qa.agreement import read_labels
 from memini_bench.qa.checkpoint import Checkpoint
+from memini_bench.qa.cost import prices_from
 from memini_bench.qa.engine import Graded, Task, grade_all
+from memini_bench.qa.prompt_sets import prompt_set
 from memini_bench.results.identity import check_overwrite, safe_name
 from memini_bench.results.write import check_destinations, write_jsonl
 from memini_bench.systems.config import HybridConfig
@@ -71,6 +82,27 @@ class QAOptions:
                                  "(default <out>/<results stem>.ckpt.jsonl).")
     qa_archive: str = setting("qa-archive", "", "-qa: every prompt, reply and verdict, JSONL (default "
                               "<out>/<results stem>.archive.jsonl).")
+    qa_categories: tuple[str, ...] = setting("qa-categories", (), "-qa: grade only these question categories "
+                                             "(comma-separated; e.g. 1,2,3,4 on LoCoMo).",
+                                             type=CommaList(allow_empty=True))
+    qa_exclude: tuple[str, ...] = setting("qa-exclude", (), "-qa: leave these categories out (e.g. 5, LoCoMo's "
+                                          "adversarial); stated in the table and the results.",
+                                          type=CommaList(allow_empty=True))
+    qa_runs: int = setting("qa-runs", 1, "-qa: independent reader and judge passes; mean, std and 95% interval per "
+                           "arm and category.", type=Int(min=1, max=50))
+    qa_judges: tuple[str, ...] = setting("qa-judges", (), "-qa: two or more judge models on the judge's endpoint "
+                                         "(the first grades accuracy); percent agreement, Cohen's kappa, confusion.",
+                                         type=CommaList(allow_empty=True))
+    qa_labels: str = setting("qa-labels", "", "-qa: human verdicts, JSON Lines of {arm, id, correct[, run]}: each "
+                             "judge against people.")
+    qa_prompts: str = setting("qa-prompts", "", "-qa: judge prompts: memini (ours, default), longmemeval:PATH (from "
+                              "your checkout of LongMemEval) or locomo:PATH.")
+    qa_judged_k: int = setting("qa-judged-k", 0, "-qa: judged recall@K / precision@K by an LLM relevance judge for "
+                               "systems whose hits carry no data-set id (0: off).", type=Int(min=0, max=100))
+    prices: str = setting("prices", "", "-qa: price table, TOML [models.\"NAME\"] input_per_million / "
+                          "output_per_million dollars (default $MEMINI_PRICES): money per arm and question.")
+    estimate: bool = setting("estimate", False, "-qa: print the calls, input tokens, money and time the run would "
+                             "take, before any call, then stop.")
 
 
 OPTIONS = QAOptions
@@ -112,7 +144,7 @@ def build_tasks(arms: Sequence[summary.Arm], ds: Dataset, recalled: dict[str, li
     return tasks
 
 
-def _name_tokens(x: QAOptions, names: list[str], reader: ChatClient, judge: ChatClient) -> tuple[str, ...]:
+def _name_tokens(x: QAOptions, names: list[str], reader: Client, judge: Client) -> tuple[str, ...]:
     tokens = []
     if names != list(QA_SYSTEMS):
         tokens.append("sys-" + "+".join(n.removeprefix("memini-") for n in names))
@@ -121,43 +153,93 @@ def _name_tokens(x: QAOptions, names: list[str], reader: ChatClient, judge: Chat
     tokens.append("m-" + safe_name(reader.model))
     if judge.model != reader.model:
         tokens.append("judge-" + safe_name(judge.model))
+    tokens += [f"{t}{safe_name(v)}" for t, v in (("cat-", "+".join(x.qa_categories)), ("ex-", "+".join(x.qa_exclude)),
+                                                 ("runs", str(x.qa_runs) if x.qa_runs > 1 else ""),
+                                                 ("judges-", "+".join(x.qa_judges[1:])),
+                                                 ("p-", x.qa_prompts.partition(":")[0]),
+                                                 ("jk", str(x.qa_judged_k or ""))) if v]
     return tuple(tokens)
 
 
-def _clients() -> tuple[ChatClient, ChatClient]:
-    """The reader and the judge; retries are the engine's (``-qa-retries``), so each client tries once."""
-    reader = ChatClient.from_env(retries=0)
-    return reader, judge_from_env(reader, retries=0)
+def _clients(x: QAOptions) -> tuple[Client, Client, list[Client]]:
+    """The reader, the judge and the further judges (``-qa-judges``); retries are the engine's (``-qa-retries``),
+    so each client tries once."""
+    if len(x.qa_judges) == 1:
+        raise BenchError(f"-qa-judges {x.qa_judges[0]}: give two or more judge models to compare (e.g. A,B), or set "
+                         "MEMINI_JUDGE_MODEL for one")
+    reader = chat_from_env(retries=0)
+    judge = judge_from_env(reader, retries=0)
+    if x.qa_judges:
+        judge = dataclasses.replace(judge, model=x.qa_judges[0])
+    return reader, judge, [dataclasses.replace(judge, model=m) for m in x.qa_judges[1:]]
+
+
+def _qa_settings(x: QAOptions, pset, cats: dict) -> dict:
+    """The identity settings beyond memini's (only those that differ from the default, so a default run keeps its
+    identity)."""
+    out: dict = {}
+    if cats["excluded"]:
+        out["categories"] = cats["graded"]
+    if x.qa_runs > 1:
+        out["runs"] = x.qa_runs
+    if x.qa_judges:
+        out["judges"] = list(x.qa_judges)
+    if pset.name != "memini":
+        out["prompt_set"] = pset.record()
+    if x.qa_judged_k:
+        out["judged_k"] = x.qa_judged_k
+    return out
 
 
 def run(opts: RunOptions) -> int:
     x = opts.mode(QAOptions)
+    if x.estimate and opts.output.no_write:
+        raise BenchError("-estimate writes nothing already; drop -no-write")
     check_outputs(opts)
     if not opts.output.no_write:
         check_destinations(files=[("-qa-checkpoint", x.qa_checkpoint), ("-qa-archive", x.qa_archive)])
-    reader, judge = _clients()
+    lexical.check_available()
+    reader, judge, extra = _clients(x)
+    pset = prompt_set(x.qa_prompts)
+    labels = read_labels(x.qa_labels) if x.qa_labels else None
+    prices = prices_from(x.prices)
+    if prices is not None:
+        prices.require([reader.model, judge.model, *(j.model for j in extra)])
+    if x.qa_judged_k > max(x.qa_k):
+        raise BenchError(f"-qa-judged-k {x.qa_judged_k}: above the recall depth {max(x.qa_k)} (-qa-k); lower it")
     ctx = opts.context()
     systems = build_systems(wanted_names(opts.lineup, QA_SYSTEMS), ctx)
-    ds = load_prepared(opts)
+    ds, cats = categories.select(load_prepared(opts), x.qa_categories, x.qa_exclude)
+    pset.check_categories({prompts.qa_category(q.category, q.id) for q in ds.questions},
+                          {q.id: prompts.qa_category(q.category, q.id) for q in ds.questions})
     if opts.suite == "longmemeval" and opts.load.abstention == "exclude":
         log("  note: the abstention (_abs) questions are excluded; memini's QA figure counts them "
             "(-abstention include)")
+    log(f"  {categories.heading(cats, ds.category_labels)}")
     recalled = recall_all(systems, ds, max(x.qa_k))
     names = [s.name for s in systems]
+    id_less = [n for n in names if x.qa_judged_k and judged_retrieval.id_less(recalled[n])]
     arms = [summary.Arm(summary.arm_name(s, k), s, k) for s in names for k in x.qa_k]
-    tasks = build_tasks(arms, ds, recalled)
+    first = build_tasks(arms, ds, recalled)
+    tasks = [dataclasses.replace(t, run=r) for r in range(1, x.qa_runs + 1) for t in first]
     mode_settings = {"qa_k": list(x.qa_k), "arms": [a.name for a in arms], "reader_model": reader.model,
                      "judge_model": judge.model, "temperature": 0.0, "max_tokens": reader.max_tokens,
-                     "prompts": prompts.fingerprint()}
+                     "prompts": prompts.fingerprint(), **_qa_settings(x, pset, cats)}
     qa_config = {**mode_settings, "reader_url": reader.url, "judge_url": judge.url, "concurrency": x.concurrency,
-                 "retries": x.qa_retries, "system_prompts": {"reader": prompts.READER_SYSTEM, **prompts.RUBRICS}}
+                 "retries": x.qa_retries, "system_prompts": {"reader": prompts.READER_SYSTEM, **prompts.RUBRICS},
+                 "categories": cats, "runs": x.qa_runs, "prompt_set": pset.record(),
+                 "lexical": "SQuAD normalisation; F1, EM, BLEU-1 (nltk, method1 smoothing) over run 1",
+                 "prices": prices.to_json([reader.model, judge.model, *(j.model for j in extra)]) if prices else None}
     config = build_config(opts, ds, ctx, systems, mode="qa", mode_settings=mode_settings, ks=list(x.qa_k),
                           qa=qa_config)
     path = results_path(opts, ds, ctx, None, suffix="-qa", extra_tokens=_name_tokens(x, names, reader, judge))
-    if not opts.output.no_write:
+    if not opts.output.no_write and not x.estimate:
         check_overwrite(path, config["identity"])
     ckpt_path = None if opts.output.no_write else Path(x.qa_checkpoint or path.with_suffix(".ckpt.jsonl"))
     identity = {**config["identity"], "dataset": ds.name, "data_sha256": config["data_sha256"]}
+    if x.estimate:
+        return _estimate(x, ckpt_path, identity, tasks, pset, ds, recalled, id_less, reader, judge, extra, prices,
+                         len(arms))
     checkpoint = Checkpoint(ckpt_path, identity, decode=Graded.from_json, encode=Graded.to_json,
                             key=lambda g: g.key)
     try:
@@ -166,9 +248,11 @@ def run(opts: RunOptions) -> int:
         if ckpt_path is not None:
             log(f"checkpoint {ckpt_path}: {len(tasks) - len(pending)} of {len(tasks)} already graded"
                 + ("; dropped a torn last line" if checkpoint.torn else ""))
-        log(f"answering {len(pending)} with {reader.model}, judging with {judge.model} ({len(arms)} arms)")
+        log(f"answering {len(pending)} with {reader.model}, judging with {judge.model} ({len(arms)} arms"
+            + (f", {x.qa_runs} runs" if x.qa_runs > 1 else "") + ")")
         outcome = grade_all(pending, reader.chat, judge.chat, checkpoint.append, concurrency=x.concurrency,
-                            retries=x.qa_retries, backoff=BACKOFF_S, echo=log)
+                            retries=x.qa_retries, backoff=BACKOFF_S, echo=log,
+                            extra_judges=[(j.model, j.chat) for j in extra], prompt_set=pset)
     finally:
         checkpoint.close()
     graded = [checkpoint.records[t.key] for t in tasks if t.key in checkpoint.records]
@@ -177,16 +261,78 @@ def run(opts: RunOptions) -> int:
         kept = (f"the {len(graded)} graded are kept in {ckpt_path}: rerun the same command to resume"
                 if ckpt_path is not None else "-no-write keeps no checkpoint")
         raise BenchError(f"-qa: {len(tasks) - len(graded)} of {len(tasks)} answers are not graded ({why}); {kept}")
-    scores = [summary.score_arm(a, graded) for a in arms]
-    comparisons = summary.compare_arms(arms, graded)
-    doc = summary.document(config, scores, comparisons)
-    sys.stdout.write("".join(summary.memini_lines(s, len(ds.questions)) for s in scores) + "\n")
-    sys.stdout.write(summary.render_markdown(doc))
+    judged, relevance_dollars = _judged(x, ckpt_path, identity, ds, recalled, id_less, judge, prices)
+    run1 = [g for g in graded if g.run == 1]
+    doc = summary.document(config, [summary.score_arm(a, run1) for a in arms], summary.compare_arms(arms, run1))
+    doc["lexical"] = {a.name: scores.lexical_block([g for g in graded if g.arm == a.name]) for a in arms}
+    if x.qa_runs > 1:
+        doc["runs"] = {a.name: scores.runs_block([g for g in graded if g.arm == a.name], x.qa_runs) for a in arms}
+    if extra or labels is not None:
+        doc["agreement"] = scores.agreement_block(graded, judge.model, [j.model for j in extra], labels)
+    if prices is not None:
+        doc["cost"] = {**scores.cost_block(prices, graded, [a.name for a in arms], reader.model, judge.model,
+                                           relevance_dollars), "prices": qa_config["prices"]}
+    if judged:
+        doc["judged_retrieval"] = judged
+    sys.stdout.write("".join(summary.memini_lines(s, len(ds.questions)) for s in
+                             (summary.score_arm(a, run1) for a in arms)) + "\n")
+    sys.stdout.write(f"{categories.heading(cats, ds.category_labels)}\n\n")
+    sys.stdout.write(summary.render_markdown(doc) + "\n" + scores.render(doc))
     sys.stdout.flush()
     if opts.output.no_write:
         return 0
     write_results(path, doc)
     archive = Path(x.qa_archive or path.with_suffix(".archive.jsonl"))
-    write_jsonl(archive, (g.to_json() for g in graded))
+    write_jsonl(archive, (g.to_json(timing=False) for g in graded))
     log(f"wrote {archive}")
+    return 0
+
+
+def _relevance_checkpoint(ckpt_path: Path | None, identity: dict) -> Checkpoint:
+    path = None if ckpt_path is None else ckpt_path.with_name(ckpt_path.name.replace(".ckpt.", ".relevance."))
+    return Checkpoint(path, identity, decode=judged_retrieval.Relevance.from_json,
+                      encode=judged_retrieval.Relevance.to_json, key=lambda r: r.key)
+
+
+def _judged(x: QAOptions, ckpt_path, identity, ds, recalled, id_less, judge, prices) -> tuple[list[dict], float]:
+    """Judged retrieval of the id-less systems (``qa.judged_retrieval``) and the dollars of its calls."""
+    if not x.qa_judged_k:
+        return [], 0.0
+    skipped = [n for n in recalled if n not in id_less]
+    if skipped:
+        log(f"-qa-judged-k: {', '.join(skipped)} return data-set ids (id-based recall applies; not judged)")
+    if not id_less:
+        return [], 0.0
+    checkpoint = _relevance_checkpoint(ckpt_path, identity)
+    try:
+        done = checkpoint.open()
+        for name in id_less:
+            judged_retrieval.judge_all(name, ds.questions, recalled[name], x.qa_judged_k, judge.chat, done,
+                                       checkpoint.append, concurrency=x.concurrency, retries=x.qa_retries,
+                                       backoff=BACKOFF_S)
+    finally:
+        checkpoint.close()
+    rows = [judged_retrieval.metrics(n, ds.questions, checkpoint.records, x.qa_judged_k) for n in id_less]
+    dollars = 0.0
+    if prices is not None:
+        dollars = sum(prices.price(judge.model).cost(r.call.tokens_in, r.call.tokens_out)
+                      for r in checkpoint.records.values())
+    return rows, dollars
+
+
+def _estimate(x: QAOptions, ckpt_path, identity, tasks, pset, ds, recalled, id_less, reader, judge, extra, prices,
+              arms: int) -> int:
+    """``-estimate``: read what an earlier run graded (never written to), print the plan, stop."""
+    done: dict = {}
+    if ckpt_path is not None and ckpt_path.exists():
+        done = Checkpoint(ckpt_path, identity, decode=Graded.from_json, encode=Graded.to_json,
+                          key=lambda g: g.key).read()
+    pending = [t for t in tasks if t.key not in done]
+    relevance = [(q.query, q.answer, h.content) for n in id_less
+                 for q, row in zip(ds.questions, recalled[n], strict=True) for h in row[:x.qa_judged_k]]
+    p = estimate.plan(pending, list(done.values()), pset, 1 + len(extra), relevance, reader=reader.model,
+                      judge_models=[judge.model, *(j.model for j in extra)], prices=prices,
+                      concurrency=x.concurrency)
+    sys.stdout.write(estimate.render(p, arms=arms, runs=x.qa_runs, concurrency=x.concurrency, prices=prices))
+    sys.stdout.flush()
     return 0

@@ -156,10 +156,10 @@ def run(opts: RunOptions) -> int:
             raise BenchError(PLOT_NEEDS)
     client, wanted, makers = None, list(x.veto_conditions), None
     if x.live:
-        from memini_bench.clients.llm import ChatClient
+        from memini_bench.clients.providers import chat_from_env
 
         conditions.condition_names(names, wanted)  # a third-party system's factory is loaded (checked) here
-        client = ChatClient.from_env()
+        client = chat_from_env()  # MEMINI_LLM_PROVIDER: OpenAI-compatible or Anthropic (clients.providers)
         extractor = dataclasses.replace(client, model=x.extract_model) if x.extract_model else client
         first = next(iter(encoders.values()), None)
         makers = Makers(third_party=lambda name: _third_party(opts, name, first), extract=extractor.complete,

@@ -1,8 +1,9 @@
 """The QA checkpoint: an append-only JSONL file, so a killed or failed run resumes where it stopped.
 
 Line 1 is a header ``{"qa_checkpoint": 1, "identity": {...}}`` (the run's settings, models and prompt fingerprint);
-every further line is one graded (arm, question) record, keyed by ``(arm, id)``. Each record is written with one
-``write`` of the whole line, flushed and ``fsync``-ed before the next, under a lock (the workers are threads).
+every further line is one graded record, keyed by ``key(record)`` (QA: ``(arm, id, run)``). Each record is
+written with one ``write`` of the whole line, flushed and ``fsync``-ed before the next, under a lock (the workers
+are threads).
 
 Resume reads the file back: a header with another identity is an error (another run's answers are never mixed in);
 an unreadable *last* line is a write torn by a kill and is dropped (the file is cut back to the last complete line,
@@ -31,19 +32,31 @@ class Checkpoint(Generic[R]):
     ``encode`` a record into one, ``key`` names a record."""
 
     def __init__(self, path: Path | None, identity: dict, *, decode: Callable[[dict], R],
-                 encode: Callable[[R], dict], key: Callable[[R], tuple[str, str]]) -> None:
+                 encode: Callable[[R], dict], key: Callable[[R], tuple]) -> None:
         self.path = path
         self.identity = identity
         self._decode, self._encode, self._key = decode, encode, key
         self._lock = threading.Lock()
         self._fh = None
-        self.records: dict[tuple[str, str], R] = {}
+        self.records: dict[tuple, R] = {}
         self.torn = False  # whether resume dropped a torn last line
 
-    def open(self) -> dict[tuple[str, str], R]:
+    def open(self) -> dict[tuple, R]:
         """Read what an earlier run graded (see the module docstring) and open the file for appending."""
         if self.path is None:
             return dict(self.records)
+        self._start(self._load())
+        return dict(self.records)
+
+    def read(self) -> dict[tuple, R]:
+        """What an earlier run graded, without opening the file for writing (nothing is cut or written)."""
+        if self.path is not None:
+            self._load()
+        return dict(self.records)
+
+    def _load(self) -> int:
+        """Parse the file into ``records``; the byte length of its complete lines (where appending resumes)."""
+        assert self.path is not None
         raw = self.path.read_bytes() if self.path.exists() else b""
         lines = raw.split(b"\n")
         complete = lines[:-1]  # text after the last newline is a torn write, or nothing
@@ -63,8 +76,7 @@ class Checkpoint(Generic[R]):
                 continue
             record = self._decode(obj)
             self.records[self._key(record)] = record
-        self._start(keep)
-        return dict(self.records)
+        return keep
 
     def _parse(self, line: bytes, number: int, *, last: bool) -> dict | None:
         try:

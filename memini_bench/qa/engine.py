@@ -11,7 +11,12 @@ task starts.
 
 Tokens per call: the endpoint's ``usage.prompt_tokens`` / ``usage.completion_tokens``; a count it does not send is
 estimated as memini's CountingChat does, ``(bytes + 3) // 4`` of the system and user messages (in) and of the reply
-(out), and the call is marked ``estimated``.
+(out), and the call is marked ``estimated``. ``seconds`` is a call's wall time, retries included (kept in the
+checkpoint for ``-estimate``'s time, left out of the archive, which stays the same between reruns).
+
+Judges: the first judge grades ``correct``; each further judge (``-qa-judges``) grades the same answer with the
+same prompt and its verdict goes to ``extra``. The judge's prompt and verdict rule are the prompt set's
+(``prompt_sets``, default our rubrics). Runs (``-qa-runs``): a task carries its run number, part of its key.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from memini_bench.core.dataset import Question
 from memini_bench.core.runs import estimate_tokens
 from memini_bench.errors import BenchError
 from memini_bench.qa import prompts
+from memini_bench.qa.prompt_sets import MEMINI, PromptSet
 
 MAX_CONSECUTIVE_FAILURES = 3
 MAX_BACKOFF_S = 8.0
@@ -43,10 +49,11 @@ class Task:
     category: str
     recalled: tuple[tuple[str, ...], ...]
     memories: tuple[prompts.Memory, ...]
+    run: int = 1
 
     @property
-    def key(self) -> tuple[str, str]:
-        return (self.arm, self.question.id)
+    def key(self) -> tuple[str, str, int]:
+        return (self.arm, self.question.id, self.run)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +67,16 @@ class Call:
     tokens_out: int
     estimated: bool
     attempts: int
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """A further judge's grade of an answer: the judge's model, its call and its verdict."""
+
+    judge: str
+    call: Call
+    correct: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,13 +93,19 @@ class Graded:
     correct: bool
     reader: Call
     judge: Call
+    run: int = 1
+    extra: tuple[Verdict, ...] = ()
 
     @property
-    def key(self) -> tuple[str, str]:
-        return (self.arm, self.id)
+    def key(self) -> tuple[str, str, int]:
+        return (self.arm, self.id, self.run)
 
-    def to_json(self) -> dict:
-        return asdict(self)
+    def to_json(self, timing: bool = True) -> dict:
+        obj = asdict(self)
+        if not timing:
+            for c in (obj["reader"], obj["judge"], *(v["call"] for v in obj["extra"])):
+                c.pop("seconds")
+        return obj
 
     @classmethod
     def from_json(cls, obj: dict) -> Graded:
@@ -90,7 +113,9 @@ class Graded:
             return cls(arm=obj["arm"], id=obj["id"], index=int(obj["index"]), category=obj["category"],
                        reference=obj["reference"], recalled=tuple(tuple(ids) for ids in obj["recalled"]),
                        answer=obj["answer"], correct=bool(obj["correct"]), reader=Call(**obj["reader"]),
-                       judge=Call(**obj["judge"]))
+                       judge=Call(**obj["judge"]), run=int(obj.get("run", 1)),
+                       extra=tuple(Verdict(v["judge"], Call(**v["call"]), bool(v["correct"]))
+                                   for v in obj.get("extra", ())))
         except (KeyError, TypeError, ValueError) as exc:
             raise BenchError(f"a checkpoint record lacks {exc}; the checkpoint is from another version: delete it "
                              "or give -qa-checkpoint another path") from None
@@ -108,6 +133,7 @@ class Outcome:
 
 def call(chat: Chat, system_name: str, system: str, user: str, *, retries: int, backoff: float) -> Call:
     """One call with bounded retries (module docstring); the last BenchError propagates."""
+    start = time.monotonic()
     for attempt in range(retries + 1):
         if attempt:
             time.sleep(min(backoff * 2 ** (attempt - 1), MAX_BACKOFF_S))
@@ -122,26 +148,30 @@ def call(chat: Chat, system_name: str, system: str, user: str, *, retries: int, 
             estimate_tokens(system) + estimate_tokens(user))
         tokens_out = reply.completion_tokens if reply.completion_tokens is not None else estimate_tokens(
             reply.content)
-        return Call(system_name, user, reply.content, tokens_in, tokens_out, estimated, attempt + 1)
+        return Call(system_name, user, reply.content, tokens_in, tokens_out, estimated, attempt + 1,
+                    round(time.monotonic() - start, 3))
     raise AssertionError("unreachable")
 
 
-def grade(task: Task, reader: Chat, judge: Chat, *, retries: int, backoff: float) -> Graded:
-    """Answer ``task`` with the reader and grade the answer with the judge (prompts in ``prompts``)."""
+def grade(task: Task, reader: Chat, judge: Chat, *, retries: int, backoff: float,
+          extra_judges: Sequence[tuple[str, Chat]] = (), prompt_set: PromptSet = MEMINI) -> Graded:
+    """Answer ``task`` with the reader and grade the answer with the judge(s) (module docstring)."""
     q = task.question
     read = call(reader, "reader", prompts.READER_SYSTEM, prompts.reader_message(q.query, task.memories, q.now),
                 retries=retries, backoff=backoff)
     answer = prompts.strip_thinking(read.reply)
-    rubric = prompts.rubric_name(task.category)
-    verdict = call(judge, rubric, prompts.RUBRICS[rubric], prompts.judge_message(q.query, q.answer, answer),
-                   retries=retries, backoff=backoff)
+    request = prompt_set.judge(task.category, q.id, q.query, q.answer, answer)
+    verdict = call(judge, *request, retries=retries, backoff=backoff)
+    extra = tuple(Verdict(name, c, prompt_set.verdict(c.reply)) for name, chat in extra_judges
+                  for c in [call(chat, *request, retries=retries, backoff=backoff)])
     return Graded(task.arm, q.id, task.index, task.category, q.answer, task.recalled, answer,
-                  prompts.is_correct(verdict.reply), read, verdict)
+                  prompt_set.verdict(verdict.reply), read, verdict, task.run, extra)
 
 
 def grade_all(tasks: Sequence[Task], reader: Chat, judge: Chat, on_graded: Callable[[Graded], None], *,
               concurrency: int = 1, retries: int = 0, backoff: float = 0.5,
-              echo: Callable[[str], None] = lambda message: None) -> Outcome:
+              echo: Callable[[str], None] = lambda message: None, extra_judges: Sequence[tuple[str, Chat]] = (),
+              prompt_set: PromptSet = MEMINI) -> Outcome:
     """Grade every task with ``concurrency`` threads (module docstring); exceptions other than BenchError (bugs,
     a failed checkpoint write) stop the pass and propagate."""
     outcome = Outcome()
@@ -157,7 +187,8 @@ def grade_all(tasks: Sequence[Task], reader: Chat, judge: Chat, on_graded: Calla
     def work() -> None:
         while (task := next_task()) is not None:
             try:
-                graded = grade(task, reader, judge, retries=retries, backoff=backoff)
+                graded = grade(task, reader, judge, retries=retries, backoff=backoff, extra_judges=extra_judges,
+                               prompt_set=prompt_set)
             except BenchError as exc:
                 with lock:
                     outcome.failed.append((task, str(exc)))

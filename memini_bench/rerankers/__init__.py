@@ -73,8 +73,8 @@ def build_reranker(*, url: str = "", model: str = "", llm: bool = False, max_doc
                                     timeout=timeout)
         return LocalCrossEncoder(model.removeprefix(LOCAL_PREFIX), max_doc_chars=max_doc_chars, device=device)
     if llm:
-        from memini_bench.clients.llm import ChatClient
+        from memini_bench.clients.providers import openai_chat_from_env
         from memini_bench.rerankers.llm import LLMReranker
 
-        return LLMReranker(ChatClient.from_env())
+        return LLMReranker(openai_chat_from_env())
     raise BenchError("the rerank tier needs -rerank-url URL, -rerank-model local:PATH or -llm-rerank")

@@ -167,9 +167,9 @@ class RewriteSystem:
 
 def make(ctx: SystemContext) -> RewriteSystem:
     """memini-hybrid-rewrite over the run's shared memini backend, with the ``MEMINI_LLM_*`` chat endpoint."""
-    from memini_bench.clients.llm import ChatClient
+    from memini_bench.clients.providers import openai_chat_from_env
 
-    chat = ChatClient.from_env()
+    chat = openai_chat_from_env()
     hybrid = make_hybrid(ctx)
     assert isinstance(hybrid, HybridSystem)
     name = NAME + (f"/{ctx.label}" if ctx.label else "")

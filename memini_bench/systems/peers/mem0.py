@@ -86,6 +86,7 @@ with _environment(MEM0_DIR=MEM0_HOME, MEM0_TELEMETRY="False"):
     from qdrant_client import QdrantClient
 
 from memini_bench.clients.llm import ChatClient  # noqa: E402
+from memini_bench.clients.providers import openai_chat_from_env  # noqa: E402
 from memini_bench.core.contract import Hit  # noqa: E402
 from memini_bench.core.dataset import Item  # noqa: E402
 from memini_bench.embed.encoder import TextEncoder  # noqa: E402
@@ -267,5 +268,5 @@ def make(ctx: SystemContext) -> Mem0System:
     """``mem0`` (``infer=False``), or ``mem0-infer`` (mem0's LLM extraction) when ``MEMINI_LLM_BASE_URL`` is set."""
     encoder = require_encoder(ctx, "mem0")
     if os.environ.get("MEMINI_LLM_BASE_URL"):
-        return Mem0System("mem0-infer", encoder, ChatClient.from_env())
+        return Mem0System("mem0-infer", encoder, openai_chat_from_env())
     return Mem0System("mem0", encoder)
