@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml setup.py memini_bench/retrieval/_kernels.c
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet "$(TORCH_SPEC)"
-	$(PY) -m pip install --quiet -e '.[dev,plot,wordllama,peers,openvino,ray]'
+	$(PY) -m pip install --quiet -e '.[dev,plot,report,wordllama,peers,openvino,ray]'
 	touch $(STAMP)
 
 install: $(STAMP)
