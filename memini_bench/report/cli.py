@@ -19,13 +19,17 @@ from memini_bench.errors import BenchError
               help="Write the leaderboard as a table instead of the site.")
 @click.option("-k", "--k", "k", default=None, type=int, help="The table's K for recall_all, nDCG and tokens "
               "(default: the largest K of the inputs); -format md and latex only.")
-def command(paths: tuple[str, ...], out: str, fmt: str, k: int | None) -> None:
+@click.option("-screenshot", "--screenshot", "shot", default="", type=click.Path(),
+              help="Also write a PNG of the leaderboard (needs chromium and playwright: .ci/install-browser).")
+def command(paths: tuple[str, ...], out: str, fmt: str, k: int | None, shot: str) -> None:
     """Build the static report (leaderboard, data set pages, per-question receipts) from results files."""
     from memini_bench.report import exports, site
     from memini_bench.report.collect import collect
 
     if k is not None and fmt not in ("md", "latex"):
         raise BenchError("-k: only -format md and -format latex take a K; drop it")
+    if shot and fmt:
+        raise BenchError("-screenshot: a table export has no page to photograph; drop -screenshot or -format")
     if not fmt and not out:
         raise BenchError("report: give -o DIR (the site's folder) or -format md|csv|latex|json")
     inputs = collect(list(paths))
@@ -43,3 +47,8 @@ def command(paths: tuple[str, ...], out: str, fmt: str, k: int | None) -> None:
     pages = site.build(inputs, Path(out))
     click.echo(f"wrote {len(pages)} pages to {out}/ in {time.perf_counter() - start:.1f} s "
                f"(open {Path(out) / 'index.html'})", err=True)
+    if shot:
+        from memini_bench.report.screenshot import screenshot
+
+        screenshot(Path(out) / "index.html", Path(shot))
+        click.echo(f"wrote {shot}", err=True)

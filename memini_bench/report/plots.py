@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import math
+import re
 
 from memini_bench.report import model
 
@@ -35,7 +36,7 @@ def _svg(plt, fig) -> str:
     fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
     plt.close(fig)
     text = buf.getvalue()
-    return text[text.index("<svg"):]
+    return re.sub(r"<metadata>.*?</metadata>", "", text[text.index("<svg"):], flags=re.S)
 
 
 def category_bars(scores: list, labels: dict, k: int, title: str) -> str:

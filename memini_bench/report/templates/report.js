@@ -166,6 +166,7 @@ window.MB = (function () {
       }
       document.getElementById("count").textContent = keep.length + " questions";
       document.getElementById("pageno").textContent = "page " + (view + 1) + " of " + (last + 1);
+      out.dataset.state = [a, b, k, fSel.value, view].join("|");  // what is shown, once rendered
     }
     [aSel, bSel, kIn, fSel].forEach(x => x.addEventListener("change", () => { view = 0; render(); }));
     document.getElementById("prev").addEventListener("click", () => { view = Math.max(0, view - 1); render(); });
