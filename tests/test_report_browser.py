@@ -188,10 +188,10 @@ def test_failure_filter_hybrid_finds_keyword_misses_on_locomo(site, page):
     page.wait_for_selector(".receipt")
     got = _collect_filtered(page, f"memini-hybrid · {result.name}", f"memini-keyword · {result.name}", "a-not-b")
     assert got == want
-    first = page.locator(".receipt").first  # a receipt shows the gold ids and each run's first gold rank
-    row = next(json.loads(x) for x in pq.read_text().splitlines() if json.loads(x)["id"] == want[0])
-    assert first.locator("ul > li > code").all_inner_texts() == row["gold"]
-    assert first.locator(".run p").first.inner_text() == f"first gold rank {hybrid[want[0]] + 1}"
+    last = page.locator(f".receipt[data-qid='{want[-1]}']")  # shown: its gold ids and A's first gold rank
+    row = next(json.loads(x) for x in pq.read_text().splitlines() if json.loads(x)["id"] == want[-1])
+    assert last.locator(":scope > ul > li > code").all_inner_texts() == row["gold"]
+    assert last.locator(".run p").first.inner_text() == f"first gold rank {hybrid[want[-1]] + 1}"
     assert page.errors == []
 
 
