@@ -15,13 +15,13 @@ QUALITY_EMBEDDERS ?= hash,minilm,wordllama
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install bench run test test-all lint speed scale gpu quality results clean
+.PHONY: install bench run test test-all lint speed scale gpu quality results report report-scale clean
 
 $(STAMP): pyproject.toml setup.py memini_bench/retrieval/_kernels.c
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet "$(TORCH_SPEC)"
-	$(PY) -m pip install --quiet -e '.[dev,qa,plot,wordllama,peers,openvino,ray]'
+	$(PY) -m pip install --quiet -e '.[dev,qa,plot,report,wordllama,peers,openvino,ray]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -63,6 +63,18 @@ ray-estimate: $(STAMP)
 
 quality: $(STAMP)
 	$(PY) -m quality.scoreboard -embedders $(QUALITY_EMBEDDERS) -out results/quality.json
+
+# The static report site from the committed results/ (open build/report/index.html) and the README's leaderboard
+# picture docs/report-leaderboard.png (Debian's chromium: .ci/install-browser)
+REPORT_DIR ?= build/report
+report: $(STAMP)
+	bash .ci/install-browser
+	$(PY) -m memini_bench report results -o $(REPORT_DIR) -screenshot docs/report-leaderboard.png
+
+# memini-bench report on a LongMemEval-M-sized run (250,000 items, 500 questions, 20 systems, generated): build time
+# (under a minute or exit 1) and, with chromium, page timings; prints one JSON line
+report-scale: $(STAMP)
+	$(PY) cmd/report_scale.py
 
 # Every committed file in results/ but results/bench/ (the rest is emptied first) and the README's generated
 # tables, from the shared data sets, with MiniLM pinned (7 min 44 s with a warm embedding cache on 2 cores, at 0f06621).

@@ -56,7 +56,8 @@ def help_command(topic: str | None) -> None:
 #: Subcommands: the first argument names one (``memini-bench report ...``); anything else is the flat, Go-style
 #: run of memini's ``cmd/bench`` (``memini-bench -suite locomo ...``). Each target is ``module:attr``, a click
 #: command, imported only when named.
-SUBCOMMANDS: dict[str, str] = {"help": "memini_bench.cli:help_command"}
+SUBCOMMANDS: dict[str, str] = {"help": "memini_bench.cli:help_command",
+                               "report": "memini_bench.report.cli:command"}
 
 
 def main(argv: list[str] | None = None) -> None:

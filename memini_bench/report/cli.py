@@ -1,0 +1,54 @@
+"""``memini-bench report PATH... -o DIR`` (the site) or ``-format md|csv|latex|json`` (a table, to stdout or -o)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from memini_bench.errors import BenchError
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("-o", "--out", "out", default="", help="The site's folder (made if missing); with -format, the table's "
+              "file (default: stdout).")
+@click.option("-format", "--format", "fmt", default="", type=click.Choice(["", "md", "csv", "latex", "json"]),
+              help="Write the leaderboard as a table instead of the site.")
+@click.option("-k", "--k", "k", default=None, type=int, help="The table's K for recall_all, nDCG and tokens "
+              "(default: the largest K of the inputs); -format md and latex only.")
+@click.option("-screenshot", "--screenshot", "shot", default="", type=click.Path(),
+              help="Also write a PNG of the leaderboard (needs chromium and playwright: .ci/install-browser).")
+def command(paths: tuple[str, ...], out: str, fmt: str, k: int | None, shot: str) -> None:
+    """Build the static report (leaderboard, data set pages, per-question receipts) from results files."""
+    from memini_bench.report import exports, site
+    from memini_bench.report.collect import collect
+
+    if k is not None and fmt not in ("md", "latex"):
+        raise BenchError("-k: only -format md and -format latex take a K; drop it")
+    if shot and fmt:
+        raise BenchError("-screenshot: a table export has no page to photograph; drop -screenshot or -format")
+    if not fmt and not out:
+        raise BenchError("report: give -o DIR (the site's folder) or -format md|csv|latex|json")
+    inputs = collect(list(paths))
+    if fmt:
+        text = exports.export(inputs, fmt, k)
+        if out:
+            from memini_bench.results.atomic_io import atomic_write
+
+            atomic_write(Path(out), lambda w: w(text.encode()))
+            click.echo(f"wrote {out}", err=True)
+        else:
+            sys.stdout.write(text)
+        return
+    start = time.perf_counter()
+    pages = site.build(inputs, Path(out))
+    click.echo(f"wrote {len(pages)} pages to {out}/ in {time.perf_counter() - start:.1f} s "
+               f"(open {Path(out) / 'index.html'})", err=True)
+    if shot:
+        from memini_bench.report.screenshot import screenshot
+
+        screenshot(Path(out) / "index.html", Path(shot))
+        click.echo(f"wrote {shot}", err=True)
