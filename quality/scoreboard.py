@@ -49,7 +49,8 @@ from memini_bench.evaluation.metrics import recall_any, reciprocal_rank
 from memini_bench.evaluation.runner import run_system
 from memini_bench.rerankers import Candidate, Reranker, build_reranker, cross_encoder_requested, reorder_by_id
 from memini_bench.results.provenance import harness
-from memini_bench.results.write import write_json
+from memini_bench.results.schema import QualityResults
+from memini_bench.results.write import write_results_file
 from memini_bench.retrieval.composite import DURABLE_TIERS
 from memini_bench.systems.config import HybridConfig, pool_size
 from memini_bench.systems.memini import HybridSystem, MeminiBackend
@@ -261,7 +262,8 @@ def command(embedders: str, dims: int, keyword_backend: str, rerank_url: str, re
     doc, problems = run(names, dims=dims, keyword_backend=keyword_backend, reranker=reranker, reranker_label=label,
                         emit=lambda text: (sys.stdout.write(text), sys.stdout.flush()))
     if not no_write:
-        write_json(Path(out), doc)
+        rest = {k: v for k, v in doc.items() if k not in ("config", "results")}
+        write_results_file(Path(out), QualityResults(config=doc["config"], boards=tuple(doc["results"]), extra=rest))
         print(f"wrote {out}", file=sys.stderr)
     for p in problems:
         print(f"quality: sanity check failed: {p}", file=sys.stderr)

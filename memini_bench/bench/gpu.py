@@ -171,13 +171,14 @@ def write_results(args: GpuOptions, figures: dict, start: dict, seconds: float) 
     import torch
 
     from memini_bench.results.provenance import bench_config
-    from memini_bench.results.write import write_json
+    from memini_bench.results.schema import bench_document
+    from memini_bench.results.write import write_results_file
 
     config = bench_config("gpu", {"device": args.device, "hardware": hardware(args.device), "torch": torch.__version__,
                                   "suite": args.suite, "data": args.data, "lme": args.lme,
                                   "long_texts": args.long_texts, "rounds": args.rounds, "model": "all-MiniLM-L6-v2",
                                   "max_tokens": 512}, start, seconds)
-    write_json(Path(args.out), {"config": config, **figures})
+    write_results_file(Path(args.out), bench_document({"config": config, **figures}))
     print(f"wrote {args.out}", file=sys.stderr, flush=True)
 
 

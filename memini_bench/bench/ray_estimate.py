@@ -211,7 +211,8 @@ def main_command(args: RayEstimateOptions) -> int | None:
     long, short = long_texts(args.data, args.long), short_texts(args.data, args.short)
     measured = {"embedding": embedding(long, short), "ray_call_overhead": call_overhead(),
                 "lme_m_shape": m_shape(args.data) | {"tokens": token_lengths(long)}}
-    from memini_bench.results.write import write_json
+    from memini_bench.results.schema import bench_document
+    from memini_bench.results.write import write_results_file
 
     source = "user-supplied" if args.gpu_texts_per_s != GPU_TEXTS_PER_S else GPU_SOURCE
     doc = {"config": bench_config("ray-estimate", {"gpus": 0, "long_texts": len(long), "short_texts": len(short)},
@@ -219,7 +220,7 @@ def main_command(args: RayEstimateOptions) -> int | None:
            "measured": measured,
            "inputs": {"gpu_texts_per_s": {"value": args.gpu_texts_per_s, "source": source}},
            "extrapolated": extrapolate(measured, args.gpu_texts_per_s, GPUS)}
-    write_json(Path(args.out), doc)
+    write_results_file(Path(args.out), bench_document(doc))
     print(f"wrote {args.out} in {doc['config']['seconds']:.0f} s", file=sys.stderr)
     return 0
 
@@ -227,7 +228,8 @@ def main_command(args: RayEstimateOptions) -> int | None:
 def readme_block(results_dir: Path) -> str:
     """The README's ``ray-estimate`` block from ``results/bench/ray-estimate.json``: the measured texts/s here and the
     extrapolated LongMemEval-M embedding time per GPU count, each row saying which it is."""
-    from memini_bench.results.read import ResultsFile, load
+    from memini_bench.results.read import load
+    from memini_bench.results.schema import ResultsFile
 
     path = Path(results_dir) / "bench" / "ray-estimate.json"
     if not path.exists():

@@ -229,11 +229,12 @@ def write_results(path: Path, args: ScaleOptions, runs: list[Measured], start: d
                   seconds: float) -> None:
     """``results/bench/scale.json``: the settings, the machine and every run (the README's scale block)."""
     from memini_bench.results.provenance import bench_config
-    from memini_bench.results.write import write_json
+    from memini_bench.results.schema import bench_document
+    from memini_bench.results.write import write_results_file
 
     config = bench_config("scale", {"embedder": args.embedder, "seed": args.seed, "scales": args.scales,
                                     "max_rss_gb": args.max_rss_gb}, start, seconds)
-    write_json(path, {"config": config, "runs": [dataclasses.asdict(m) for m in runs]})
+    write_results_file(path, bench_document({"config": config, "runs": [dataclasses.asdict(m) for m in runs]}))
     print(f"wrote {path}", file=sys.stderr, flush=True)
 
 

@@ -356,12 +356,13 @@ def main_command(args: SpeedOptions) -> int | None:
 def write_results(args: SpeedOptions, figures: dict, start: dict, seconds: float) -> None:
     """``results/bench/speed.json``: every part's figures, the settings and the machine (README's speed block)."""
     from memini_bench.results.provenance import bench_config
-    from memini_bench.results.write import write_json
+    from memini_bench.results.schema import bench_document
+    from memini_bench.results.write import write_results_file
 
     config = bench_config("speed", {"locomo": args.locomo, "texts": args.texts, "lme": args.lme,
                                     "long_texts": args.long_texts, "rounds": args.rounds, "skip": args.skip},
                           start, seconds)
-    write_json(Path(args.out), {"config": config, **figures})
+    write_results_file(Path(args.out), bench_document({"config": config, **figures}))
     print(f"wrote {args.out}", file=sys.stderr, flush=True)
 
 

@@ -24,9 +24,10 @@ from memini_bench.loaders.poison import poison, poison_setting
 from memini_bench.modes.options import RunOptions
 from memini_bench.results.identity import check_overwrite, identity, stem
 from memini_bench.results.provenance import harness
+from memini_bench.results.schema import ResultsFile
 from memini_bench.results.write import (
     check_destinations,
-    write_json,
+    write_results_file,
 )
 from memini_bench.systems.context import SystemContext
 from memini_bench.systems.lineup import DEFAULT_SYSTEMS
@@ -135,10 +136,10 @@ def results_path(opts: RunOptions, ds: Dataset, ctx: SystemContext | None, syste
                                          extra_tokens=extra_tokens) + ".json")
 
 
-def write_results(path: Path, doc: dict) -> None:
+def write_results(path: Path, doc: ResultsFile) -> None:
     """Write ``doc`` to ``path`` unless ``path`` holds a run with another identity (then a BenchError)."""
-    check_overwrite(path, doc["config"]["identity"])
-    write_json(path, doc)
+    check_overwrite(path, doc.config["identity"])
+    write_results_file(path, doc)
     log(f"wrote {path}")
 
 

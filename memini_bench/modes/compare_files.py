@@ -22,7 +22,8 @@ from memini_bench.modes.common import CompareOptions, log
 from memini_bench.modes.options import RunOptions
 from memini_bench.results.identity import safe_name
 from memini_bench.results.provenance import harness
-from memini_bench.results.write import check_destinations, write_json
+from memini_bench.results.schema import CompareFilesResults
+from memini_bench.results.write import check_destinations, write_results_file
 
 NAME = "-compare"
 SUMMARY = "paired significance of runs read back from -per-question files"
@@ -75,9 +76,10 @@ def run(opts: RunOptions) -> int:
         return 0
     stem = "-vs-".join(safe_name(Path(p).stem) for p in s.compare)
     out = Path(opts.output.out) / f"compare-{stem}.json"
-    write_json(out, {"config": {"mode": "compare-files", "files": list(s.compare), "ks": list(opts.k),
-                                "reference": s.reference if len(s.compare) == 1 else "",
-                                "resamples": c.resamples, "seed": c.seed, **harness()},
-                     "results": [dataclasses.asdict(r) for r in sig.rows]})
+    write_results_file(out, CompareFilesResults(
+        config={"mode": "compare-files", "files": list(s.compare), "ks": list(opts.k),
+                "reference": s.reference if len(s.compare) == 1 else "", "resamples": c.resamples, "seed": c.seed,
+                **harness()},
+        extra={"results": [dataclasses.asdict(r) for r in sig.rows]}))
     log(f"wrote {out}")
     return 0

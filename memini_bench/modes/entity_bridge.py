@@ -15,6 +15,7 @@ from memini_bench.loaders import LoadOptions
 from memini_bench.modes.common import build_config, check_outputs, results_path, write_results
 from memini_bench.modes.multihop import MultihopOptions, prepared, study_k, warm_queries
 from memini_bench.modes.options import RunOptions
+from memini_bench.results.schema import study_document
 from memini_bench.studies import bridge
 from memini_bench.systems.config import HybridConfig, pool_size
 from memini_bench.systems.lineup import systems_for
@@ -75,5 +76,6 @@ def run(opts: RunOptions) -> int:
                                         (f"k{k}", k == 10),
                                         ("caps" + "+".join(f"{c:g}" for c in caps), caps == bridge.DEFAULT_CAPS))
                    if not default)
-    write_results(results_path(opts, ds, ctx, systems, suffix="-entity-bridge", extra_tokens=tokens), doc)
+    write_results(results_path(opts, ds, ctx, systems, suffix="-entity-bridge", extra_tokens=tokens),
+                  study_document(doc))
     return 0

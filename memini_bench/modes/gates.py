@@ -44,6 +44,7 @@ from memini_bench.modes.options import RunOptions
 from memini_bench.modes.rerank_tier import RerankTierOptions, cross_encoder_configured, hybrid_for, reranker_from
 from memini_bench.modes.rerank_tier import selected as tier_selected
 from memini_bench.rerankers import Candidate, ScoringReranker
+from memini_bench.results.schema import GateResults
 from memini_bench.systems.config import HybridConfig
 from memini_bench.systems.memini import HybridSystem, MeminiBackend
 
@@ -223,5 +224,5 @@ def run(opts: RunOptions) -> int:
     config = build_config(opts, ds, ctx, mode=name, mode_settings={"thresholds": thresholds, **extra}, gate_k=k,
                           thresholds=thresholds, **extra)
     write_results(results_path(opts, ds, ctx, None, suffix=f"-{name}"),
-                  {"config": config, "results": [asdict(r) for r in rows], "distribution": dist})
+                  GateResults(config=config, rows=tuple(asdict(r) for r in rows), distribution=dist))
     return 0

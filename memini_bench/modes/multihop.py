@@ -19,6 +19,7 @@ from memini_bench.evaluation.runner import close_all
 from memini_bench.loaders import LoadOptions
 from memini_bench.modes.common import build_config, check_outputs, load_prepared, log, results_path, write_results
 from memini_bench.modes.options import RunOptions
+from memini_bench.results.schema import study_document
 from memini_bench.results.write import write_jsonl
 from memini_bench.studies import multihop
 from memini_bench.systems.config import HybridConfig
@@ -100,7 +101,7 @@ def run(opts: RunOptions) -> int:
     tokens = tuple(t for t, default in ((f"cat{m.multihop_category}", m.multihop_category == "1"),
                                         (f"mingold{m.multihop_min_gold}", m.multihop_min_gold == 2),
                                         (f"k{k}", k == DEFAULT_K)) if not default)
-    write_results(results_path(opts, ds, ctx, systems, extra_tokens=tokens), doc)
+    write_results(results_path(opts, ds, ctx, systems, extra_tokens=tokens), study_document(doc))
     if opts.output.per_question:
         write_jsonl(Path(opts.output.per_question), per_question)
         log(f"wrote {opts.output.per_question}")

@@ -54,6 +54,7 @@ from memini_bench.qa.cost import prices_from
 from memini_bench.qa.engine import Graded, Task, grade_all
 from memini_bench.qa.prompt_sets import prompt_set
 from memini_bench.results.identity import check_overwrite, safe_name
+from memini_bench.results.schema import study_document
 from memini_bench.results.write import check_destinations, write_jsonl
 from memini_bench.systems.config import HybridConfig
 from memini_bench.systems.lineup import build_systems, wanted_names
@@ -281,7 +282,7 @@ def run(opts: RunOptions) -> int:
     sys.stdout.flush()
     if opts.output.no_write:
         return 0
-    write_results(path, doc)
+    write_results(path, study_document(doc))
     archive = Path(x.qa_archive or path.with_suffix(".archive.jsonl"))
     write_jsonl(archive, (g.to_json(timing=False) for g in graded))
     log(f"wrote {archive}")

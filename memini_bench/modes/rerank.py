@@ -26,6 +26,7 @@ from memini_bench.loaders import LoadOptions
 from memini_bench.modes import ranking as _ranking
 from memini_bench.modes.common import build_config, check_outputs, load_prepared, log, results_path, write_results
 from memini_bench.modes.options import RunOptions
+from memini_bench.results.schema import RankingResults
 from memini_bench.results.write import write_jsonl
 from memini_bench.retrieval.fusion import fuse_rrf
 from memini_bench.retrieval.recency import FALLBACK_TIME, STRATEGIES, Strategy, rank
@@ -116,7 +117,7 @@ def run(opts: RunOptions) -> int:
                           anchored_questions=anchored, strategies=[dataclasses.asdict(s) for s in plan])
     cats_token = () if tuple(cats) == RerankOptions().rerank_cats else ("cats-" + ("+".join(cats) or "all"),)
     write_results(results_path(opts, ds, ctx, None, suffix="-rerank", extra_tokens=cats_token),
-                  {"config": config, "results": _ranking.as_dicts(rows)})
+                  RankingResults(config=config, rows=tuple(rows)))
     if opts.output.per_question:
         write_jsonl(Path(opts.output.per_question), per_question)
         log(f"wrote {opts.output.per_question}")

@@ -29,6 +29,7 @@ from memini_bench.modes.common import build_config, check_outputs, load_prepared
 from memini_bench.modes.options import RunOptions
 from memini_bench.rerankers import Candidate, Reranker, build_reranker, cross_encoder_requested, reorder_by_id
 from memini_bench.rerankers.crossencoder import APIS
+from memini_bench.results.schema import RankingResults
 from memini_bench.systems.config import HybridConfig
 from memini_bench.systems.memini import HybridSystem, MeminiBackend
 
@@ -133,5 +134,5 @@ def run(opts: RunOptions) -> int:
     config = build_config(opts, ds, ctx, mode="rerank-tier", mode_settings=settings, reranker=reranker.name,
                           rerank_k=k, **settings)
     out = results_path(opts, ds, ctx, None, suffix=f"-rerank-tier-{reranker.name}")
-    write_results(out, {"config": config, "results": _ranking.as_dicts(rows), "latency": timing})
+    write_results(out, RankingResults(config=config, rows=tuple(rows), extra={"latency": timing}))
     return 0

@@ -71,7 +71,7 @@ def run(opts: RunOptions) -> int:
     config = build_config(opts, ds, ctx, systems, timings_ms=getattr(backend, "timings_ms", {}),
                           mode_settings={"poison": debris} if debris else None)
     out = results_path(opts, ds, ctx, systems)
-    write_results(out, {**results_document(config, scores), **extra})
+    write_results(out, results_document(config, scores, **extra))
     if opts.output.plot:
         from memini_bench.results.plots import category_bars
 

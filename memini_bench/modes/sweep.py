@@ -50,7 +50,8 @@ from memini_bench.modes.common import (
 )
 from memini_bench.modes.options import RunOptions
 from memini_bench.modes.sweep_grid import Axis, Cell, cells, file_stem, label, parse_grid, parse_metric
-from memini_bench.results.write import results_document, write_json
+from memini_bench.results.schema import SweepSummary
+from memini_bench.results.write import results_document, write_results_file
 from memini_bench.systems.config import HybridConfig
 from memini_bench.systems.memini import HybridSystem, MeminiBackend
 
@@ -268,7 +269,7 @@ def write_sweep(opts, runner, axes, grid, tune, held, winner, metric) -> None:
                "cells": len(grid), "ks": list(opts.k), "executor": describe_executor(opts.executor)},
                "tune": _phase_doc(tune), "held": _phase_doc(held) if held else None,
                "selected": tune.labels[winner] if winner is not None else None}
-    write_json(folder / "summary.json", summary)
+    write_results_file(folder / "summary.json", SweepSummary(config=summary.pop("config"), extra=summary))
     log(f"wrote {folder / 'summary.json'}")
     if importlib.util.find_spec("matplotlib") is None:
         log("no sweep.png: matplotlib is not installed (pip install 'memini-bench[plot]')")

@@ -34,7 +34,8 @@ from memini_bench.evaluation.runner import close_all
 from memini_bench.modes.common import hybrid_settings, log
 from memini_bench.modes.options import RunOptions
 from memini_bench.results.provenance import harness
-from memini_bench.results.write import check_destinations, write_json
+from memini_bench.results.schema import VetoResults, VetoScaleResults
+from memini_bench.results.write import check_destinations, write_json, write_results_file
 from memini_bench.systems.config import HybridConfig
 from memini_bench.vetobench.composite import COMPOSITE_EMBEDDER, DEFAULT_FILES, FILES_KNOWN, VETO_FILES
 from memini_bench.vetobench.conditions import EXTRACT_E2E, Makers
@@ -198,15 +199,15 @@ def run(opts: RunOptions) -> int:
               "embedders": {name: enc.describe() for name, enc in encoders.items()},
               **hybrid_settings(opts), "holdout": opts.core.holdout, "limit": opts.core.limit, **harness()}
     if not opts.output.no_write:
-        write_json(out / "vetobench.json", {"config": config, "suites": records})
+        write_results_file(out / "vetobench.json", VetoResults(config=config, suites=tuple(records)))
         log(f"wrote {out / 'vetobench.json'}")
 
     if base is not None:
         points = scale.curve(base, systems_for, sizes, seed=x.scale_seed, echo=log)
         sys.stdout.write(scale.markdown(points, base.name))
         if not opts.output.no_write:
-            write_json(out / "vetobench-scale.json", {"config": {**config, "sizes": sizes, "seed": x.scale_seed},
-                                                      "points": scale.as_json(points)})
+            write_results_file(out / "vetobench-scale.json", VetoScaleResults(
+                config={**config, "sizes": sizes, "seed": x.scale_seed}, points=tuple(scale.as_json(points))))
             log(f"wrote {out / 'vetobench-scale.json'}")
             if opts.output.plot:
                 scale.plot(points, out / "vetobench-scale.png", f"{base.name}: veto recall@5 vs decision-log size",

@@ -17,7 +17,8 @@ from pathlib import Path
 from memini_bench.core.runs import RunResult
 from memini_bench.errors import BenchError
 from memini_bench.results.per_question import read_per_question
-from memini_bench.results.read import CompareResults, ResultsFile, VetoResults, VetoScaleResults, load
+from memini_bench.results.read import load
+from memini_bench.results.schema import CompareResults, ResultsFile, VetoResults, VetoScaleResults
 
 
 @dataclass

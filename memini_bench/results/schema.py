@@ -1,13 +1,34 @@
-"""The results schema: the typed rows every results file is made of, written and read through the same classes.
+"""The results schema: one typed class per kind of results file, written and read through the same class.
 
-- ``Score``: one (system, K) row of a run: every metric as a fraction in 0..1, latencies in ms (``evaluation.metrics``
-  computes it; the normal run, the sweep cells and the peers' runs write it).
-- ``RankRow``: one (strategy, category) row of a whole-list ranking (``-rerank`` and the re-rank tier).
+Every results file is ``{"schema": "memini-bench.results", "schema_version": 1, "kind": KIND, "config": {...},
+...}``: the writer builds the kind's object and writes ``to_dict()``; ``from_dict`` (``results.read.load``) picks the
+class by ``kind`` alone, never by guessing from the keys, and refuses a newer schema version or an unknown kind.
+
+Kinds (``KIND``, the class, its own keys):
+
+- ``run``: ``CompareResults``, a normal run's ``results`` (``Score`` rows: every metric, fractions in 0..1);
+  ``significance`` rows when asked for; a sweep's cells are runs too.
+- ``ranking``: ``RankingResults``, ``-rerank`` and the re-rank tier (``RankRow`` per strategy and category).
+- ``gate``: ``GateResults``, ``-vec-gate`` / ``-rerank-gate`` (threshold rows and the score ``distribution``).
+- ``vetobench`` / ``vetobench-scale``: ``VetoResults`` (``suites``), ``VetoScaleResults`` (``points``).
+- ``quality``: ``QualityResults``, the recall-quality scoreboard (``results`` rows).
+- ``sweep-summary``, ``compare-files``, ``study`` (multihop, entity bridge, QA, the studies) and ``bench``
+  (``make speed``, ``scale``, ``gpu``, ``ray-estimate``): their documents as written (``extra``).
+
+Keys a kind does not own are kept in ``extra`` and written back as they were.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from memini_bench.errors import BenchError
+
+SCHEMA = "memini-bench.results"
+SCHEMA_VERSION = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,3 +61,201 @@ class RankRow:
     recall_at_1: float
     recall_at_k: float
     mrr: float
+
+
+def _rows(cls: type, rows: object, where: str, required: tuple[str, ...]) -> tuple:
+    """``rows`` (a list of dicts) as ``cls`` objects; unknown keys are dropped, a missing required one refused."""
+    if not isinstance(rows, list):
+        raise BenchError(f"{where}: results is not a list; is this a memini-bench file?")
+    names = {f.name for f in dataclasses.fields(cls)}
+    out = []
+    for row in rows:
+        missing = [k for k in required if not isinstance(row, dict) or k not in row]
+        if missing:
+            raise BenchError(f"{where}: a results row lacks {', '.join(missing)}; is this a memini-bench file?")
+        out.append(cls(**{k: v for k, v in row.items() if k in names}))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class ResultsFile:
+    """One results file: its kind (``KIND``), ``config`` (what made it), the kind's own fields, and ``extra`` (every
+    other top-level key). ``path`` is where it was read from (None for one being written)."""
+
+    KIND: ClassVar[str] = ""
+    config: dict = field(default_factory=dict)
+    extra: dict = field(default_factory=dict)
+    path: Path | None = field(default=None, compare=False)
+
+    @property
+    def dataset(self) -> str:
+        return str(self.config.get("dataset", ""))
+
+    @property
+    def raw(self) -> dict:
+        """The document as written (``to_dict()``)."""
+        return self.to_dict()
+
+    def body(self) -> dict[str, Any]:
+        """The kind's own top-level keys (none for a kind that keeps everything in ``extra``)."""
+        return {}
+
+    @classmethod
+    def parse_body(cls, doc: dict, where: str) -> tuple[dict[str, Any], set[str]]:
+        """The constructor arguments of the kind's own fields, and the top-level keys they came from."""
+        return {}, set()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"schema": SCHEMA, "schema_version": SCHEMA_VERSION, "kind": self.KIND, "config": self.config,
+                **self.body(), **self.extra}
+
+    @staticmethod
+    def from_dict(doc: object, path: str | Path | None = None) -> ResultsFile:
+        """The typed object of a results document, its class chosen by ``kind``."""
+        where = str(path) if path is not None else "results document"
+        if not isinstance(doc, dict) or not isinstance(doc.get("config"), dict):
+            raise BenchError(f"{where}: not a memini-bench results file (no config object)")
+        if doc.get("schema") != SCHEMA or "kind" not in doc:
+            raise BenchError(f"{where}: written before results schema {SCHEMA_VERSION} (no kind); rewrite it with "
+                             "python tools/migrate_results.py FILE (its numbers stay as they are)")
+        version = doc.get("schema_version")
+        if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= SCHEMA_VERSION:
+            raise BenchError(f"{where}: results schema version {version!r}; this memini-bench reads versions "
+                             f"1..{SCHEMA_VERSION} (upgrade it to read newer files)")
+        cls = KINDS.get(doc["kind"])
+        if cls is None:
+            raise BenchError(f"{where}: unknown results kind {doc['kind']!r}; known: {', '.join(KINDS)}")
+        own, keys = cls.parse_body(doc, where)
+        extra = {k: v for k, v in doc.items() if k not in {"schema", "schema_version", "kind", "config", *keys}}
+        return cls(config=doc["config"], extra=extra, path=Path(path) if path is not None else None, **own)
+
+
+@dataclass(frozen=True)
+class CompareResults(ResultsFile):
+    """A normal run (and each sweep cell): one ``Score`` per system and K; ``significance`` rows in ``extra``."""
+
+    KIND: ClassVar[str] = "run"
+    scores: tuple[Score, ...] = ()
+
+    def body(self) -> dict[str, Any]:
+        return {"results": [dataclasses.asdict(s) for s in self.scores]}
+
+    @classmethod
+    def parse_body(cls, doc: dict, where: str) -> tuple[dict[str, Any], set[str]]:
+        return {"scores": _rows(Score, doc.get("results", []), where, ("system", "k", "recall_at_k", "mrr"))}, \
+            {"results"}
+
+    def score(self, system: str, k: int) -> Score | None:
+        return next((s for s in self.scores if s.system == system and s.k == k), None)
+
+    @property
+    def systems(self) -> list[str]:
+        return list(dict.fromkeys(s.system for s in self.scores))
+
+
+@dataclass(frozen=True)
+class RankingResults(ResultsFile):
+    """``-rerank`` and the re-rank tier: one ``RankRow`` per strategy and category."""
+
+    KIND: ClassVar[str] = "ranking"
+    rows: tuple[RankRow, ...] = ()
+
+    def body(self) -> dict[str, Any]:
+        return {"results": [dataclasses.asdict(r) for r in self.rows]}
+
+    @classmethod
+    def parse_body(cls, doc: dict, where: str) -> tuple[dict[str, Any], set[str]]:
+        required = tuple(f.name for f in dataclasses.fields(RankRow))
+        return {"rows": _rows(RankRow, doc.get("results", []), where, required)}, {"results"}
+
+    def row(self, system: str, category: str) -> RankRow | None:
+        return next((r for r in self.rows if r.system == system and r.category == category), None)
+
+
+def _list_kind(kind: str, key: str, attr: str, doc: str) -> type[ResultsFile]:
+    """A kind whose own field ``attr`` is the list under the top-level ``key`` (rows kept as dicts)."""
+
+    def body(self: ResultsFile) -> dict[str, Any]:
+        return {key: list(getattr(self, attr))}
+
+    def parse_body(cls: type, d: dict, where: str) -> tuple[dict[str, Any], set[str]]:
+        value = d.get(key, [])
+        if not isinstance(value, list):
+            raise BenchError(f"{where}: {key} is not a list; is this a memini-bench file?")
+        return {attr: tuple(value)}, {key}
+
+    cls = dataclasses.make_dataclass(
+        doc.split(":")[0], [(attr, tuple, field(default=()))], bases=(ResultsFile,), frozen=True,
+        namespace={"KIND": kind, "body": body, "parse_body": classmethod(parse_body), "__doc__": doc})
+    cls.__module__ = __name__
+    return cls
+
+
+VetoResults = _list_kind("vetobench", "suites", "suites", "VetoResults: veto recall of every system per suite.")
+VetoScaleResults = _list_kind("vetobench-scale", "points", "points", "VetoScaleResults: the VetoBench scale curve.")
+QualityResults = _list_kind("quality", "results", "boards", "QualityResults: the recall-quality scoreboard's rows.")
+
+
+@dataclass(frozen=True)
+class GateResults(ResultsFile):
+    """``-vec-gate`` / ``-rerank-gate``: one row per threshold and the score distribution."""
+
+    KIND: ClassVar[str] = "gate"
+    rows: tuple[dict, ...] = ()
+    distribution: dict = field(default_factory=dict)
+
+    def body(self) -> dict[str, Any]:
+        return {"results": list(self.rows), "distribution": self.distribution}
+
+    @classmethod
+    def parse_body(cls, doc: dict, where: str) -> tuple[dict[str, Any], set[str]]:
+        rows = doc.get("results", [])
+        if not isinstance(rows, list):
+            raise BenchError(f"{where}: results is not a list; is this a memini-bench file?")
+        return {"rows": tuple(rows), "distribution": doc.get("distribution", {})}, {"results", "distribution"}
+
+
+@dataclass(frozen=True)
+class SweepSummary(ResultsFile):
+    """A sweep's ``summary.json``: the grid, every cell against the baseline, the selection."""
+
+    KIND: ClassVar[str] = "sweep-summary"
+
+
+@dataclass(frozen=True)
+class CompareFilesResults(ResultsFile):
+    """``-compare``: paired significance of runs read back from per-question files."""
+
+    KIND: ClassVar[str] = "compare-files"
+
+
+@dataclass(frozen=True)
+class StudyResults(ResultsFile):
+    """A study's figures (``-multihop``, ``-entity-bridge``, ``-qa``, the contradiction and entity studies)."""
+
+    KIND: ClassVar[str] = "study"
+
+
+@dataclass(frozen=True)
+class BenchResults(ResultsFile):
+    """A benchmark's measurements (``make speed``, ``make scale``, ``make gpu``, ``make ray-estimate``)."""
+
+    KIND: ClassVar[str] = "bench"
+
+
+def study_document(doc: dict) -> StudyResults:
+    """A study's ``{"config": ..., ...}`` document as its typed results file (kind ``study``)."""
+    rest = dict(doc)
+    return StudyResults(config=rest.pop("config"), extra=rest)
+
+
+def bench_document(doc: dict) -> BenchResults:
+    """A benchmark's ``{"config": ..., ...}`` document as its typed results file (kind ``bench``)."""
+    rest = dict(doc)
+    return BenchResults(config=rest.pop("config"), extra=rest)
+
+
+#: Every kind by its ``KIND`` (the one place a kind is registered: define its class above and add it here).
+KINDS: dict[str, type[ResultsFile]] = {cls.KIND: cls for cls in (
+    CompareResults, RankingResults, GateResults, VetoResults, VetoScaleResults, QualityResults, SweepSummary,
+    CompareFilesResults, StudyResults, BenchResults)}

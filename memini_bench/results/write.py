@@ -19,7 +19,7 @@ from memini_bench.core.runs import RunResult, first_gold_rank
 from memini_bench.core.settings import setting
 from memini_bench.errors import BenchError
 from memini_bench.results.atomic_io import atomic_write, check_destinations
-from memini_bench.results.schema import Score
+from memini_bench.results.schema import CompareResults, ResultsFile, Score
 
 __all__ = ["OutputOptions", "atomic_write", "check_destinations", "markdown", "per_question_rows",
            "results_document", "trec_id", "write_json", "write_jsonl", "write_trec"]
@@ -98,8 +98,14 @@ def write_json(path: Path, doc: object) -> None:
                                    + b"\n"))
 
 
-def results_document(config: dict, scores: Sequence[Score]) -> dict:
-    return {"config": config, "results": [dataclasses.asdict(s) for s in scores]}
+def results_document(config: dict, scores: Sequence[Score], **extra: object) -> CompareResults:
+    """A normal run's results file (kind ``run``): the config, one row per system and K, and ``extra`` keys."""
+    return CompareResults(config=config, scores=tuple(scores), extra=dict(extra))
+
+
+def write_results_file(path: Path, doc: ResultsFile) -> None:
+    """Write a typed results document (``results.schema``) atomically, as its ``to_dict()``."""
+    write_json(path, doc.to_dict())
 
 
 def per_question_rows(results: Iterable[RunResult]) -> Iterable[dict]:

@@ -32,7 +32,8 @@ from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.factory import EmbedSettings, build_encoder
 from memini_bench.errors import BenchError
 from memini_bench.results.provenance import file_sha256, harness
-from memini_bench.results.write import write_json
+from memini_bench.results.schema import study_document
+from memini_bench.results.write import write_results_file
 from memini_bench.studies import published, stale
 from memini_bench.studies.contradict import CLASSES, DEFAULT, UPDATE, DetectorConfig, classify
 from memini_bench.studies.entity_eval import display_path
@@ -244,7 +245,7 @@ def command(embedders: str, locomo: str, lme: str, wild_limit: int, quads: str, 
     doc = run(names, locomo=locomo, lme=lme, wild_limit=wild_limit, quads_path=Path(quads),
               emit=lambda text: (sys.stdout.write(text), sys.stdout.flush()))
     if not no_write:
-        write_json(Path(out), doc)
+        write_results_file(Path(out), study_document(doc))
         print(f"wrote {out}", file=sys.stderr)
 
 

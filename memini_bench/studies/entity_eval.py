@@ -24,7 +24,8 @@ import orjson
 from memini_bench.core.settings import flag
 from memini_bench.errors import BenchError
 from memini_bench.results.provenance import file_sha256, harness
-from memini_bench.results.write import write_json
+from memini_bench.results.schema import study_document
+from memini_bench.results.write import write_results_file
 from memini_bench.studies import entities
 
 LABELLED_PATH = Path(__file__).resolve().parents[2] / "data" / "entities-labelled.json"
@@ -158,7 +159,7 @@ def command(locomo: str, labelled: str, out: str, no_write: bool) -> None:
     doc = run(locomo, Path(labelled))
     sys.stdout.write(render(doc))
     if not no_write:
-        write_json(Path(out), doc)
+        write_results_file(Path(out), study_document(doc))
         print(f"wrote {out}", file=sys.stderr)
 
 

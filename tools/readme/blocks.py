@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memini_bench.results.read import (
+from memini_bench.results.read import load
+from memini_bench.results.schema import (
     CompareResults,
     GateResults,
     QualityResults,
@@ -18,7 +19,6 @@ from memini_bench.results.read import (
     ResultsFile,
     VetoResults,
     VetoScaleResults,
-    load,
 )
 
 MAIN_FILES = ("locomo.json", "locomo-sessions.json", "longmemeval.json", "longmemeval-shared.json")

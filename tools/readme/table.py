@@ -45,7 +45,7 @@ def flags_table() -> str:
     lines = ["| flag | default | meaning |", "|---|---|---|"]
     for param in command.params:
         names = [o for o in param.opts if o.startswith("--")]
-        if not names or param.name == "version":
+        if not names or param.name == "version" or not param.expose_value:
             continue
         empty = param.default in ("", None) or (isinstance(param.default, list | tuple) and not param.default)
         default = "" if param.is_flag or empty else f"`{param.default}`"
