@@ -88,7 +88,7 @@ def fixture_context(table: Mapping[str, Sequence[float]] | None = None, *,
     """A run context whose shared encoder serves ``table`` (default ``VECTORS``), without a disk cache; a text
     outside the table is a KeyError unless ``lenient``."""
     embedder = (LenientTableEmbedder if lenient else TableEmbedder)(dict(VECTORS if table is None else table))
-    return SystemContext(cli_options(), lambda: TextEncoder(embedder)), embedder
+    return cli_options().context(lambda: TextEncoder(embedder)), embedder
 
 
 def members(group: str) -> list[Item]:

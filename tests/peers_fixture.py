@@ -31,7 +31,7 @@ class TableEmbedder:
 def table_context(table: Mapping[str, Sequence[float]] | None = None, **options: object) -> SystemContext:
     """A SystemContext whose encoder embeds through ``TableEmbedder(table)`` (no encoder when ``table`` is None)."""
     encoder = TextEncoder(TableEmbedder(table)) if table else None
-    return SystemContext(cli_options(**options), lambda: encoder)
+    return cli_options(**options).context(lambda: encoder)
 
 
 def hash_context(**options: object) -> SystemContext:
