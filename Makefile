@@ -76,8 +76,8 @@ report: $(STAMP)
 report-scale: $(STAMP)
 	$(PY) cmd/report_scale.py
 
-# Every committed file in results/ but results/bench/ (the rest is emptied first) and the README's generated
-# tables, from the shared data sets, with MiniLM pinned (7 min 44 s with a warm embedding cache on 2 cores, at 0f06621).
+# Every committed file in results/ but results/bench/ (the rest is emptied first) and the generated tables of
+# README.md and docs/*.md, from the shared data sets, with MiniLM pinned (7 min 44 s with a warm embedding cache on 2 cores, at 0f06621).
 MB := $(PY) -m memini_bench -embedder minilm
 # The side-by-side comparison: memini's systems and every peer adapter and recipe (memini_bench/systems/peers).
 PEERS ?= hybrid,keyword,vector,bm25s,sqlite-vec,sqlite-vec-hybrid,agentmemory,mempalace,lancedb,lancedb-fts,lancedb-hybrid,qdrant,chroma,mem0

@@ -1,4 +1,4 @@
-"""The README's scale block from a results/bench/scale.json of hand-made runs: rows and target verdicts."""
+"""The scale block (docs/performance.md) from a results/bench/scale.json of hand-made runs: rows and target verdicts."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The Ray estimate: the extrapolation formulas on hand-computed cases, and its README block."""
+"""The Ray estimate: the extrapolation formulas on hand-computed cases, and its block in docs/performance.md."""
 
 from __future__ import annotations
 

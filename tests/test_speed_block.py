@@ -1,4 +1,5 @@
-"""The README's speed block: the embedding lines and the two bf16 targets, from a hand-made results/bench/speed.json."""
+"""The speed block of docs/performance.md: the embedding lines and the two bf16 targets, from a hand-made
+results/bench/speed.json."""
 
 from __future__ import annotations
 

@@ -196,7 +196,7 @@ class RayEstimateOptions:
     gpu_texts_per_s: float = setting("gpu-texts-per-s", GPU_TEXTS_PER_S,
                                      f"MiniLM texts/s of one GPU on 512-token texts (default {GPU_TEXTS_PER_S:g}: an "
                                      f"assumption, see the JSON's inputs)", type=Real())
-    out: str = setting("out", "results/bench/ray-estimate.json", "the results file (README's estimate block)")
+    out: str = setting("out", "results/bench/ray-estimate.json", "the results file (docs/performance.md)")
 
 
 @command(RayEstimateOptions, name="ray-estimate")
@@ -226,8 +226,8 @@ def main_command(args: RayEstimateOptions) -> int | None:
 
 
 def readme_block(results_dir: Path) -> str:
-    """The README's ``ray-estimate`` block from ``results/bench/ray-estimate.json``: the measured texts/s here and the
-    extrapolated LongMemEval-M embedding time per GPU count, each row saying which it is."""
+    """The ``ray-estimate`` block (docs/performance.md) from ``results/bench/ray-estimate.json``: the measured
+    texts/s here and the extrapolated LongMemEval-M embedding time per GPU count, each row saying which it is."""
     from memini_bench.results.read import load
     from memini_bench.results.schema import ResultsFile
 

@@ -185,7 +185,7 @@ class ScaleOptions:
     scales: str = setting("scales", "1/4,1/2,S,M", "comma list of 1/4, 1/2, S, M")
     max_rss_gb: float = setting("max-rss-gb", 22.0, "stop a run whose RSS passes this", type=Real())
     seed: int = setting("seed", 0, "the generated files' seed", type=Int())
-    out: str = setting("out", "results/bench/scale.json", "the results file (README's scale block)")
+    out: str = setting("out", "results/bench/scale.json", "the results file (docs/performance.md)")
 
 
 @command(ScaleOptions, name="scale")
@@ -227,7 +227,7 @@ def main_command(args: ScaleOptions) -> int | None:
 
 def write_results(path: Path, args: ScaleOptions, runs: list[Measured], start: dict,
                   seconds: float) -> None:
-    """``results/bench/scale.json``: the settings, the machine and every run (the README's scale block)."""
+    """``results/bench/scale.json``: the settings, the machine and every run (docs/performance.md)."""
     from memini_bench.results.provenance import bench_config
     from memini_bench.results.schema import bench_document
     from memini_bench.results.write import write_results_file

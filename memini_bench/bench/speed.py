@@ -292,7 +292,7 @@ class SpeedOptions:
     rounds: int = setting("rounds", 3, "interleaved rounds of the embedding part", type=Int())
     skip: str = setting("skip", "", "comma list of parts to skip: keyword,embedding,recall,end-to-end,hybrid,peers")
     hybrid_embedder: str = setting("hybrid-embedder", "minilm", "vectors for the hybrid part (minilm, hash)")
-    out: str = setting("out", "results/bench/speed.json", "the results file (README's speed block)")
+    out: str = setting("out", "results/bench/speed.json", "the results file (docs/performance.md)")
 
 
 @command(SpeedOptions, name="speed")
@@ -354,7 +354,7 @@ def main_command(args: SpeedOptions) -> int | None:
 
 
 def write_results(args: SpeedOptions, figures: dict, start: dict, seconds: float) -> None:
-    """``results/bench/speed.json``: every part's figures, the settings and the machine (README's speed block)."""
+    """``results/bench/speed.json``: every part's figures, the settings and the machine (docs/performance.md)."""
     from memini_bench.results.provenance import bench_config
     from memini_bench.results.schema import bench_document
     from memini_bench.results.write import write_results_file

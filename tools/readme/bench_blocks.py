@@ -1,4 +1,4 @@
-"""The README's speed, scale and GPU blocks, rendered from the benchmark files in ``results/bench/``.
+"""The speed, scale and GPU blocks (docs/performance.md), rendered from the benchmark files in ``results/bench/``.
 
 ``make scale`` writes ``results/bench/scale.json`` (``memini_bench.bench.scale``) and ``make speed`` writes
 ``results/bench/speed.json`` (``memini_bench.bench.speed``); each block shows what that file holds, the machine's load

@@ -1,24 +1,31 @@
-"""The README's generated blocks: every number table from the committed ``results/`` files (never typed by
-hand, see ``readme_blocks``) and the flag table from the CLI itself.
+"""The generated blocks of README.md and every ``docs/*.md`` page: every number table from the committed
+``results/`` files (never typed by hand, see ``tools.readme.blocks``) and the flag reference from the CLI itself.
 
-``python cmd/results_table.py`` rewrites each block between ``<!-- NAME:begin -->`` / ``<!-- NAME:end -->`` in
-README.md; ``--check`` exits 1 when the README is out of date (a test runs it).
+A block is the text between ``<!-- NAME:begin -->`` and ``<!-- NAME:end -->``; it may sit in any page, and each
+page's blocks are rewritten wherever their markers are. ``python cmd/results_table.py`` rewrites them all;
+``--check`` rewrites nothing and exits 1 when a page is out of date (a test runs the same comparison). A marker
+whose NAME has no renderer, a begin without its end, or a known block that no page holds is bad input (one line,
+exit 2): a block never silently disappears from the docs.
 """
 
 from __future__ import annotations
 
+import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from memini_bench.core.console import run_command
 from memini_bench.core.settings import command, setting
+from memini_bench.errors import BenchError
 
 FLAGS = ("<!-- flags:begin -->", "<!-- flags:end -->")
+BEGIN = re.compile(r"^<!-- (\S+):begin -->$", re.M)  # a marker is a line of its own (not one quoted in text)
 
 
-def blocks() -> dict:
-    """README block name -> renderer(results_dir) -> markdown (``tools.readme.blocks``)."""
+def blocks() -> dict[str, Callable[[Path], str]]:
+    """Block name -> renderer(results_dir) -> markdown (``tools.readme.blocks`` and friends)."""
     from memini_bench.bench.ray_estimate import readme_block as ray_estimate_block
     from tools.readme import bench_blocks as bb
     from tools.readme import blocks as rb
@@ -31,6 +38,11 @@ def blocks() -> dict:
             "speed": bb.speed_block, "gpu": bb.gpu_block}
 
 
+def renderers() -> dict[str, Callable[[Path], str]]:
+    """Every block a page may hold: the results blocks and ``flags`` (which reads the CLI, not results/)."""
+    return {**blocks(), "flags": lambda _results: flags_table()}
+
+
 def studies_sections(results_dir: Path) -> str:
     from tools.readme.studies import sections
 
@@ -39,28 +51,65 @@ def studies_sections(results_dir: Path) -> str:
 
 
 def flags_table() -> str:
-    """Every CLI flag with its default and help, read from the click command."""
+    """Every CLI flag with its default and help, read from the click command, one table per ``--help`` topic
+    (the same topics and order as ``memini-bench help TOPIC``)."""
     from memini_bench.cli import command
 
-    lines = ["| flag | default | meaning |", "|---|---|---|"]
-    for param in command.params:
-        names = [o for o in param.opts if o.startswith("--")]
-        if not names or param.name == "version" or not param.expose_value:
-            continue
-        empty = param.default in ("", None) or (isinstance(param.default, list | tuple) and not param.default)
-        default = "" if param.is_flag or empty else f"`{param.default}`"
-        text = (param.help or "").replace("|", "\\|")
-        lines.append(f"| `-{names[0][2:]}` | {default} | {text} |")
-    return "\n".join(lines) + "\n"
+    out = []
+    for topic in command.topic_list:
+        lines = []
+        for param in command.params_of(topic):
+            names = [o for o in param.opts if o.startswith("--")]
+            if not names:
+                continue
+            empty = param.default in ("", None) or (isinstance(param.default, list | tuple) and not param.default)
+            default = "" if getattr(param, "is_flag", False) or empty else f"`{param.default}`"
+            text = (param.help or "").replace("|", "\\|")
+            lines.append(f"| `-{names[0][2:]}` | {default} | {text} |")
+        if lines:
+            out.append(f"### {topic.title}\n\n`memini-bench help {topic.name}`\n\n| flag | default | meaning |\n"
+                       "|---|---|---|\n" + "\n".join(lines) + "\n")
+    return "\n".join(out)
 
 
-def updated(readme: str, block: tuple[str, str], text: str) -> str:
+def updated(text: str, block: tuple[str, str], body: str) -> str:
+    """``text`` with the block between the markers ``block`` replaced by ``body``."""
     begin, end = block
-    if begin not in readme or end not in readme:
-        raise SystemExit(f"README has no {begin} ... {end} block")
-    head, rest = readme.split(begin, 1)
-    _, tail = rest.split(end, 1)
-    return f"{head}{begin}\n{text}{end}{tail}"
+    first = re.search(f"^{re.escape(begin)}$", text, re.M)
+    last = first and re.compile(f"^{re.escape(end)}$", re.M).search(text, first.end())
+    if not (first and last):
+        raise BenchError(f"no {begin} ... {end} block (each marker on a line of its own)")
+    return f"{text[:first.start()]}{begin}\n{body}{end}{text[last.end():]}"
+
+
+def rendered(text: str, results_dir: Path, where: str = "page") -> str:
+    """``text`` (one page) with every block it holds rewritten from ``results_dir`` and the CLI."""
+    known = renderers()
+    for name in dict.fromkeys(BEGIN.findall(text)):
+        if name not in known:
+            raise BenchError(f"{where}: unknown generated block {name!r}; known: {', '.join(sorted(known))}")
+        marker = (f"<!-- {name}:begin -->", f"<!-- {name}:end -->")
+        if not re.search(f"^{re.escape(marker[1])}$", text, re.M):
+            raise BenchError(f"{where}: {marker[0]} has no {marker[1]}; add the end marker")
+        text = updated(text, marker, known[name](results_dir))
+    return text
+
+
+def pages(readme: Path, docs: Path) -> list[Path]:
+    """README.md and every ``docs/*.md``, in a fixed order."""
+    return [readme, *sorted(docs.glob("*.md"))]
+
+
+def rewritten(paths: list[Path], results_dir: Path) -> dict[Path, tuple[str, str]]:
+    """Each page -> (its text now, its text with current blocks); every known block must sit in some page."""
+    out = {p: (p.read_text(), "") for p in paths}
+    out = {p: (old, rendered(old, results_dir, str(p))) for p, (old, _) in out.items()}
+    held = {name for old, _ in out.values() for name in BEGIN.findall(old)}
+    missing = sorted(set(renderers()) - held)
+    if missing:
+        raise BenchError(f"no page holds the generated block(s) {', '.join(missing)}; put "
+                         f"<!-- NAME:begin --> / <!-- NAME:end --> in README.md or a docs/*.md page")
+    return out
 
 
 @dataclass(frozen=True)
@@ -68,24 +117,28 @@ class TableOptions:
     """The flags of ``results-table`` (each ``-name`` and ``--name``)."""
 
     readme: str = setting("readme", "README.md", "the README whose generated blocks are rewritten")
+    docs: str = setting("docs", "docs", "the folder of docs pages (*.md) whose generated blocks are rewritten")
     results: str = setting("results", "results", "the committed results folder")
-    check: bool = setting("check", False, "exit 1 if the README table is out of date")
+    check: bool = setting("check", False, "exit 1 if a generated block of the README or a docs page is out of date")
 
 
 @command(TableOptions, name="results-table")
 def main_command(args: TableOptions) -> int | None:
-    readme = Path(args.readme).read_text()
-    new = updated(readme, FLAGS, flags_table())
-    for name, render in blocks().items():
-        marker = (f"<!-- {name}:begin -->", f"<!-- {name}:end -->")
-        if marker[0] in new:
-            new = updated(new, marker, render(Path(args.results)))
+    readme = Path(args.readme)
+    if not readme.is_file():
+        raise BenchError(f"-readme {args.readme}: not a file; run from the project root or pass -readme PATH")
+    texts = rewritten(pages(readme, Path(args.docs)), Path(args.results))
+    stale = [str(p) for p, (old, new) in texts.items() if old != new]
     if args.check:
-        if new != readme:
-            print(f"{args.readme}: results table is out of date; run python cmd/results_table.py", file=sys.stderr)
+        if stale:
+            print(f"{', '.join(stale)}: generated blocks are out of date; run python cmd/results_table.py",
+                  file=sys.stderr)
             sys.exit(1)
-        return
-    Path(args.readme).write_text(new)
+        return None
+    for path, (old, new) in texts.items():
+        if old != new:
+            path.write_text(new)
+    return None
 
 
 def main(argv: list[str] | None = None) -> int | None:
