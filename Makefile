@@ -92,6 +92,7 @@ results: $(STAMP)
 	for s in locomo locomo-sessions; do for g in 'pool=30,50,80' 'fusion=0.3,0.5,-1'; do \
 	  $(MB) -suite $$s -data $(LOCOMO) -k 5,10 -sweep "$$g" || exit 1; done; done
 	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -holdout tune -sweep 'fusion=0.3,0.5,-1' -select MRR
+	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -fusion -1 -sweep 'rrf-k=5,60'
 	for s in locomo locomo-sessions; do \
 	  $(MB) -suite $$s -data $(LOCOMO) -k 5,10 -systems $(PEERS) -name peers -significance && \
 	  $(MB) -suite $$s -data $(LOCOMO) -k 5,10 -systems $(PEER_VARIANTS) -name peers-variants || exit 1; done

@@ -22,7 +22,7 @@ from memini_bench.modes.options import RunOptions
 # (field, short token) for HybridConfig and LoadOptions fields, in the order they appear in a stem.
 HYBRID_TOKENS = (("fusion", "fusion"), ("pool", "pool"), ("pool_factor", "pf"), ("pool_floor", "pfloor"),
                  ("temporal_boost", "tboost"), ("temporal_extractor", "tx-"), ("semantic_reserve", "reserve"),
-                 ("keyword_backend", "kw-"), ("reinforce", "reinforce"))
+                 ("keyword_backend", "kw-"), ("reinforce", "reinforce"), ("rrf_k", "rrfk"))
 LOAD_TOKENS = (("abstention", "abs-"),)  # session-doc and the shared haystack are in the data set name
 # EmbedSettings fields that change vectors beyond the embedder's name; recorded (and in the stem) only when not
 # the default, so the identity and name of an fp32 torch run stay what they were.
@@ -52,7 +52,7 @@ def identity(opts: RunOptions, *, systems: list[str], embedder: str = "", mode: 
     """Every setting that changes a results file's numbers (recorded in its config; compared before overwrite)."""
     return {"mode": mode, "suite": opts.suite, "holdout": opts.core.holdout, "limit": opts.core.limit,
             "embedder": embedder, "max_tokens": opts.embed.max_tokens, "dims": opts.embed.dims if embedder == "hash"
-            else 0, "hybrid": dataclasses.asdict(opts.hybrid), "load": dataclasses.asdict(opts.load),
+            else 0, "hybrid": opts.hybrid.as_dict(), "load": dataclasses.asdict(opts.load),
             "systems": list(systems), "mode_settings": mode_settings or {}, **_embed_variant(opts)}
 
 

@@ -4,7 +4,7 @@
 - ``memini-vector``: the vector leg's top k (``1/(1+L2)``, see ``retrieval.vector``).
 - ``memini-hybrid``: memini's ``service.Recall``: k clamped to [1, 100] (0 -> 10); each leg's top
   ``pool = max(k * pool_factor, pool_floor)`` (5 and 50); fused (min-max convex with ``alpha`` = ``-fusion`` on the
-  vector leg, or RRF with rrfK 5 when alpha < 0); composite re-rank ``rel * (0.8 + 0.2 * qhat)``; the durable-tier
+  vector leg, or RRF with rrfK ``rrf_k``, 5 unless ``-rrf-k``, when alpha < 0); composite re-rank ``rel * (0.8 + 0.2 * qhat)``; the durable-tier
   reserve (``semantic_reserve``, 0 = off as in memini's bench, see ``retrieval.reserve``); content dedup; cut to k.
   ``temporal_boost`` > 0 (0 = memini's bench; its server uses 0.40) multiplies each composite score by
   ``1 + boost * proximity(item date, now - anchor)`` when the query names a time (``retrieval.temporal``), after
@@ -37,7 +37,7 @@ from memini_bench.errors import BenchError
 from memini_bench.retrieval import composite as comp
 from memini_bench.retrieval import reference as _reference
 from memini_bench.retrieval import temporal
-from memini_bench.retrieval.fusion import DEFAULT_ALPHA, fuse_legs
+from memini_bench.retrieval.fusion import DEFAULT_ALPHA, DEFAULT_RRF_K, fuse_legs
 from memini_bench.retrieval.keyword import KeywordIndex, NumpyBM25
 from memini_bench.retrieval.keyword_fts5 import FTS5BM25
 from memini_bench.retrieval.reserve import reserve_order
@@ -74,7 +74,7 @@ class HybridConfig:
     """Every setting of memini's hybrid (and of the store the three systems share)."""
 
     fusion: float = setting("fusion", DEFAULT_ALPHA, "Hybrid alpha: in [0, 1] min-max score fusion with this vector "
-                            "weight; < 0 RRF (rrfK 5).", type=Fusion())
+                            "weight; < 0 RRF (rrfK 5, or -rrf-k).", type=Fusion())
     pool: int = setting("pool", 0, "Hybrid per-leg depth itself (memini's sweep's pool); 0 = max(k*factor, floor).",
                         type=Int(min=0, max=100000))
     pool_factor: int = setting("pool-factor", 0, "Hybrid per-leg pool = max(k*factor, floor); 0 = memini's 5.",
@@ -96,6 +96,8 @@ class HybridConfig:
     reinforce: bool = setting("reinforce", False, "Simulate memini's access-count reinforcement on the hybrid path "
                               "(a memini quirk: each returned memory's access count +1, raising its quality in later "
                               "recalls).")
+    rrf_k: float = setting("rrf-k", DEFAULT_RRF_K, "RRF's k with -fusion < 0: each leg adds 1/(k + rank0); memini's "
+                           "5 is steep, 60 (Cormack et al.) flat.", type=Real(min=0, min_open=True, max=1e6))
 
     def __post_init__(self) -> None:
         _fusion(self.fusion)
@@ -105,9 +107,20 @@ class HybridConfig:
             raise BenchError(f"-semantic-reserve {self.semantic_reserve}: must be 0 (off) or a positive count")
         if self.pool and (self.pool_factor or self.pool_floor):
             raise BenchError(f"-pool {self.pool}: sets each leg's depth itself; drop -pool-factor / -pool-floor")
+        if not self.rrf_k > 0:
+            raise BenchError(f"-rrf-k {self.rrf_k:g}: must be above 0 (memini's is 5)")
+        if self.rrf_k != DEFAULT_RRF_K and self.fusion >= 0:
+            raise BenchError(f"-rrf-k {self.rrf_k:g}: RRF's k, used only with RRF fusion; add -fusion -1 (or drop "
+                             "-rrf-k for score fusion)")
 
     def as_dict(self) -> dict[str, object]:
-        return asdict(self)
+        """Every setting, but a field of ``LATE_FIELDS`` only when it is not its default: the identity and config of
+        every results file made before that field existed stay what they were (``results.identity``)."""
+        settings = asdict(self)
+        for name, default in LATE_FIELDS.items():
+            if settings[name] == default:
+                del settings[name]
+        return settings
 
     def leg_depth(self, k: int) -> int:
         """Each leg's depth for a recall of ``k``: ``pool`` when set, else ``max(k * factor, floor)``."""
@@ -122,6 +135,10 @@ class HybridConfig:
             return (f"-pool-floor {self.pool_floor} has no effect: the pool is k x {factor} >= {self.pool_floor} "
                     f"for every K in {','.join(map(str, ks))}")
         return ""
+
+
+# Hybrid settings added after results files were committed, with their defaults: recorded only when set.
+LATE_FIELDS: dict[str, object] = {"rrf_k": DEFAULT_RRF_K}
 
 
 def pool_size(k: int, factor: int = 0, floor: int = 0) -> int:
@@ -331,7 +348,7 @@ class HybridSystem(_BackendSystem):
         if pool is None:
             pool = c.leg_depth(k)
         fused_ids, fused = self.backend.fuse_legs(self.backend.vector_leg(group, query, pool),
-                                                  self.backend.keyword_leg(group, query, pool), c.fusion)
+                                                  self.backend.keyword_leg(group, query, pool), c.fusion, c.rrf_k)
         ids, scores = self.backend.rerank(fused_ids, fused, now)
         if c.temporal_boost > 0 and now is not None:
             anchor = self.temporal_extractor(query, now)
