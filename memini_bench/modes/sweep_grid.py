@@ -3,8 +3,8 @@
 An axis is ``FLAG=V1,V2,...`` (axes separated by spaces or ``;``) over a sweepable flag: every hybrid setting
 (``HybridConfig``: ``fusion`` (negative = RRF), ``pool`` (each leg's depth itself, as memini's sweep states it),
 ``pool-factor``, ``pool-floor``, ``temporal-boost``, ``temporal-extractor``, ``semantic-reserve``,
-``keyword-backend``, ``reinforce``, ``rrf-k``), LongMemEval's ``session-doc``, and ``embedder``. Each value is parsed and
-checked by the flag's own type, as on the command line. The grid is the cartesian product in axis order; a cell
+``keyword-backend``, ``reinforce``, ``rrf-k``), LongMemEval's ``session-doc``, and ``embedder``. Each value is
+parsed and checked by the flag's own type, as on the command line. The grid is the cartesian product in axis order; a cell
 is ``((field, value), ...)``, applied over the run's own options; the *baseline* is the run's options with no
 axis applied (all defaults unless the command line set a flag outside the grid).
 
