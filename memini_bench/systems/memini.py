@@ -5,7 +5,8 @@
 - ``memini-hybrid``: memini's ``service.Recall``: k clamped to [1, 100] (0 -> 10); each leg's top
   ``pool = max(k * pool_factor, pool_floor)`` (5 and 50); fused (min-max convex with ``alpha`` = ``-fusion`` on the
   vector leg, or RRF with rrfK ``rrf_k``, 5 unless ``-rrf-k``, when alpha < 0); composite re-rank
-  ``rel * (0.8 + 0.2 * qhat)``; the durable-tier reserve (``semantic_reserve``, 0 = off as in memini's bench, see ``retrieval.reserve``); content dedup; cut to k.
+  ``rel * (0.8 + 0.2 * qhat)``; the durable-tier reserve (``semantic_reserve``, 0 = off as in memini's bench, see
+  ``retrieval.reserve``); content dedup; cut to k.
   ``temporal_boost`` > 0 (0 = memini's bench; its server uses 0.40) multiplies each composite score by
   ``1 + boost * proximity(item date, now - anchor)`` when the query names a time (``retrieval.temporal``), after
   the composite and before the reserve.
