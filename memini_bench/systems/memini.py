@@ -87,7 +87,8 @@ class HybridConfig:
                                     type=Real(min=0, max=100))
     temporal_extractor: str = setting("temporal-extractor", "regex", "Time-phrase extractor for the temporal "
                                       "boost: memini's regex, or extended (+ day-month-year dates, spelled-out/vague "
-                                      "counts, weekdays, spans).", type=click.Choice(["regex", "extended"]))
+                                      "counts, weekdays, spans), or llm (a chat completion per query through "
+                                      "MEMINI_LLM_*).", type=click.Choice(list(temporal.EXTRACTOR_NAMES)))
     semantic_reserve: int = setting("semantic-reserve", 0, "Hybrid durable-tier reserve: keep up to R "
                                     "semantic/procedural memories in the top k when they clear the gate max(0.5 x "
                                     "evictee, 0.4 x top-1); 0 = off (memini's bench; its server uses 2).",
@@ -336,10 +337,15 @@ class HybridSystem(_BackendSystem):
     def __init__(self, backend: MeminiBackend, config: HybridConfig | None = None, name: str = "memini-hybrid") -> None:
         super().__init__(backend, name)
         self.config = config or HybridConfig()
-        self.temporal_extractor = temporal.extractor(self.config.temporal_extractor)
+        # Built only when the boost is on: the llm extractor needs MEMINI_LLM_* and would otherwise go unused.
+        self.temporal_extractor = (temporal.extractor(self.config.temporal_extractor)
+                                   if self.config.temporal_boost > 0 else None)
 
     def describe(self) -> dict:
-        return self.config.as_dict()
+        info = self.config.as_dict()
+        if hasattr(self.temporal_extractor, "describe"):  # the llm extractor: its model, calls, unusable replies
+            info["temporal_llm"] = self.temporal_extractor.describe()
+        return info
 
     def ranked(self, group: str, query: str, k: int, now: datetime | None = None, *,
                pool: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -351,7 +357,7 @@ class HybridSystem(_BackendSystem):
         fused_ids, fused = self.backend.fuse_legs(self.backend.vector_leg(group, query, pool),
                                                   self.backend.keyword_leg(group, query, pool), c.fusion, c.rrf_k)
         ids, scores = self.backend.rerank(fused_ids, fused, now)
-        if c.temporal_boost > 0 and now is not None:
+        if self.temporal_extractor is not None and now is not None:
             anchor = self.temporal_extractor(query, now)
             if anchor is not None:
                 ids, scores = temporal.temporal_rerank(ids, scores, self.backend.item_times()[ids], anchor, now,
