@@ -110,6 +110,8 @@ results: $(STAMP)
 	$(PY) -m memini_bench.studies.contradiction -embedders hash,minilm -locomo $(LOCOMO) \
 		-lme $(LME)/longmemeval_oracle_sample97.json
 	$(PY) -m quality.scoreboard -embedders $(QUALITY_EMBEDDERS) -out results/quality.json
+	$(PY) -m quality.scoreboard -embedders $(QUALITY_EMBEDDERS) -variants fixed,pre-fix,ratio0.4,anchor-only \
+		-out results/quality-variants.json
 	$(PY) cmd/results_table.py
 
 clean:

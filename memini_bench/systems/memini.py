@@ -41,7 +41,7 @@ from memini_bench.retrieval import temporal
 from memini_bench.retrieval.fusion import DEFAULT_ALPHA, DEFAULT_RRF_K, fuse_legs
 from memini_bench.retrieval.keyword import KeywordIndex, NumpyBM25
 from memini_bench.retrieval.keyword_fts5 import FTS5BM25
-from memini_bench.retrieval.reserve import reserve_order
+from memini_bench.retrieval.reserve import PROMOTE_RATIO, TOP_ANCHOR, reserve_order
 from memini_bench.retrieval.vector import VectorIndex
 
 __all__ = ["Hit", "System", "HybridConfig", "HybridSystem", "KeywordSystem", "VectorSystem", "MeminiBackend",
@@ -333,6 +333,9 @@ class VectorSystem(_BackendSystem):
 
 class HybridSystem(_BackendSystem):
     uses = ("keyword_index_ms", "embed_ms", "dedup_keys_ms")
+    # The reserve gate's legs (memini's 0.5 and 0.4); the quality scoreboard's variants probe others.
+    reserve_ratio = PROMOTE_RATIO
+    reserve_top_anchor = TOP_ANCHOR
 
     def __init__(self, backend: MeminiBackend, config: HybridConfig | None = None, name: str = "memini-hybrid") -> None:
         super().__init__(backend, name)
@@ -370,7 +373,8 @@ class HybridSystem(_BackendSystem):
         ids, scores = self.ranked(group, query, k, now)
         if self.config.semantic_reserve > 0:
             durable = [self.backend.items[i].tier in comp.DURABLE_TIERS for i in ids.tolist()]
-            order = reserve_order(scores, durable, k, self.config.semantic_reserve)
+            order = reserve_order(scores, durable, k, self.config.semantic_reserve, ratio=self.reserve_ratio,
+                                  top_anchor=self.reserve_top_anchor)
             ids, scores = ids[order], scores[order]
         keep = self.backend.dedup(ids, k)
         ids, scores = ids[keep], scores[keep]
