@@ -105,6 +105,7 @@ results: $(STAMP)
 	$(PY) -m memini_bench -suite vetobench -data $(VETO) -scale -plot
 	$(MB) -suite locomo -data $(LOCOMO) -multihop
 	$(MB) -suite locomo -data $(LOCOMO) -entity-bridge
+	$(MB) -suite locomo -data $(LOCOMO) -entity-bridge -bridge-vocab entities,concepts
 	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -poison 50
 	$(PY) -m memini_bench.studies.entity_eval -locomo $(LOCOMO)
 	$(PY) -m memini_bench.studies.contradiction -embedders hash,minilm -locomo $(LOCOMO) \
