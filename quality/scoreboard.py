@@ -46,6 +46,7 @@ import click
 
 from memini_bench.core.dataset import Dataset
 from memini_bench.core.settings import flag
+from memini_bench.embed import endpoints
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.factory import EmbedSettings, build_encoder
 from memini_bench.errors import BenchError
@@ -255,7 +256,8 @@ def _variants_config(variant_list: Sequence[Variant]) -> dict:
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
-@flag("embedders", default="hash,minilm", help="Comma-separated embedders: hash, minilm, st:PATH_OR_NAME, ...")
+@flag("embedders", default="hash,minilm", help="Comma-separated embedders: hash, minilm, st:PATH_OR_NAME, ..., "
+      "sweep (every MEMINI_SWEEP_EMBEDDERS endpoint, url|model|dims).")
 @flag("dims", default=256, type=int, help="Dimensions of the hash embedder.")
 @flag("keyword-backend", default="numpy", type=click.Choice(["numpy", "fts5"]), help="BM25 backend.")
 @flag("rerank-url", default=lambda: os.environ.get("MEMINI_RERANK_URL", ""), show_default="$MEMINI_RERANK_URL",
@@ -269,7 +271,7 @@ def _variants_config(variant_list: Sequence[Variant]) -> dict:
 def command(embedders: str, dims: int, keyword_backend: str, rerank_url: str, rerank_model: str, variants: str,
             out: str, no_write: bool) -> None:
     """memini's recall-quality scoreboard: durable and episodic recall, precision and injections."""
-    names = [n.strip() for n in embedders.split(",") if n.strip()]
+    names = endpoints.expand([n.strip() for n in embedders.split(",") if n.strip()])
     if not names:
         raise BenchError("-embedders: name at least one embedder (hash, minilm, st:PATH_OR_NAME)")
     variant_list = qvariants.parse(variants)

@@ -78,6 +78,8 @@ EMBEDDERS.add("st", "memini_bench.embed.factory:make_st", "st:PATH_OR_NAME: any 
               "(or a Hugging Face id in the local cache)")
 EMBEDDERS.add("openai", "memini_bench.embed.factory:make_openai", "an OpenAI-compatible /v1/embeddings endpoint "
               "(MEMINI_EMBED_BASE_URL, _API_KEY, _MODEL, _DIMS)")
+EMBEDDERS.add("endpoint", "memini_bench.embed.endpoints:make", "endpoint:URL|MODEL|DIMS: one OpenAI-compatible "
+              "endpoint by itself (memini's MEMINI_SWEEP_EMBEDDERS entry); several in one run: -embedders sweep")
 EMBEDDERS.add("hash", "memini_bench.embed.factory:make_hash", "memini's deterministic hash embedder (-dims)")
 EMBEDDERS.add("wordllama", "memini_bench.embed.wordllama:make", "WordLlama l2_supercat static token embeddings "
               "(256-d, or wordllama:64/128), weights inside the wordllama wheel: offline, no torch",

@@ -102,7 +102,8 @@ def make_fnv64(settings: EmbedSettings, argument: str = "") -> Embedder:
 LOCAL_FLAGS = ("max_tokens", "batch_size", "device", "precision", "embed_backend")
 ENDPOINT_FLAGS = ("embed_timeout", "embed_concurrency")
 # The EmbedSettings fields each built-in honours; a non-default value of any other is refused (never dropped).
-USED_BY = {"minilm": LOCAL_FLAGS, "st": LOCAL_FLAGS, "openai": ENDPOINT_FLAGS, "hash": ("dims",), "fnv64": ()}
+USED_BY = {"minilm": LOCAL_FLAGS, "st": LOCAL_FLAGS, "openai": ENDPOINT_FLAGS, "endpoint": ENDPOINT_FLAGS,
+           "hash": ("dims",), "fnv64": ()}
 
 
 def check_settings_used(settings: EmbedSettings, base: str) -> None:
