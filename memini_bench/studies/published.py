@@ -8,6 +8,16 @@ LoCoMo): those figures are for other data and are printed as such.
 
 from __future__ import annotations
 
+# Hybrid RRF on LoCoMo turns (R@5, R@10; None = not given): memini's rrfK 5, and rrfK 60 over deep pools (its
+# recency argument: the flat decay loses 7 points of R@5).
+RRF_K = {5.0: (60.1, 71.0), 60.0: (52.8, None)}
+
+# Quality scoreboard (memini's bench README, section 13 of the behaviour doc): injections, pre-fix -> after the
+# fix, per embedder (qwen3-0.6b, MiniLM, nomic, bge-small), and durable MRR of MiniLM's composite row.
+QUALITY_INJECTIONS = {"qwen3-0.6b": (50, 5), "minilm": (51, 9), "nomic": (54, 14), "bge-small": (45, 4)}
+QUALITY_INJECTION_CHANGE = (-72, -91)  # the range memini quotes, in %
+QUALITY_DURABLE_MRR_MINILM = (0.20, 0.50)
+
 # Multi-hop (277 LoCoMo category-1 questions with >= 2 gold, k 10): full-gold coverage % per regime.
 MULTIHOP_FULL_GOLD = {
     "minilm": {"single": 15.9, "realistic": 19.5, "oracle": 22.0},
