@@ -105,6 +105,7 @@ results: $(STAMP)
 	for s in locomo locomo-sessions; do for g in 'pool=30,50,80' 'fusion=0.3,0.5,-1'; do \
 	  $(MB) -suite $$s -data $(LOCOMO) -k 5,10 -sweep "$$g" || exit 1; done; done
 	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -holdout tune -sweep 'fusion=0.3,0.5,-1' -select MRR
+	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -fusion -1 -sweep 'rrf-k=5,60'
 	for s in locomo locomo-sessions; do \
 	  $(MB) -suite $$s -data $(LOCOMO) -k 5,10 -systems $(PEERS) -name peers -significance && \
 	  $(MB) -suite $$s -data $(LOCOMO) -k 5,10 -systems $(PEER_VARIANTS) -name peers-variants || exit 1; done
@@ -117,11 +118,14 @@ results: $(STAMP)
 	$(PY) -m memini_bench -suite vetobench -data $(VETO) -scale -plot
 	$(MB) -suite locomo -data $(LOCOMO) -multihop
 	$(MB) -suite locomo -data $(LOCOMO) -entity-bridge
+	$(MB) -suite locomo -data $(LOCOMO) -entity-bridge -bridge-vocab entities,concepts
 	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -poison 50
 	$(PY) -m memini_bench.studies.entity_eval -locomo $(LOCOMO)
 	$(PY) -m memini_bench.studies.contradiction -embedders hash,minilm -locomo $(LOCOMO) \
 		-lme $(LME)/longmemeval_oracle_sample97.json
 	$(PY) -m quality.scoreboard -embedders $(QUALITY_EMBEDDERS) -out results/quality.json
+	$(PY) -m quality.scoreboard -embedders $(QUALITY_EMBEDDERS) -variants fixed,pre-fix,ratio0.4,anchor-only \
+		-out results/quality-variants.json
 	$(PY) cmd/results_table.py
 
 clean:

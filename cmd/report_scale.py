@@ -2,7 +2,7 @@
 
 import sys
 
-from memini_bench.bench.report_scale import run
+from memini_bench.bench.report_scale import main
 
 if __name__ == "__main__":
-    sys.exit(run())
+    sys.exit(main())

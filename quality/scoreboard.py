@@ -27,6 +27,11 @@ with the baseline's R@5 as reported. ``prod k=3`` cannot be compared at equal de
 narrower window may legitimately hold fewer facts), so its durable R@3 is compared with the baseline's R@3
 computed from the baseline's top 3 (the baseline's own access history, which reinforced its top 5, not 3). A
 violation exits 1.
+
+Variants (``-variants fixed,pre-fix,ratio0.4,anchor-only``, ``quality.variants``): every config again under memini's
+pre-fix baseline and its two gate probes, in fresh stores. A row of a variant other than ``fixed`` carries
+``"variant"`` (a row without it is ``fixed``, so the default run's file is what it was); the sanity check applies
+to ``fixed`` only (the pre-fix baseline is the regression memini fixed, and the probes were not taken).
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ import click
 from memini_bench.core.dataset import Dataset
 from memini_bench.core.runs import RunResult, first_gold_rank
 from memini_bench.core.settings import flag
+from memini_bench.embed import endpoints
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.factory import EmbedSettings, build_encoder
 from memini_bench.errors import BenchError
@@ -53,8 +59,10 @@ from memini_bench.results.schema import QualityResults
 from memini_bench.results.write import write_results_file
 from memini_bench.retrieval.composite import DURABLE_TIERS
 from memini_bench.systems.config import HybridConfig, pool_size
-from memini_bench.systems.memini import HybridSystem, MeminiBackend
+from memini_bench.systems.memini import HybridSystem
 from quality import corpus
+from quality import variants as qvariants
+from quality.variants import Variant
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,10 +139,12 @@ def score_board(result: RunResult, tiers: dict[str, str]) -> Board:
                  sum(inj["fact"]), sum(inj["detail"]))
 
 
-def hybrid(encoder: TextEncoder, config: Config, keyword_backend: str = "numpy") -> HybridSystem:
-    """A fresh store and memini's hybrid recall for one config, reinforcing as memini's scoreboard does."""
+def hybrid(encoder: TextEncoder, config: Config, keyword_backend: str = "numpy",
+           variant: Variant = qvariants.VARIANTS[qvariants.DEFAULT]) -> HybridSystem:
+    """A fresh store and memini's hybrid recall for one config (and variant), reinforcing as memini's scoreboard
+    does."""
     settings = HybridConfig(reinforce=True, semantic_reserve=config.reserve, keyword_backend=keyword_backend)
-    return HybridSystem(MeminiBackend(encoder, keyword_backend), settings, name=f"memini-hybrid {config.label}")
+    return qvariants.hybrid(variant, encoder, settings, f"memini-hybrid {config.label}")
 
 
 class Reranked:
@@ -155,8 +165,8 @@ class Reranked:
 
 
 def run_config(encoder: TextEncoder, ds: Dataset, config: Config, keyword_backend: str = "numpy",
-               reranker: Reranker | None = None) -> RunResult:
-    system = hybrid(encoder, config, keyword_backend)
+               reranker: Reranker | None = None, variant: Variant = qvariants.VARIANTS[qvariants.DEFAULT]) -> RunResult:
+    system = hybrid(encoder, config, keyword_backend, variant)
     return run_system(Reranked(system, reranker) if reranker is not None else system, ds, config.limit)
 
 
@@ -204,9 +214,10 @@ def query_rows(result: RunResult) -> list[dict]:
 
 def run(embedders: Sequence[str], *, dims: int = 256, keyword_backend: str = "numpy",
         configs: Sequence[Config] = CONFIGS, emit=print, reranker: Reranker | None = None,
-        reranker_label: str = "") -> tuple[dict, list[str]]:
-    """Run every config for every embedder (each also through ``reranker`` when given: the cross-encoder rows);
-    returns the results document and any sanity violations."""
+        reranker_label: str = "", variant_list: Sequence[Variant] = (qvariants.VARIANTS[qvariants.DEFAULT],)
+        ) -> tuple[dict, list[str]]:
+    """Run every config for every embedder and variant (each also through ``reranker`` when given: the
+    cross-encoder rows); returns the results document and any sanity violations."""
     ds = corpus.build()
     tiers = {it.id: it.tier for it in ds.items}
     results: list[dict] = []
@@ -215,52 +226,65 @@ def run(embedders: Sequence[str], *, dims: int = 256, keyword_backend: str = "nu
     for name in embedders:
         encoder = build_encoder(EmbedSettings(embedder=name, dims=dims))  # the disk cache serves repeated runs
         identities[name] = encoder.embedder.identity
-        for mode, ce in (("comp", None), ("rerank", reranker)):
-            if mode == "rerank" and ce is None:
-                continue
-            rows, runs = [], []
-            for config in configs:
-                result = run_config(encoder, ds, config, keyword_backend, ce)
-                board = score_board(result, tiers)
-                rows.append((config, board))
-                runs.append((config, result))
-                results.append({"embedder": name, "embed_model": encoder.embedder.identity, "mode": mode,
-                                **asdict(config), **asdict(board), "queries": query_rows(result)})
-            label = encoder.embedder.identity + (f" · rerank ({reranker_label})" if ce is not None else " · comp")
-            emit(table(label, ds, rows))
-            problems += [f"{name} {mode} {p}" for p in sanity_violations(runs)]
+        for variant in variant_list:
+            tag = {} if variant.name == qvariants.DEFAULT else {"variant": variant.name}
+            for mode, ce in (("comp", None), ("rerank", reranker)):
+                if mode == "rerank" and ce is None:
+                    continue
+                rows, runs = [], []
+                for config in configs:
+                    result = run_config(encoder, ds, config, keyword_backend, ce, variant)
+                    board = score_board(result, tiers)
+                    rows.append((config, board))
+                    runs.append((config, result))
+                    results.append({"embedder": name, "embed_model": encoder.embedder.identity, "mode": mode,
+                                    **tag, **asdict(config), **asdict(board), "queries": query_rows(result)})
+                label = encoder.embedder.identity + (f" · rerank ({reranker_label})" if ce is not None else " · comp")
+                emit(table(label + (f" · {variant.name}" if tag else ""), ds, rows))
+                if not tag:
+                    problems += [f"{name} {mode} {p}" for p in sanity_violations(runs)]
     doc = {"config": {"dataset": ds.name, "memories": len(ds.items), "questions": len(ds.questions),
                       "group": corpus.GROUP, "clock": corpus.CLOCK.isoformat(), "fusion_alpha": 0.5,
                       "pool": {c.label: pool_size(c.limit) for c in configs}, "reinforce": True,
                       "keyword_backend": keyword_backend, "embedders": identities, "dims": dims,
-                      "reranker": reranker_label, **harness()},
+                      "reranker": reranker_label, **_variants_config(variant_list), **harness()},
            "results": results}
     return doc, problems
 
 
+def _variants_config(variant_list: Sequence[Variant]) -> dict:
+    if [v.name for v in variant_list] == [qvariants.DEFAULT]:
+        return {}  # the default run's config stays what it was
+    return {"variants": {v.name: v.describe() for v in variant_list}}
+
+
 @click.command(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
-@flag("embedders", default="hash,minilm", help="Comma-separated embedders: hash, minilm, st:PATH_OR_NAME, ...")
+@flag("embedders", default="hash,minilm", help="Comma-separated embedders: hash, minilm, st:PATH_OR_NAME, ..., "
+      "sweep (every MEMINI_SWEEP_EMBEDDERS endpoint, url|model|dims).")
 @flag("dims", default=256, type=int, help="Dimensions of the hash embedder.")
 @flag("keyword-backend", default="numpy", type=click.Choice(["numpy", "fts5"]), help="BM25 backend.")
 @flag("rerank-url", default=lambda: os.environ.get("MEMINI_RERANK_URL", ""), show_default="$MEMINI_RERANK_URL",
       help="Cross-encoder /rerank base URL: adds the rerank rows (Bearer MEMINI_RERANK_API_KEY).")
 @flag("rerank-model", default=lambda: os.environ.get("MEMINI_RERANK_MODEL", ""), show_default="$MEMINI_RERANK_MODEL",
       help="Model name for -rerank-url, or local:PATH for a local sentence-transformers CrossEncoder folder.")
+@flag("variants", default=qvariants.DEFAULT, help="Comma-separated hybrid variants: fixed (memini's current), pre-fix "
+      "(additive composite, gate 0.6 x evictee), ratio0.4, anchor-only (the gate probes).")
 @flag("out", default="results/quality.json", help="The JSON results file.")
 @flag("no-write", is_flag=True, default=False, help="Print the tables only.")
-def command(embedders: str, dims: int, keyword_backend: str, rerank_url: str, rerank_model: str, out: str,
-            no_write: bool) -> None:
+def command(embedders: str, dims: int, keyword_backend: str, rerank_url: str, rerank_model: str, variants: str,
+            out: str, no_write: bool) -> None:
     """memini's recall-quality scoreboard: durable and episodic recall, precision and injections."""
-    names = [n.strip() for n in embedders.split(",") if n.strip()]
+    names = endpoints.expand([n.strip() for n in embedders.split(",") if n.strip()])
     if not names:
         raise BenchError("-embedders: name at least one embedder (hash, minilm, st:PATH_OR_NAME)")
+    variant_list = qvariants.parse(variants)
     reranker, label = None, ""
     if cross_encoder_requested(rerank_url, rerank_model):
         reranker = build_reranker(url=rerank_url, model=rerank_model)
         reranker.load()
         label = rerank_model or rerank_url
     doc, problems = run(names, dims=dims, keyword_backend=keyword_backend, reranker=reranker, reranker_label=label,
-                        emit=lambda text: (sys.stdout.write(text), sys.stdout.flush()))
+                        variant_list=variant_list, emit=lambda text: (sys.stdout.write(text), sys.stdout.flush()))
     if not no_write:
         rest = {k: v for k, v in doc.items() if k not in ("config", "results")}
         write_results_file(Path(out), QualityResults(config=doc["config"], boards=tuple(doc["results"]), extra=rest))

@@ -40,11 +40,21 @@ def test_labelled_sample_shape():
     rows = entity_eval.read_labelled()
     ids = [r["id"] for r in rows]
     assert len(rows) >= 40 and len(set(ids)) == len(ids)
-    assert {r["source"] for r in rows} == {"locomo", "ours"}
-    assert sum(r["source"] == "ours" for r in rows) >= 20 and sum(r["source"] == "locomo" for r in rows) >= 20
+    assert {r["source"] for r in rows} == {"locomo", "ours", "scoreboard"}
+    assert sum(r["source"] == "ours" for r in rows) >= 20 and sum(r["source"] == "locomo" for r in rows) >= 30
     for r in rows:
         assert all(e == " ".join(e.lower().split()) and not e.endswith("'s") for e in r["entities"]), r["id"]
-        assert (r["source"] == "ours") == ("text" in r)  # LoCoMo turns are referenced, never copied
+        assert (r["source"] != "locomo") == ("text" in r)  # LoCoMo turns are referenced, never copied
+
+
+def test_scoreboard_sentences_are_the_corpus_memories_they_name():
+    from quality import corpus
+
+    by_id = {it.id: it.content for it in corpus.build().items}
+    rows = [r for r in entity_eval.read_labelled() if r["source"] == "scoreboard"]
+    assert len(rows) == 63 and all(by_id[r["id"]] == r["text"] for r in rows)
+    kinds = [r["id"].rsplit("-", 1)[-1] for r in rows]
+    assert (kinds.count("fact"), kinds.count("dup"), kinds.count("0"), kinds.count("detail")) == (18, 5, 20, 20)
 
 
 def test_labelled_locomo_ids_exist(locomo):
@@ -69,8 +79,10 @@ def test_command_without_locomo_scores_our_sentences(tmp_path, capsys):
     out = tmp_path / "entities.json"
     entity_eval.main(["-out", str(out)])
     doc = json.loads(out.read_text())
-    assert [r["scope"] for r in doc["results"]] == ["ours", "all"] and doc["config"]["skipped_locomo"] > 0
-    assert capsys.readouterr().out == entity_eval.render(doc)
+    assert [r["scope"] for r in doc["results"]] == ["ours", "scoreboard", "all"]
+    assert doc["config"]["skipped_locomo"] > 0
+    out = capsys.readouterr().out
+    assert out == entity_eval.render(doc) and "| 1.00 / 0.75 |" in out and "published no" not in out
 
 
 def test_bad_labelled_file_is_one_line(tmp_path):

@@ -26,7 +26,7 @@ def test_grid_parsing_checks_values_with_the_flags_types():
     for bad, fragment in [("fusion=nan", "not a finite number"), ("fusion=2", "alpha in [0, 1]"),
                           ("pool=-1", "below the allowed minimum"), ("nope=1", "not a sweepable setting"),
                           ("pool", "FLAG=V1,V2"), ("pool=1 pool=2", "named twice"),
-                          ("temporal-extractor=llm", "'llm' is not one of")]:
+                          ("temporal-extractor=gpt", "'gpt' is not one of")]:
         with pytest.raises(BenchError, match=fragment.replace("[", r"\[").replace("]", r"\]")):
             parse_grid(bad)
     assert parse_metric("ndcg@10", (5, 10)).attr == "ndcg_at_k" and parse_metric("MRR", (5,)).name == "MRR"

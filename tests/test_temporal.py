@@ -157,8 +157,8 @@ def test_extended_weekday_needs_now():
 
 def test_extractor_lookup():
     assert extractor("regex") is regex_anchor
-    with pytest.raises(BenchError, match="-temporal-extractor"):
-        extractor("llm")
+    with pytest.raises(BenchError, match="-temporal-extractor 'gpt': unknown; use one of regex, extended, llm"):
+        extractor("gpt")
 
 
 # --- proximity and the boost ---------------------------------------------------------------------------------

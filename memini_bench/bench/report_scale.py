@@ -11,16 +11,18 @@ The data set file itself is not generated: the receipts show ids without texts (
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import random
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
+from memini_bench.core.console import run_command
 from memini_bench.core.dataset import Question
 from memini_bench.core.runs import QuestionRun, RunResult
+from memini_bench.core.settings import Int, command, setting
 from memini_bench.evaluation.metrics import score_all
 from memini_bench.results import provenance
 from memini_bench.results.write import per_question_rows
@@ -85,14 +87,19 @@ def browse(site: Path) -> dict:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--items", type=int, default=250_000)
-    ap.add_argument("--questions", type=int, default=500)
-    ap.add_argument("--systems", type=int, default=20)
-    ap.add_argument("--dir", default="", help="where to generate (default: a temporary folder)")
-    ap.add_argument("--no-browser", action="store_true")
-    args = ap.parse_args(argv)
+@dataclass(frozen=True)
+class ReportScaleOptions:
+    """The flags of ``report-scale`` (each ``-name`` and ``--name``)."""
+
+    items: int = setting("items", 250_000, "item ids in the generated run", type=Int(min=1))
+    questions: int = setting("questions", 500, "questions in the generated run", type=Int(min=1))
+    systems: int = setting("systems", 20, "systems in the generated run", type=Int(min=1))
+    dir: str = setting("dir", "", "where to generate (default: a temporary folder)")
+    no_browser: bool = setting("no-browser", False, "build only; skip the page timings in chromium")
+
+
+@command(ReportScaleOptions, name="report-scale")
+def main_command(args: ReportScaleOptions) -> int:
     from memini_bench.report import site
     from memini_bench.report.collect import collect
 
@@ -116,4 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     return 0 if report["build_s"] < 60 else 1
 
 
-run = provenance.bench_main(main)
+
+def main(argv: list[str] | None = None) -> int | None:
+    """The entry point: ``main_command`` with the CLI's one-line errors (exit 2 for bad input)."""
+    return run_command(main_command, argv, "memini-bench")
+

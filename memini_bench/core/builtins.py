@@ -108,6 +108,9 @@ EMBEDDERS: tuple[Builtin, ...] = (
             "Hugging Face id in the local cache)", uses=LOCAL),
     Builtin("openai", "memini_bench.embed.factory:make_openai", "an OpenAI-compatible /v1/embeddings endpoint "
             "(MEMINI_EMBED_BASE_URL, _API_KEY, _MODEL, _DIMS)", uses=ENDPOINT),
+    Builtin("endpoint", "memini_bench.embed.endpoints:make", "endpoint:URL|MODEL|DIMS: one OpenAI-compatible endpoint "
+            "by itself (memini's MEMINI_SWEEP_EMBEDDERS entry); several in one run: -embedders sweep",
+            uses=ENDPOINT),
     Builtin("hash", "memini_bench.embed.factory:make_hash", "memini's deterministic hash embedder (-dims)",
             uses=("dims",)),
     Builtin("wordllama", "memini_bench.embed.wordllama:make", "WordLlama l2_supercat static token embeddings (256-d, or"

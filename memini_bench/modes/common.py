@@ -122,7 +122,7 @@ def build_config(opts: RunOptions, ds: Dataset, ctx: SystemContext | None, syste
 
 def hybrid_settings(opts: RunOptions) -> dict[str, object]:
     """The hybrid settings as a results config records them (``fusion_alpha`` is ``-fusion``)."""
-    settings = dataclasses.asdict(opts.hybrid)
+    settings = opts.hybrid.as_dict()
     settings["fusion_alpha"] = settings.pop("fusion")
     return settings
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
+import click
+
 from memini_bench.core.settings import CommaList, Real, setting
 from memini_bench.embed.factory import EmbedSettings
 from memini_bench.evaluation.runner import close_all
@@ -32,6 +34,10 @@ class EntityBridgeOptions:
     bridge_df_caps: tuple[float, ...] = setting("bridge-df-caps", bridge.DEFAULT_CAPS, "Document-frequency caps "
                                                 "of -entity-bridge, as shares of the conversation.",
                                                 type=CommaList(Real(min=0, max=1, min_open=True)))
+    bridge_vocab: tuple[str, ...] = setting("bridge-vocab", (bridge.DEFAULT_VOCABULARY,), "Vocabularies of "
+                                            "-entity-bridge: entities (capitalised spans), concepts (memini's "
+                                            "lowercase concept leg: stemmed words and pairs), comma-separated.",
+                                            type=CommaList(click.Choice(list(bridge.VOCABULARIES))))
 
 
 OPTIONS = EntityBridgeOptions
@@ -50,23 +56,32 @@ def run(opts: RunOptions) -> int:
     ctx = opts.context()
     systems = systems_for(opts.lineup, ctx)
     ds = prepared(opts)
-    vocab = bridge.Vocabulary(ds)
+    names = list(dict.fromkeys(opts.mode(EntityBridgeOptions).bridge_vocab))
+    vocabs = {name: bridge.Vocabulary(ds, bridge.VOCABULARIES[name]) for name in names}
     results = []
     try:
         for system in systems:
             system.ingest(ds.items)
-            found = bridge.diagnose(system, ds, vocab, k, caps, warm=lambda texts: warm_queries(ctx, texts))
-            results.append(found.as_dict())
+            for name, vocab in vocabs.items():
+                found = bridge.diagnose(system, ds, vocab, k, caps, warm=lambda texts: warm_queries(ctx, texts),
+                                        vocabulary=name)
+                results.append(found.as_dict())
     finally:
         close_all(systems)
 
     m = opts.mode(MultihopOptions)
     settings = {"category": m.multihop_category, "min_gold": m.multihop_min_gold, "k": k, "df_caps": list(caps)}
+    if names != [bridge.DEFAULT_VOCABULARY]:
+        settings["vocabularies"] = names
     config = build_config(opts, ds, ctx, systems, mode="entity-bridge", mode_settings=settings,
                           multihop_category=m.multihop_category, multihop_min_gold=m.multihop_min_gold, bridge_k=k,
                           bridge_pool=pool_size(k), bridge_df_caps=list(caps), anchors=bridge.ANCHORS,
                           max_promote=bridge.MAX_PROMOTE)
-    doc = {"config": config, "vocabulary": bridge.vocabulary_stats(vocab), "results": results}
+    first = vocabs.get(bridge.DEFAULT_VOCABULARY) or bridge.Vocabulary(ds)  # the entity coverage line, always
+    doc = {"config": config, "vocabulary": bridge.vocabulary_stats(first), "results": results}
+    others = {n: bridge.vocabulary_stats(v) for n, v in vocabs.items() if n != bridge.DEFAULT_VOCABULARY}
+    if others:
+        doc["vocabularies"] = others
     sys.stdout.write(bridge.render(doc))
     sys.stdout.flush()
     if opts.output.no_write:
@@ -74,7 +89,8 @@ def run(opts: RunOptions) -> int:
     tokens = tuple(t for t, default in ((f"cat{m.multihop_category}", m.multihop_category == "1"),
                                         (f"mingold{m.multihop_min_gold}", m.multihop_min_gold == 2),
                                         (f"k{k}", k == 10),
-                                        ("caps" + "+".join(f"{c:g}" for c in caps), caps == bridge.DEFAULT_CAPS))
+                                        ("caps" + "+".join(f"{c:g}" for c in caps), caps == bridge.DEFAULT_CAPS),
+                                        ("vocab-" + "+".join(names), names == [bridge.DEFAULT_VOCABULARY]))
                    if not default)
     write_results(results_path(opts, ds, ctx, systems, suffix="-entity-bridge", extra_tokens=tokens),
                   study_document(doc))

@@ -5,9 +5,10 @@ all) and with K = the smallest ``-k``: fuse the vector and keyword legs, each ``
 (rrfK 5), then rank that same fused list with each of memini's five strategies (``retrieval.recency``) using
 ``now`` = the question's date (LongMemEval ``question_date``, LoCoMo's last session date) or 2023-01-01, and item
 dates from the data (2023-01-01 when missing). ``temporal0.40`` uses ``-temporal-extractor`` (its row is named
-``temporal0.40-extended`` with the extended one). Prints memini's table (R@1 / R@K / MRR per category and
-``all``) and, beyond memini, writes it to ``<out>/<dataset>-rerank.json`` (``-rerank-extended.json`` with the
-extended extractor; per-question anchors and ranks with ``-per-question``).
+``temporal0.40-extended`` with the extended one, ``temporal0.40-llm`` with the LLM's, whose model is then in the
+results identity and whose unusable replies are counted and noted). Prints memini's table (R@1 / R@K / MRR per
+category and ``all``) and, beyond memini, writes it to ``<out>/<dataset>-rerank.json`` (``-rerank-...-tx-extended.json``
+with the extended extractor; per-question anchors and ranks with ``-per-question``).
 """
 
 from __future__ import annotations
@@ -109,10 +110,18 @@ def run(opts: RunOptions) -> int:
     sys.stdout.write(f"\ntemporal anchors ({opts.hybrid.temporal_extractor}): {anchored} of {len(questions)} "
                      "questions\n")
     sys.stdout.flush()
+    llm = extract.describe() if hasattr(extract, "describe") else None  # the llm extractor: model, calls, misses
+    if hasattr(extract, "note") and extract.note():
+        log(extract.note())
     if opts.output.no_write:
         return 0
     ctx = opts.fixed_context(encoder)
-    config = build_config(opts, ds, ctx, mode="rerank", mode_settings={"rerank_cats": cats},
+    settings: dict[str, object] = {"rerank_cats": cats}
+    extra = {}
+    if llm is not None:
+        settings["temporal_llm_model"] = llm["model"]
+        extra["temporal_llm"] = llm
+    config = build_config(opts, ds, ctx, mode="rerank", mode_settings=settings, **extra,
                           rerank_cats=cats, rerank_k=k, rerank_pool=pool, scored_questions=len(questions),
                           anchored_questions=anchored, strategies=[dataclasses.asdict(s) for s in plan])
     cats_token = () if tuple(cats) == RerankOptions().rerank_cats else ("cats-" + ("+".join(cats) or "all"),)

@@ -3,10 +3,10 @@
 An axis is ``FLAG=V1,V2,...`` (axes separated by spaces or ``;``) over a sweepable flag: every hybrid setting
 (``HybridConfig``: ``fusion`` (negative = RRF), ``pool`` (each leg's depth itself, as memini's sweep states it),
 ``pool-factor``, ``pool-floor``, ``temporal-boost``, ``temporal-extractor``, ``semantic-reserve``,
-``keyword-backend``, ``reinforce``), LongMemEval's ``session-doc``, and ``embedder``. Each value is parsed and
-checked by the flag's own type, as on the command line. The grid is the cartesian product in axis order; a cell
-is ``((field, value), ...)``, applied over the run's own options; the *baseline* is the run's options with no
-axis applied (all defaults unless the command line set a flag outside the grid).
+``keyword-backend``, ``reinforce``, ``rrf-k``), LongMemEval's ``session-doc``, and ``embedder``. Each value is
+parsed and checked by the flag's own type, as on the command line. The grid is the cartesian product in axis order;
+a cell is ``((field, value), ...)``, applied over the run's own options; the *baseline* is the run's options with
+no axis applied (all defaults unless the command line set a flag outside the grid).
 
 Selection metrics (``-select``): ``R@K`` (recall_any@K), ``RA@K`` (recall_all@K), ``MRR``, ``nDCG@K``, each read
 from ``metrics.Score`` at a K of the run's ``-k``.

@@ -251,6 +251,10 @@ def _live(client, live_suites: list, *, runs: int = 1, wanted: Sequence[str] = (
                     f"scenarios, model {client.model}")
                 result = live.run_live(suite, conditions, client.complete, echo=log)
                 records.append(live.suite_record(result, suite, conditions))
+                for name, rec in records[-1]["ingest"].items():  # say so rather than score an empty store silently
+                    if rec.get("memories") == []:
+                        log(f"warning: {name} held 0 memories after ingestion (run {i}): its cells score an empty "
+                            "context")
             finally:
                 plan.close(conditions)
             if result.aborted:

@@ -59,7 +59,7 @@ def identity(s: RunSettings, *, systems: list[str], embedder: str = "", mode: st
     """Every setting that changes a results file's numbers (recorded in its config; compared before overwrite)."""
     return {"mode": mode, "suite": s.core.suite, "holdout": s.core.holdout, "limit": s.core.limit,
             "embedder": embedder, "max_tokens": s.embed.max_tokens, "dims": s.embed.dims if embedder == "hash"
-            else 0, "hybrid": dataclasses.asdict(s.hybrid), "load": dataclasses.asdict(s.load),
+            else 0, "hybrid": s.hybrid.as_dict(), "load": dataclasses.asdict(s.load),
             "systems": list(systems), "mode_settings": mode_settings or {}, **_embed_variant(s.embed)}
 
 

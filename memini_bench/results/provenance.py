@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import subprocess
-from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import TypeVar
@@ -58,29 +57,9 @@ def bench_config(mode: str, settings: dict, start: dict, seconds: float) -> dict
 
 
 def check_bench_out(path: str) -> None:
-    """Refuse a benchmark's ``--out`` that cannot be written before any work (a BenchError, which ``bench_main``
-    makes one line), so a long ``make speed`` or ``make scale`` never ends in a traceback with nothing saved."""
+    """Refuse a benchmark's ``--out`` that cannot be written before any work (a BenchError, which
+    ``core.console.run_command`` makes one line), so a long ``make speed`` or ``make scale`` never ends in a
+    traceback with nothing saved."""
     from memini_bench.results.atomic_io import check_destinations
 
     check_destinations(files=[("--out", path)])
-
-
-def bench_main(main: Callable[[list[str] | None], T]) -> Callable[[list[str] | None], T]:
-    """A benchmark's entry point (``make speed``, ``make scale``, ``make gpu``, ``cmd/ray_estimate.py``) under the
-    CLI's contract: a BenchError (an unwritable ``--out``, a missing or malformed data file, a model that will not
-    load) is one ``memini-bench: error:`` line on stderr and exit code 2, never a traceback; each writes its
-    results file only at the end, so nothing is written."""
-    import functools
-    import sys
-
-    from memini_bench.errors import BenchError
-
-    @functools.wraps(main)
-    def run(argv: list[str] | None = None) -> T:
-        try:
-            return main(argv)
-        except BenchError as exc:
-            print(f"memini-bench: error: {exc}", file=sys.stderr)
-            raise SystemExit(2) from None
-
-    return run

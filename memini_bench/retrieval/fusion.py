@@ -5,7 +5,9 @@ ties broken by first-seen position (the first list in its order, then ids new in
 
 - ``fuse_scores`` (min-max convex): per list, ``norm = (s - lo) / (hi - lo)`` over that list's own items, or 1.0
   for every item when ``hi == lo``; ``fused(d) = sum_l w_l * norm_l(d)``, a list that lacks d adds 0.
-- ``fuse_rrf``: ``fused(d) = sum_l 1 / (rrf_k + rank0_l(d))`` with 0-based ranks (memini's rrfK = 5).
+- ``fuse_rrf``: ``fused(d) = sum_l 1 / (rrf_k + rank0_l(d))`` with 0-based ranks (memini's rrfK = 5; ``-rrf-k``
+  sets it, e.g. 60, the flat decay of Cormack et al. that memini argues against). RRF never goes through the
+  compiled kernel (it has no min-max step to speed up): every ``rrf_k`` takes the same Python/numpy path.
 
 Three exact ways to the same floats: score fusion of two lists in one call of the compiled kernel
 (``kernels.KERNELS.fuse_min_max``) where it was built; else, up to ``SHORT`` entries in all (memini's legs: 2 x 50
@@ -146,9 +148,9 @@ def fuse_rrf(lists: Sequence[Ranked], rrf_k: float = DEFAULT_RRF_K) -> Ranked:
     return _accumulate([(ids, 1.0 / (rrf_k + np.arange(len(ids), dtype=np.float64))) for ids, _ in lists])
 
 
-def fuse_legs(vector: Ranked, keyword: Ranked, alpha: float = DEFAULT_ALPHA) -> Ranked:
+def fuse_legs(vector: Ranked, keyword: Ranked, alpha: float = DEFAULT_ALPHA, rrf_k: float = DEFAULT_RRF_K) -> Ranked:
     """memini's fuseLegs: alpha >= 0 is score fusion with weights [alpha, 1 - alpha] on [vector, keyword];
-    alpha < 0 is RRF with rrfK 5. The vector list comes first, so it wins ties."""
+    alpha < 0 is RRF with ``rrf_k`` (memini's rrfK 5). The vector list comes first, so it wins ties."""
     if alpha < 0:
-        return fuse_rrf([vector, keyword])
+        return fuse_rrf([vector, keyword], rrf_k)
     return fuse_scores([vector, keyword], [alpha, 1.0 - alpha])

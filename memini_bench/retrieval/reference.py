@@ -138,9 +138,9 @@ def _accumulate(contributions: Sequence[tuple[np.ndarray, np.ndarray]]) -> Ranke
     return ids[order], scores[order]
 
 
-def fuse_legs(vector: Ranked, keyword: Ranked, alpha: float = DEFAULT_ALPHA) -> Ranked:
+def fuse_legs(vector: Ranked, keyword: Ranked, alpha: float = DEFAULT_ALPHA, rrf_k: float = DEFAULT_RRF_K) -> Ranked:
     """``fusion.fuse_legs`` through a Python dict."""
     if alpha < 0:
-        return _accumulate([(ids, 1.0 / (DEFAULT_RRF_K + np.arange(len(ids), dtype=np.float64)))
+        return _accumulate([(ids, 1.0 / (rrf_k + np.arange(len(ids), dtype=np.float64)))
                             for ids, _ in (vector, keyword)])
     return _accumulate([(ids, w * min_max(scores)) for (ids, scores), w in ((vector, alpha), (keyword, 1.0 - alpha))])

@@ -23,6 +23,7 @@ Extractors (``EXTRACTORS``; each ``(query, now) -> Anchor | None``):
   memini misses: spelled-out and vague counts ("three weeks ago", "a few days ago", "a couple of months ago",
   "several years ago", "2 years ago"), "the day before yesterday", "last/this past <weekday>", "last weekend" and
   spans ("in the past three months": the middle of the span, tolerance half of it); then ``regex``.
+- ``llm`` (memini's with-LLM tier): a chat completion per distinct query (``retrieval.temporal_llm``).
 """
 
 from __future__ import annotations
@@ -289,11 +290,19 @@ def extended_anchor(query: str, now: datetime | None) -> Anchor | None:
 
 
 EXTRACTORS: dict[str, Extractor] = {"regex": regex_anchor, "extended": extended_anchor}
+# Extractors built per run (they hold a client and a cache): name -> "module:attr" of a zero-argument factory.
+EXTRACTOR_FACTORIES = {"llm": "memini_bench.retrieval.temporal_llm:from_env"}
+EXTRACTOR_NAMES = (*EXTRACTORS, *EXTRACTOR_FACTORIES)
 
 
 def extractor(name: str) -> Extractor:
+    """The extractor called ``name``; a factory's (``llm``) is built anew, with its own cache, on every call."""
+    if name in EXTRACTOR_FACTORIES:
+        from memini_bench.core.registry import load_target
+
+        return load_target(EXTRACTOR_FACTORIES[name], "-temporal-extractor")()  # type: ignore[operator]
     if name not in EXTRACTORS:
-        raise BenchError(f"-temporal-extractor {name!r}: unknown; use one of {', '.join(EXTRACTORS)}")
+        raise BenchError(f"-temporal-extractor {name!r}: unknown; use one of {', '.join(EXTRACTOR_NAMES)}")
     return EXTRACTORS[name]
 
 

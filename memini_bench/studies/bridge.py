@@ -1,12 +1,13 @@
-"""The entity-bridge diagnostic (memini ``bench/entitydiag_test.go → TestEntityBridgeDiagnostic``, entity
-vocabulary only): could an entity link between a missing gold and what one recall found have bridged a failed
-multi-hop question, and does promoting linked candidates help?
+"""The entity-bridge diagnostic (memini ``bench/entitydiag_test.go → TestEntityBridgeDiagnostic``): could an
+entity link between a missing gold and what one recall found have bridged a failed multi-hop question, and does
+promoting linked candidates help?
 
-Vocabulary: ``entities.extract`` on every item of the studied groups; ``df(e, g)`` = the items of group g that
-mention entity e; ``n_g`` = the items of g. Under a document-frequency cap c (a share of the conversation), an
-entity is usable when ``df(e, g) <= floor(c * n_g)`` (hub-safe: an entity in half the conversation is a hub, not a
-bridge). An item m is *linked* to a set of anchors A under c when some usable entity of m is an entity of an
-anchor in A.
+Vocabulary (``VOCABULARIES``): ``entities.extract`` (capitalised spans; the default) or ``concepts.extract``
+(memini's lowercase concept leg: stemmed content words and adjacent pairs) on every item of the studied groups;
+``df(e, g)`` = the items of group g that mention entity e; ``n_g`` = the items of g. Under a document-frequency
+cap c (a share of the conversation), an entity is usable when ``df(e, g) <= floor(c * n_g)`` (hub-safe: an
+entity in half the conversation is a hub, not a bridge). An item m is *linked* to a set of anchors A under c when
+some usable entity of m is an entity of an anchor in A.
 
 Per question (k = 10, deep = the system's recall at ``pool_size(k)`` = 50, got = deep[:k], anchors = got[:3]):
 
@@ -34,7 +35,7 @@ from dataclasses import asdict, dataclass, field
 from memini_bench.core.contract import System
 from memini_bench.core.dataset import Dataset, Question
 from memini_bench.retrieval.reserve import reserve_order
-from memini_bench.studies import entities, published
+from memini_bench.studies import concepts, entities, published
 from memini_bench.studies.multihop import found, union
 from memini_bench.systems.config import pool_size
 
@@ -42,6 +43,8 @@ ANCHORS = 3
 MAX_PROMOTE = 3
 DEFAULT_CAPS = (1.0, 0.10, 0.05)
 HOP_CAPS = (1.0, 0.10)
+DEFAULT_VOCABULARY = "entities"
+VOCABULARIES: dict[str, Callable[[str], list[str]]] = {"entities": entities.extract, "concepts": concepts.extract}
 
 
 class Vocabulary:
@@ -95,9 +98,14 @@ class BridgeResult:
     missing_in_pool: int = 0
     caps: list[CapTally] = field(default_factory=list)
     hops: list[HopTally] = field(default_factory=list)
+    vocabulary: str = DEFAULT_VOCABULARY
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        """Every field; ``vocabulary`` only when it is not the default (entity rows stay as they were)."""
+        out = asdict(self)
+        if out["vocabulary"] == DEFAULT_VOCABULARY:
+            del out["vocabulary"]
+        return out
 
 
 Deep = Callable[[Question, str, int], tuple[list[str], list[float]]]  # (question, query, k) -> ids, scores
@@ -123,12 +131,13 @@ def promote(vocab: Vocabulary, q: Question, deep: list[str], scores: list[float]
 
 
 def diagnose(system: System, ds: Dataset, vocab: Vocabulary, k: int = 10, caps: Sequence[float] = DEFAULT_CAPS,
-             warm: Callable[[list[str]], None] | None = None) -> BridgeResult:
-    """The diagnostic for one system over the study's questions (module docstring)."""
+             warm: Callable[[list[str]], None] | None = None, vocabulary: str = DEFAULT_VOCABULARY) -> BridgeResult:
+    """The diagnostic for one system over the study's questions (module docstring); ``vocabulary`` names
+    ``vocab``'s extractor in the result."""
     recall = deep_recall(system)
     depth = pool_size(k)
     result = BridgeResult(system.name, len(ds.questions), caps=[CapTally(c) for c in caps],
-                          hops=[HopTally(c) for c in HOP_CAPS])
+                          hops=[HopTally(c) for c in HOP_CAPS], vocabulary=vocabulary)
     if warm is not None:
         warm([q.query for q in ds.questions])
     firsts = [recall(q, q.query, depth) for q in ds.questions]
@@ -195,9 +204,14 @@ def render(doc: dict) -> str:
     out = [f"Entity bridge — {config['dataset']}: {config['questions']} questions, k {config['bridge_k']}, pool "
            f"{config['bridge_pool']}, embedder {config.get('embedder') or '-'}; {vocab['items_with_entity']} of "
            f"{vocab['items']} items have an entity ({_pct(vocab['items_with_entity'], vocab['items'])})"]
+    for name, stats in doc.get("vocabularies", {}).items():
+        out[0] += (f", {stats['items_with_entity']} ({_pct(stats['items_with_entity'], stats['items'])}) have a "
+                   f"{name[:-1]}")
     for r in doc["results"]:
         f, n = r["failures"], r["questions"]
-        out += ["", f"**{r['system']}**: single recall covers {r['single_full']}/{n}; {f} failures, {r['missing']} "
+        label = r.get("vocabulary", DEFAULT_VOCABULARY)
+        out += ["", f"**{r['system']}**" + (f" ({label})" if label != DEFAULT_VOCABULARY else "")
+                + f": single recall covers {r['single_full']}/{n}; {f} failures, {r['missing']} "
                 f"missing golds, {r['missing_in_pool']} in the {config['bridge_pool']}-deep pool "
                 f"({_pct(r['missing_in_pool'], r['missing'])}; not in it: "
                 f"{_pct(r['missing'] - r['missing_in_pool'], r['missing'])}"
@@ -206,16 +220,22 @@ def render(doc: dict) -> str:
                 "covered after promotion (<= 3) | promotions (gold / noise) |",
                 "|--:|--:|--:|--:|--:|--:|--:|"]
         for c in r["caps"]:
-            out.append(f"| {c['cap']:.2f} | {c['linked_misses']}/{r['missing']} | {c['linked_in_pool']} | "
+            out.append(f"| {c['cap']:.2f} | {c['linked_misses']}/{r['missing']} "
+                       f"({_pct(c['linked_misses'], r['missing'])}) | {c['linked_in_pool']} | "
                        f"{c['bridgeable']}/{f} ({_pct(c['bridgeable'], f)}) | {c['bridgeable_in_pool']} | "
                        f"{c['promoted_full']}/{n} (vs {r['single_full']}) | {c['promotions']} "
                        f"({c['promoted_gold']} / {c['promotions'] - c['promoted_gold']}) |")
         hops = "; ".join(f"DF cap {h['cap']:.2f}: full-gold {_pct(h['full'], n)}, mean gold recall "
                          f"{_pct(h['recall_sum'], n)}" for h in r["hops"])
-        out += ["", f"Entity-anchored 2nd hop — {hops}."]
+        out += ["", f"{label.capitalize()[:-1] if label != DEFAULT_VOCABULARY else 'Entity'}-anchored 2nd hop — "
+                f"{hops}."]
     if key:
         q, m = published.ENTITY_HOP_FULL_GOLD["qwen3-0.6b"], published.ENTITY_HOP_FULL_GOLD["minilm"]
+        clo, chi = published.CONCEPT_LINKED_RANGE
+        cq, cm = published.CONCEPT_PROMOTION["qwen3-0.6b"], published.CONCEPT_PROMOTION["minilm"]
         out += ["", f"memini (its hybrid, 277 questions): {lo}-{hi}% of failures bridgeable under a DF cap <= 10%; "
-                f"entity-anchored 2nd hop full-gold {m[0]} / {m[1]}% (MiniLM, cap 1.0 / 0.10), {q[0]} / {q[1]}% "
-                "(qwen3-0.6b)."]
+                f"2nd hop full-gold {m['entities']}% anchored on entities / {m['concepts']}% on concepts (MiniLM), "
+                f"{q['entities']} / {q['concepts']}% (qwen3-0.6b); its text names the vocabulary, not the DF cap. "
+                f"Concept links: {clo}-{chi}% in principle, but promotion covers {cm[0]}-{cm[1]} questions vs "
+                f"{cm[2]} without (MiniLM), {cq[0]}-{cq[1]} vs {cq[2]} (qwen3-0.6b)."]
     return "\n".join(out) + "\n"

@@ -28,6 +28,7 @@ import numpy as np
 import orjson
 
 from memini_bench.core.settings import flag
+from memini_bench.embed import endpoints
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.factory import EmbedSettings, build_encoder
 from memini_bench.errors import BenchError
@@ -230,7 +231,8 @@ def render(doc: dict) -> str:
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
-@flag("embedders", default="hash,minilm", help="Comma-separated embedders for the gate, wild and stale parts.")
+@flag("embedders", default="hash,minilm", help="Comma-separated embedders for the gate, wild and stale parts; "
+      "sweep = every MEMINI_SWEEP_EMBEDDERS endpoint (url|model|dims).")
 @flag("locomo", default="", help="LoCoMo locomo10.json for wild nearest-neighbour pairs (skipped without it).")
 @flag("lme", default="", help="A LongMemEval file for wild nearest-neighbour pairs (skipped without it).")
 @flag("wild", "wild_limit", default=500, type=click.IntRange(min=2), help="Items per wild-pair source.")
@@ -239,7 +241,7 @@ def render(doc: dict) -> str:
 @flag("no-write", is_flag=True, default=False, help="Print the tables only.")
 def command(embedders: str, locomo: str, lme: str, wild_limit: int, quads: str, out: str, no_write: bool) -> None:
     """memini's contradiction study: detector pricing, similarity gate, wild false positives, stale vs fresh."""
-    names = [e.strip() for e in embedders.split(",") if e.strip()]
+    names = endpoints.expand([e.strip() for e in embedders.split(",") if e.strip()])
     if not names:
         raise BenchError("-embedders: name at least one embedder (hash, minilm, wordllama, ...)")
     doc = run(names, locomo=locomo, lme=lme, wild_limit=wild_limit, quads_path=Path(quads),

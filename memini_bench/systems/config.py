@@ -13,7 +13,8 @@ import click
 
 from memini_bench.core.settings import Int, Real, setting
 from memini_bench.errors import BenchError
-from memini_bench.retrieval.fusion import DEFAULT_ALPHA
+from memini_bench.retrieval import temporal
+from memini_bench.retrieval.fusion import DEFAULT_ALPHA, DEFAULT_RRF_K
 from memini_bench.retrieval.keyword import KeywordIndex, NumpyBM25
 from memini_bench.retrieval.keyword_fts5 import FTS5BM25
 
@@ -47,7 +48,7 @@ class HybridConfig:
     GROUP = "hybrid"
 
     fusion: float = setting("fusion", DEFAULT_ALPHA, "Hybrid alpha: in [0, 1] min-max score fusion with this vector "
-                            "weight; < 0 RRF (rrfK 5).", type=Fusion(), token="fusion")
+                            "weight; < 0 RRF (rrfK 5, or -rrf-k).", type=Fusion(), token="fusion")
     pool: int = setting("pool", 0, "Hybrid per-leg depth itself (memini's sweep's pool); 0 = max(k*factor, floor).",
                         type=Int(min=0, max=100000), token="pool")
     pool_factor: int = setting("pool-factor", 0, "Hybrid per-leg pool = max(k*factor, floor); 0 = memini's 5.",
@@ -59,7 +60,8 @@ class HybridConfig:
                                     type=Real(min=0, max=100), token="tboost")
     temporal_extractor: str = setting("temporal-extractor", "regex", "Time-phrase extractor for the temporal "
                                       "boost: memini's regex, or extended (+ day-month-year dates, spelled-out/vague "
-                                      "counts, weekdays, spans).", type=click.Choice(["regex", "extended"]),
+                                      "counts, weekdays, spans), or llm (a chat completion per query through "
+                                      "MEMINI_LLM_*).", type=click.Choice(list(temporal.EXTRACTOR_NAMES)),
                                       token="tx-")
     semantic_reserve: int = setting("semantic-reserve", 0, "Hybrid durable-tier reserve: keep up to R "
                                     "semantic/procedural memories in the top k when they clear the gate max(0.5 x "
@@ -70,6 +72,9 @@ class HybridConfig:
     reinforce: bool = setting("reinforce", False, "Simulate memini's access-count reinforcement on the hybrid path "
                               "(a memini quirk: each returned memory's access count +1, raising its quality in later "
                               "recalls).", token="reinforce")
+    rrf_k: float = setting("rrf-k", DEFAULT_RRF_K, "RRF's k with -fusion < 0: each leg adds 1/(k + rank0); memini's "
+                           "5 is steep, 60 (Cormack et al.) flat.", type=Real(min=0, min_open=True, max=1e6),
+                           token="rrfk")
 
     def __post_init__(self) -> None:
         _fusion(self.fusion)
@@ -78,9 +83,20 @@ class HybridConfig:
             raise BenchError(f"-semantic-reserve {self.semantic_reserve}: must be 0 (off) or a positive count")
         if self.pool and (self.pool_factor or self.pool_floor):
             raise BenchError(f"-pool {self.pool}: sets each leg's depth itself; drop -pool-factor / -pool-floor")
+        if not self.rrf_k > 0:
+            raise BenchError(f"-rrf-k {self.rrf_k:g}: must be above 0 (memini's is 5)")
+        if self.rrf_k != DEFAULT_RRF_K and self.fusion >= 0:
+            raise BenchError(f"-rrf-k {self.rrf_k:g}: RRF's k, used only with RRF fusion; add -fusion -1 (or drop "
+                             "-rrf-k for score fusion)")
 
     def as_dict(self) -> dict[str, object]:
-        return asdict(self)
+        """Every setting, but a field of ``LATE_FIELDS`` only when it is not its default: the identity and config of
+        every results file made before that field existed stay what they were (``results.identity``)."""
+        settings = asdict(self)
+        for name, default in LATE_FIELDS.items():
+            if settings[name] == default:
+                del settings[name]
+        return settings
 
     def leg_depth(self, k: int) -> int:
         """Each leg's depth for a recall of ``k``: ``pool`` when set, else ``max(k * factor, floor)``."""
@@ -95,6 +111,10 @@ class HybridConfig:
             return (f"-pool-floor {self.pool_floor} has no effect: the pool is k x {factor} >= {self.pool_floor} "
                     f"for every K in {','.join(map(str, ks))}")
         return ""
+
+
+# Hybrid settings added after results files were committed, with their defaults: recorded only when set.
+LATE_FIELDS: dict[str, object] = {"rrf_k": DEFAULT_RRF_K}
 
 
 def check_keyword_backend(name: str) -> None:

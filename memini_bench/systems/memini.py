@@ -4,8 +4,9 @@
 - ``memini-vector``: the vector leg's top k (``1/(1+L2)``, see ``retrieval.vector``).
 - ``memini-hybrid``: memini's ``service.Recall``: k clamped to [1, 100] (0 -> 10); each leg's top
   ``pool = max(k * pool_factor, pool_floor)`` (5 and 50); fused (min-max convex with ``alpha`` = ``-fusion`` on the
-  vector leg, or RRF with rrfK 5 when alpha < 0); composite re-rank ``rel * (0.8 + 0.2 * qhat)``; the durable-tier
-  reserve (``semantic_reserve``, 0 = off as in memini's bench, see ``retrieval.reserve``); content dedup; cut to k.
+  vector leg, or RRF with rrfK ``rrf_k``, 5 unless ``-rrf-k``, when alpha < 0); composite re-rank
+  ``rel * (0.8 + 0.2 * qhat)``; the durable-tier reserve (``semantic_reserve``, 0 = off as in memini's bench, see
+  ``retrieval.reserve``); content dedup; cut to k.
   ``temporal_boost`` > 0 (0 = memini's bench; its server uses 0.40) multiplies each composite score by
   ``1 + boost * proximity(item date, now - anchor)`` when the query names a time (``retrieval.temporal``), after
   the composite and before the reserve.
@@ -36,7 +37,7 @@ from memini_bench.retrieval import reference as _reference
 from memini_bench.retrieval import temporal
 from memini_bench.retrieval.fusion import fuse_legs
 from memini_bench.retrieval.keyword import KeywordIndex
-from memini_bench.retrieval.reserve import reserve_order
+from memini_bench.retrieval.reserve import PROMOTE_RATIO, TOP_ANCHOR, reserve_order
 from memini_bench.retrieval.vector import VectorIndex
 from memini_bench.systems.config import KEYWORD_BACKENDS, HybridConfig, check_keyword_backend, clamp_limit, pool_size
 from memini_bench.systems.context import SystemContext
@@ -223,14 +224,22 @@ class VectorSystem(_BackendSystem):
 
 class HybridSystem(_BackendSystem):
     uses = ("keyword_index_ms", "embed_ms", "dedup_keys_ms")
+    # The reserve gate's legs (memini's 0.5 and 0.4); the quality scoreboard's variants probe others.
+    reserve_ratio = PROMOTE_RATIO
+    reserve_top_anchor = TOP_ANCHOR
 
     def __init__(self, backend: MeminiBackend, config: HybridConfig | None = None, name: str = "memini-hybrid") -> None:
         super().__init__(backend, name)
         self.config = config or HybridConfig()
-        self.temporal_extractor = temporal.extractor(self.config.temporal_extractor)
+        # Built only when the boost is on: the llm extractor needs MEMINI_LLM_* and would otherwise go unused.
+        self.temporal_extractor = (temporal.extractor(self.config.temporal_extractor)
+                                   if self.config.temporal_boost > 0 else None)
 
     def describe(self) -> dict:
-        return self.config.as_dict()
+        info = self.config.as_dict()
+        if hasattr(self.temporal_extractor, "describe"):  # the llm extractor: its model, calls, unusable replies
+            info["temporal_llm"] = self.temporal_extractor.describe()
+        return info
 
     def ranked(self, group: str, query: str, k: int, now: datetime | None = None, *,
                pool: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -240,9 +249,9 @@ class HybridSystem(_BackendSystem):
         if pool is None:
             pool = c.leg_depth(k)
         fused_ids, fused = self.backend.fuse_legs(self.backend.vector_leg(group, query, pool),
-                                                  self.backend.keyword_leg(group, query, pool), c.fusion)
+                                                  self.backend.keyword_leg(group, query, pool), c.fusion, c.rrf_k)
         ids, scores = self.backend.rerank(fused_ids, fused, now)
-        if c.temporal_boost > 0 and now is not None:
+        if self.temporal_extractor is not None and now is not None:
             anchor = self.temporal_extractor(query, now)
             if anchor is not None:
                 ids, scores = temporal.temporal_rerank(ids, scores, self.backend.item_times()[ids], anchor, now,
@@ -255,7 +264,8 @@ class HybridSystem(_BackendSystem):
         ids, scores = self.ranked(group, query, k, now)
         if self.config.semantic_reserve > 0:
             durable = [self.backend.items[i].tier in comp.DURABLE_TIERS for i in ids.tolist()]
-            order = reserve_order(scores, durable, k, self.config.semantic_reserve)
+            order = reserve_order(scores, durable, k, self.config.semantic_reserve, ratio=self.reserve_ratio,
+                                  top_anchor=self.reserve_top_anchor)
             ids, scores = ids[order], scores[order]
         keep = self.backend.dedup(ids, k)
         ids, scores = ids[keep], scores[keep]

@@ -151,3 +151,17 @@ def ingestion_table(suite: str, records: Sequence[dict]) -> list[str]:
         out.append(f"| {name} | {len(ingests)} | {kept} | {vetoes} | {count} | {found} | {listed} | {errors} |")
     out.append("")
     return out
+
+
+def empty_ingestions(suite: str, records: Sequence[dict]) -> list[str]:
+    """A markdown line per condition that archived its memories after ingestion and held none in some run (its
+    cells in those runs were scored on an empty context), else nothing."""
+    empty: dict[str, list[int]] = {}
+    for run, record in enumerate(records, 1):
+        for name, ingest in record.get("ingest", {}).items():
+            if isinstance(ingest, dict) and ingest.get("memories") == []:
+                empty.setdefault(name, []).append(run)
+    return [f"**{name} held 0 memories after ingestion in {len(runs)} of {len(records)} {suite} runs** (run "
+            f"{', '.join(map(str, runs))}): its ingestion kept nothing usable, so those runs' cells were scored on an "
+            "empty context, not on its retrieval.\n" for name, runs in empty.items()]
+

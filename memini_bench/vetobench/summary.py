@@ -2,16 +2,22 @@
 absence (``absence``) and what ingestion kept.
 
 ``summarize_archives`` recomputes every figure from the archived cells (never from a stored summary), so an
-archive's receipts and its numbers cannot disagree. ``read_archives`` checks an archive's shape first: a missing,
+archive's receipts and its numbers cannot disagree. A condition that held no memory after ingestion in some run
+(a third-party system whose extraction output was unusable) is named in a line of its own: its cells there were
+scored on an empty context, not on that system's retrieval. RoBrain's own archives and series folders are read
+too (``robrain_archive``). ``read_archives`` checks an archive's shape first: a missing,
 foreign or malformed file is one BenchError naming the file and the entry.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from memini_bench.errors import BenchError
-from memini_bench.vetobench.absence import absence_table, ingestion_table
+from memini_bench.vetobench import robrain_archive
+from memini_bench.vetobench.absence import absence_table, empty_ingestions, ingestion_table
 
 
 def summarize(cells: Sequence[dict]) -> dict[str, dict]:
@@ -74,6 +80,7 @@ def summarize_archives(docs: Sequence[dict]) -> str:
                        f"{_span([r['acknowledged_rate'] for r in rows], pct)} | " + " | ".join(per_trap)
                        + f" | {sum(r['errors'] for r in rows)} |")
         out.append("")
+        out.extend(empty_ingestions(suite, [rec for _, rec in runs]))
         suite_records = [rec for _, rec in runs]
         out.extend(absence_table(suite, suite_records))
         out.extend(ingestion_table(suite, suite_records))
@@ -145,13 +152,33 @@ def _check_ingest(ingest: object, where: str, bad: Callable[[str, str], BenchErr
                 raise bad(f"{at}.totals", f"should be an object with integer {', '.join(keys)}")
 
 
+def archive_files(paths: Sequence[str]) -> list[str]:
+    """Each path as given, a folder as its ``*.json`` files in natural order (``run-2`` before ``run-10``): a
+    results folder of a series, RoBrain's or ours. A folder without one is a BenchError naming it."""
+    out = []
+    for path in paths:
+        folder = Path(path)
+        if not folder.is_dir():
+            out.append(path)
+            continue
+        files = sorted(folder.glob("*.json"), key=lambda p: [int(t) if t.isdigit() else t
+                                                            for t in re.split(r"(\d+)", p.name)])
+        if not files:
+            raise BenchError(f"-veto-summary {path}: a folder with no .json archive in it")
+        out.extend(str(f) for f in files)
+    return out
+
+
 def read_archives(paths: Sequence[str]) -> list[dict]:
-    """Archives written by ``-live -archive``; a missing, foreign or malformed file is a BenchError naming it."""
+    """Archives written by ``-live -archive`` or by RoBrain's ``run.ts --archive`` (``robrain_archive``), files or
+    series folders; a missing, foreign or malformed file is a BenchError naming it."""
     from memini_bench.loaders._json import read_json
 
     docs = []
-    for path in paths:
+    for path in archive_files(paths):
         doc = read_json(path, "vetobench")
+        if robrain_archive.is_robrain(doc):
+            doc = robrain_archive.convert(doc, str(path))
         _check_archive(doc, str(path))
         docs.append(doc)
     return docs

@@ -40,7 +40,9 @@ def blocks() -> dict[str, Callable[[Path], str]]:
 
 def renderers() -> dict[str, Callable[[Path], str]]:
     """Every block a page may hold: the results blocks and ``flags`` (which reads the CLI, not results/)."""
-    return {**blocks(), "flags": lambda _results: flags_table()}
+    from tools.readme.docs_studies import block as study_rows
+
+    return {**blocks(), "flags": lambda _results: flags_table(), "study-rows": study_rows}
 
 
 def studies_sections(results_dir: Path) -> str:

@@ -1,0 +1,99 @@
+"""The ``study-rows`` block of ``docs/studies.md`` (``python cmd/results_table.py``), from the committed results
+files: memini's remaining rows (the rrf-k sweep, the scoreboard's pre-fix baseline and gate probes, the entity
+bridge's concept leg). Each section names the command that made its file (the lines of ``make results``) and sets
+memini's published figures (``memini_bench.studies.published``) beside ours; a section whose file is absent is left
+out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import orjson
+
+from memini_bench.studies import bridge, published
+from tools.readme import studies
+
+LOCOMO = studies.LOCOMO
+RRF_SWEEP = "locomo-fusion-1-sweep-rrf-k/summary.json"
+VARIANTS = "quality-variants.json"
+CONCEPTS = "locomo-multihop-entity-bridge-vocab-entities+concepts.json"
+
+
+def _pct(x: float) -> str:
+    return f"{x * 100:.1f}"
+
+
+def rrf_k(doc: dict) -> str:
+    """The hybrid with RRF fusion over rrf-k, each cell against the baseline (``-sweep`` summary)."""
+    phase = doc["tune"]
+    rows = {s["system_a"]: s for s in phase["significance"] if s["metric"] == "R@5"}
+    out = ["| rrf-k | R@5 | R@10 | MRR | Δ R@5 vs the baseline, rrf-k 5 (pp), p (Holm) | memini R@5 / R@10 |",
+           "|--:|--:|--:|--:|--:|--:|"]
+    for cell in phase["cells"]:
+        k = float(cell["cell"].split("=", 1)[1])
+        by_k = {s["k"]: s for s in cell["scores"]}
+        five, ten = by_k[min(by_k)], by_k[max(by_k)]
+        sig = rows.get(cell["cell"])
+        delta = f"{sig['delta'] * 100:+.1f}, {sig['p_adjusted']:.2g}" if sig else "-"
+        theirs = published.RRF_K.get(k)
+        memini = "-" if theirs is None else " / ".join("-" if v is None else f"{v:.1f}" for v in theirs)
+        out.append(f"| {k:g} | {_pct(five['recall_at_k'])} | {_pct(ten['recall_at_k'])} | {_pct(five['mrr'])} | "
+                   f"{delta} | {memini} |")
+    return "\n".join(out) + "\n"
+
+
+def _board(r: dict) -> str:
+    return (f"{r['dur_recall'] * 100:.0f}% / {r['dur_mrr']:.3f} | {r['epi_recall'] * 100:.0f}% / {r['epi_mrr']:.3f} "
+            f"| {r['p3']:.3f} / {r['p5']:.3f} | {r['spray_q']}/{r['spray_n']} | {r['inj_q']}/{r['inj_n']}")
+
+
+def quality_variants(doc: dict) -> str:
+    """Every embedder x variant x config, then the pre-fix -> fixed comparisons memini quotes."""
+    rows = doc["results"]
+    out = ["| embedder · variant · config | dur R@k / MRR | epi R@k / MRR | P@3 / P@5 | spray q/n | inj q/n |",
+           "|---|---|---|---|---|---|"]
+    for r in rows:
+        out.append(f"| {r['embedder']} · {r.get('variant', 'fixed')} · {r['label']} | {_board(r)} |")
+    out += ["", "| embedder | injections, production: pre-fix -> fixed | change | durable MRR, production: pre-fix "
+            "-> fixed |", "|---|--:|--:|--:|"]
+    for name in dict.fromkeys(r["embedder"] for r in rows):
+        cell = {(r.get("variant", "fixed"), r["label"]): r for r in rows if r["embedder"] == name}
+        pre, fixed = cell.get(("pre-fix", "production")), cell.get(("fixed", "production"))
+        if pre is None or fixed is None:
+            continue
+        change = f"{(fixed['inj_n'] - pre['inj_n']) / pre['inj_n'] * 100:+.0f}%" if pre["inj_n"] else "-"
+        out.append(f"| {name} | {pre['inj_n']} -> {fixed['inj_n']} | {change} | {pre['dur_mrr']:.3f} -> "
+                   f"{fixed['dur_mrr']:.3f} |")
+    lo, hi = published.QUALITY_INJECTION_CHANGE
+    a, b = published.QUALITY_DURABLE_MRR_MINILM
+    counts = ", ".join(f"{k} {p} -> {f}" for k, (p, f) in published.QUALITY_INJECTIONS.items())
+    out += ["", f"memini (its templates and embedders): injections {lo} to {hi}% ({counts}); MiniLM's durable MRR "
+            f"{a:.2f} -> {b:.2f}. Variants: fixed = memini's current hybrid (rel x (0.8 + 0.2 qhat), gate max(0.5 x "
+            "evictee, 0.4 x top)); pre-fix = 0.8 rel + 0.2 qhat with gate 0.6 x evictee; ratio0.4 = max(0.4 x "
+            "evictee, 0.4 x top); anchor-only = 0.4 x top (quality/variants.py)."]
+    return "\n".join(out) + "\n"
+
+
+SECTIONS: tuple[tuple[str, str, str, Callable[[dict], str]], ...] = (
+    ("RRF's k (`-rrf-k`)", RRF_SWEEP,
+     f"python -m memini_bench -embedder minilm -suite locomo -data {LOCOMO} -k 5,10 -fusion -1 -sweep 'rrf-k=5,60'",
+     rrf_k),
+    ("Quality scoreboard: the pre-fix baseline and the gate probes", VARIANTS,
+     "python -m quality.scoreboard -embedders hash,minilm,wordllama -variants fixed,pre-fix,ratio0.4,anchor-only "
+     "-out results/quality-variants.json", quality_variants),
+    ("Entity bridge: entities and the concept leg", CONCEPTS,
+     f"python -m memini_bench -embedder minilm -suite locomo -data {LOCOMO} -entity-bridge -bridge-vocab "
+     "entities,concepts", bridge.render),
+)
+
+
+def block(results_dir: Path) -> str:
+    """Every section whose results file is committed, with its command."""
+    out = []
+    for title, name, command, render in SECTIONS:
+        path = results_dir / name
+        if path.exists():
+            out.append(f"### {title}\n\n`{command}`\n\n{render(orjson.loads(path.read_bytes()))}")
+    return "\n".join(out) if out else "_(none of these results files is committed yet: `make results` writes them)_\n"
