@@ -1,7 +1,8 @@
 """The run's options: the core flags here, each concern's typed options beside its code.
 
 ``RunOptions`` holds the core flags (suite, data, K list, preparation, system choice) and one frozen dataclass per
-concern: ``load`` (``loaders.LoadOptions``), ``hybrid`` (``systems.HybridConfig``), ``embed``
+concern: ``load`` (``loaders.LoadOptions``), ``hybrid`` (``systems.HybridConfig``), ``reference``
+(``systems.reference_settings.ReferenceSettings``), ``embed``
 (``embed.factory.EmbedSettings``), ``output`` (``report.OutputOptions``), ``executor``
 (``executors.ExecutorOptions``) and each mode's own options
 (``opts.mode(RerankOptions)``). ``given`` names the flags the user set explicitly; the dispatcher refuses a given
@@ -57,6 +58,7 @@ class RunOptions:
     embed: object = None
     output: object = None
     executor: object = None
+    reference: object = None
     modes: Mapping[type, object] = field(default_factory=dict)
     given: frozenset[str] = frozenset()
 
@@ -67,8 +69,10 @@ class RunOptions:
         from memini_bench.loaders import LoadOptions
         from memini_bench.results.write import OutputOptions
         from memini_bench.systems.memini import HybridConfig
+        from memini_bench.systems.reference_settings import ReferenceSettings
 
-        return [CoreOptions, LoadOptions, HybridConfig, EmbedSettings, OutputOptions, ExecutorOptions]
+        return [CoreOptions, LoadOptions, HybridConfig, EmbedSettings, OutputOptions, ExecutorOptions,
+                ReferenceSettings]
 
     @classmethod
     def build(cls, values: Mapping[str, object] | None = None, given: frozenset[str] = frozenset()) -> RunOptions:
@@ -80,9 +84,11 @@ class RunOptions:
             values.pop("system", None)
         elif isinstance(values.get("system"), tuple | list):  # -system is repeatable, each value a comma list
             values["system"] = tuple(s.strip() for v in values["system"] for s in str(v).split(",") if s.strip())
-        core, load, hybrid, embed, output, executor = (settings.build(c, values) for c in cls.concern_classes())
+        core, load, hybrid, embed, output, executor, reference = (settings.build(c, values)
+                                                                   for c in cls.concern_classes())
         modes = {c: settings.build(c, values) for c in mode_option_classes()}
-        return cls(core=core, load=load, hybrid=hybrid, embed=embed, output=output, executor=executor, modes=modes,
+        return cls(core=core, load=load, hybrid=hybrid, embed=embed, output=output, executor=executor,
+                   reference=reference, modes=modes,
                    given=given)
 
     def mode(self, cls: type[T]) -> T:

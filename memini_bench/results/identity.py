@@ -53,7 +53,17 @@ def identity(opts: RunOptions, *, systems: list[str], embedder: str = "", mode: 
     return {"mode": mode, "suite": opts.suite, "holdout": opts.core.holdout, "limit": opts.core.limit,
             "embedder": embedder, "max_tokens": opts.embed.max_tokens, "dims": opts.embed.dims if embedder == "hash"
             else 0, "hybrid": dataclasses.asdict(opts.hybrid), "load": dataclasses.asdict(opts.load),
-            "systems": list(systems), "mode_settings": mode_settings or {}, **_embed_variant(opts)}
+            "systems": list(systems), "mode_settings": mode_settings or {}, **_embed_variant(opts),
+            **_reference_variant(opts, systems)}
+
+
+def _reference_variant(opts: RunOptions, systems: list[str]) -> dict[str, dict]:
+    """The reference system's settings, recorded where it runs or they differ from the defaults (so the identity
+    of every run without it stays what it was)."""
+    ref = getattr(opts, "reference", None)
+    if ref is None or ("reference" not in systems and ref == type(ref)()):
+        return {}
+    return {"reference": dataclasses.asdict(ref)}
 
 
 def _embed_variant(opts: RunOptions) -> dict[str, str]:
