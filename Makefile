@@ -142,6 +142,8 @@ reference-held: $(STAMP)
 	    -significance -out $(REF_OUT) || exit 1; done
 	$(MB) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -k 5,10 \
 		-systems reference,hybrid,keyword,vector -name reference -significance -out $(REF_OUT)
+	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -systems sqlite-vec-hybrid,sqlite-vec-hybrid-pool -name sqlite-vec-depth \
+		-significance -out $(REF_OUT)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache *.egg-info

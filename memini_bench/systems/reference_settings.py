@@ -25,9 +25,9 @@ class ReferenceSettings:
 
     ref_stemmer: str = setting("ref-stemmer", "snowball", "reference keyword leg stemmer: FTS5 porter, Snowball "
                                "English (PyStemmer) or none.", type=click.Choice(STEMMERS))
-    ref_stopwords: str = setting("ref-stopwords", "english", "reference keyword leg stop words: none, or the "
+    ref_stopwords: str = setting("ref-stopwords", "none", "reference keyword leg stop words: none, or the "
                                  "33-word English list of Lucene/Tantivy.", type=click.Choice(STOPWORD_LISTS))
-    ref_bm25_idf: str = setting("ref-bm25-idf", "lucene", "reference BM25 IDF: lucene ln(1 + (N-n+.5)/(n+.5)) or "
+    ref_bm25_idf: str = setting("ref-bm25-idf", "fts5", "reference BM25 IDF: lucene ln(1 + (N-n+.5)/(n+.5)) or "
                                 "fts5 ln((N-n+.5)/(n+.5)) floored at 1e-6.", type=click.Choice(IDFS))
     ref_bm25_stats: str = setting("ref-bm25-stats", "global", "reference BM25 statistics: over all groups (global) "
                                   "or the searched group only.", type=click.Choice(STATS))
@@ -43,10 +43,10 @@ class ReferenceSettings:
                                      type=Int(min=1, max=100000))
     ref_vector_depth: int = setting("ref-vector-depth", 50, "reference vector leg depth (at least k).",
                                     type=Int(min=1, max=100000))
-    ref_session_weight: float = setting("ref-session-weight", 0.0, "reference session-level aggregation where "
+    ref_session_weight: float = setting("ref-session-weight", 0.2, "reference session-level aggregation where "
                                         "items are turns: score = (1-w) x item + w x its session's; 0 = off.",
                                         type=Real(min=0, max=1))
-    ref_temporal_boost: float = setting("ref-temporal-boost", 0.0, "reference temporal boost: score x (1 + B x "
+    ref_temporal_boost: float = setting("ref-temporal-boost", 0.2, "reference temporal boost: score x (1 + B x "
                                         "proximity to the time the query names); 0 = off.", type=Real(min=0, max=100))
     ref_temporal_extractor: str = setting("ref-temporal-extractor", "extended", "reference time-phrase extractor "
                                           "(memini's regex, or extended).", type=click.Choice(["regex", "extended"]))

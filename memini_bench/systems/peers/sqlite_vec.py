@@ -29,8 +29,9 @@ over-fetches each leg to memini's pool, ``max(5k, 50)`` (``systems.pool_size``; 
 ``sqlite-vec-hybrid`` row followed before: with RRF k 60 the deeper legs let items ranked 11-50 by one leg
 outscore items found by one leg only near its top, and turn-level R@5 / R@10 / MRR on LoCoMo fall from
 59.3 / 70.1 / 40.3 (legs k deep) to 52.8 / 63.2 / 37.9 (docs/reference.md). The FTS5 query is memini's
-(``"t1" OR "t2" ...`` over the question's ASCII terms, ``text.fts5_match_expression``; FTS5's default AND of raw question words would match almost
-nothing and trips on punctuation), so the legs are exactly memini-keyword's (FTS5 backend) and sqlite-vec's.
+(``"t1" OR "t2" ...`` over the question's ASCII terms, ``text.fts5_match_expression``; FTS5's default AND of raw
+question words would match almost nothing and trips on punctuation), so the legs are exactly memini-keyword's
+(FTS5 backend) and sqlite-vec's.
 """
 
 from __future__ import annotations
