@@ -15,13 +15,14 @@ QUALITY_EMBEDDERS ?= hash,minilm,wordllama
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install bench run test test-all lint speed scale gpu quality results report report-scale clean
+.PHONY: install bench run test test-all lint speed scale gpu quality results report report-scale clean \
+	reference-search reference-held
 
 $(STAMP): pyproject.toml setup.py memini_bench/retrieval/_kernels.c
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet "$(TORCH_SPEC)"
-	$(PY) -m pip install --quiet -e '.[dev,qa,plot,report,wordllama,peers,openvino,ray]'
+	$(PY) -m pip install --quiet -e '.[dev,qa,plot,report,wordllama,peers,openvino,ray,reference]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -127,6 +128,40 @@ results: $(STAMP)
 	$(PY) -m quality.scoreboard -embedders $(QUALITY_EMBEDDERS) -variants fixed,pre-fix,ratio0.4,anchor-only \
 		-out results/quality-variants.json
 	$(PY) cmd/results_table.py
+
+# The reference system's defaults (docs/reference.md): one -sweep over REF_GRID on the tune split of each data set
+# (the baseline: memini-hybrid's keyword and fusion choices), then cmd/reference_select.py picks the cell with the
+# best mean (R@5 + R@10 + MRR) / 3 over the three; no held figure is read. make reference-held then evaluates the
+# chosen defaults on held once, against every peer, with Holm-corrected significance.
+REF_OUT := results/reference
+REF_GRID ?= ref-stemmer=porter,snowball ref-stopwords=none,english ref-bm25-idf=fts5,lucene ref-fusion=minmax,rrf \
+	ref-alpha=0.2,0.3,0.5 ref-session-weight=0,0.2 ref-temporal-boost=0,0.2
+REF_BASE := -ref-stemmer porter -ref-stopwords none -ref-bm25-idf fts5 -ref-fusion minmax -ref-alpha 0.5 \
+	-ref-session-weight 0 -ref-temporal-boost 0
+REF_SWEEP := -k 5,10 -holdout tune -systems reference $(REF_BASE) -name search -out $(REF_OUT) -sweep '$(REF_GRID)'
+reference-search: $(STAMP)
+	mkdir -p $(REF_OUT)
+	$(MB) -suite locomo -data $(LOCOMO) $(REF_SWEEP)
+	$(MB) -suite locomo-sessions -data $(LOCOMO) $(REF_SWEEP)
+	$(MB) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack $(REF_SWEEP)
+	$(PY) cmd/reference_select.py -sweeps $(REF_OUT) -out $(REF_OUT)/selection.json
+
+# Held, once, with the committed defaults: reference against every peer (and memini's three), -significance
+# (reference against each, Holm across the family); then the full sets with memini-hybrid beside it.
+reference-held: $(STAMP)
+	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -holdout held -systems reference,$(PEERS),$(PEER_VARIANTS) \
+		-name peers -significance -out $(REF_OUT)
+	$(MB) -suite locomo-sessions -data $(LOCOMO) -k 5,10 -holdout held -systems reference,$(PEERS),$(PEER_VARIANTS) \
+		-name peers -significance -out $(REF_OUT)
+	$(MB) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -k 5,10 -holdout held \
+		-systems reference,$(PEERS),$(PEER_VARIANTS) -name peers -significance -out $(REF_OUT)
+	for s in locomo locomo-sessions; do \
+	  $(MB) -suite $$s -data $(LOCOMO) -k 5,10 -systems reference,hybrid,keyword,vector -name reference \
+	    -significance -out $(REF_OUT) || exit 1; done
+	$(MB) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -k 5,10 \
+		-systems reference,hybrid,keyword,vector -name reference -significance -out $(REF_OUT)
+	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -systems sqlite-vec-hybrid,sqlite-vec-hybrid-pool -name sqlite-vec-depth \
+		-significance -out $(REF_OUT)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache *.egg-info

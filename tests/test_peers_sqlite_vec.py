@@ -17,7 +17,7 @@ from memini_bench.loaders import load  # noqa: E402
 from memini_bench.retrieval.keyword_fts5 import FTS5BM25  # noqa: E402
 from memini_bench.retrieval.vector import VectorIndex  # noqa: E402
 from memini_bench.systems.config import pool_size  # noqa: E402
-from memini_bench.systems.peers.sqlite_vec import make, make_hybrid  # noqa: E402
+from memini_bench.systems.peers.sqlite_vec import make, make_hybrid, make_hybrid_pool  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("no_network")
 
@@ -65,13 +65,16 @@ def test_sqlite_vec_equals_memini_vector_on_the_sample():
         assert [h.score for h in hits] == pytest.approx(scores.tolist(), rel=1e-6)
 
 
-def test_hybrid_is_rrf_60_over_memini_keyword_and_vector_legs():
+@pytest.mark.parametrize("pooled", [False, True])
+def test_hybrid_is_rrf_60_over_memini_keyword_and_vector_legs(pooled):
+    """Each leg k deep (the post's recipe), or memini's pool deep (``sqlite-vec-hybrid-pool``)."""
     items, queries, ctx = _two_groups()
     contents, groups = [it.content for it in items], [it.group for it in items]
     vectors, keyword = VectorIndex(ctx.encoder.documents(contents), groups), FTS5BM25(contents, groups)
     k = 5
-    depth = pool_size(k)
-    results = run(make_hybrid(ctx), items, [*queries, ("other", queries[0][1])], k=k)
+    depth = pool_size(k) if pooled else k
+    system = make_hybrid_pool(ctx) if pooled else make_hybrid(ctx)
+    results = run(system, items, [*queries, ("other", queries[0][1])], k=k)
     for (group, query), hits in zip([*queries, ("other", queries[0][1])], results, strict=True):
         combined: dict[int, float] = {}
         for leg in (keyword.search(group, query, depth)[0].tolist(),

@@ -54,7 +54,8 @@ def test_default_identity_is_the_committed_one_and_a_set_rrf_k_names_its_file():
     assert plain.hybrid.as_dict() == committed                  # no new key: committed files keep their identity
     assert "rrf_k" not in identity(plain.settings, systems=[], embedder="minilm")["hybrid"]
     opts = cli_options(fusion=-1.0, rrf_k=60.0)
-    assert identity(opts.settings, systems=[], embedder="minilm")["hybrid"] == {**committed, "fusion": -1.0, "rrf_k": 60.0}
+    got = identity(opts.settings, systems=[], embedder="minilm")["hybrid"]
+    assert got == {**committed, "fusion": -1.0, "rrf_k": 60.0}
     assert stem(opts.settings, "locomo", embedder="minilm") == "locomo-fusion-1-rrfk60"
 
 

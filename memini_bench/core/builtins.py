@@ -46,6 +46,9 @@ SYSTEMS: tuple[Builtin, ...] = (
             "scorer with the scenario's files in scope (VetoBench items only)"),
     Builtin("veto-composite-nofiles", "memini_bench.vetobench.composite:make_no_files", "VetoBench's composite scorer "
             "without files (semantic, recency, relevance, approval)"),
+    Builtin("reference", "memini_bench.systems.reference:make", "the reference baseline: analyzed BM25 (Snowball / "
+            "Porter, stop words) + exact vector legs, min-max or weighted RRF fusion, optional session aggregation, "
+            "temporal boost and cross-encoder; every choice a -ref-* setting (docs/reference.md)", extra="reference"),
     Builtin("bm25s", "memini_bench.systems.peers.bm25s:make", "bm25s (lucene BM25, PyStemmer porter, its stop words), "
             "one index per group", extra="bm25s"),
     Builtin("bm25s-global", "memini_bench.systems.peers.bm25s:make_global", "bm25s with one global index and the group "
@@ -53,8 +56,10 @@ SYSTEMS: tuple[Builtin, ...] = (
     Builtin("sqlite-vec", "memini_bench.systems.peers.sqlite_vec:make", "sqlite-vec vec0, group as partition key, exact"
             " L2 KNN, 1/(1+L2)", extra="sqlite-vec"),
     Builtin("sqlite-vec-hybrid", "memini_bench.systems.peers.sqlite_vec:make_hybrid", "sqlite-vec + FTS5 porter "
-            "unicode61 in one database, RRF k 60 in SQL (Alex Garcia's recipe), legs max(5k, 50) deep",
+            "unicode61 in one database, RRF k 60 in SQL (Alex Garcia's recipe), each leg k deep as in the post",
             extra="sqlite-vec"),
+    Builtin("sqlite-vec-hybrid-pool", "memini_bench.systems.peers.sqlite_vec:make_hybrid_pool", "sqlite-vec-hybrid "
+            "with each leg over-fetched to memini's pool max(5k, 50)", extra="sqlite-vec"),
     Builtin("agentmemory", "memini_bench.systems.peers.agentmemory:make", "agentmemory's LongMemEval recipe: its BM25 +"
             " cosine over the first 512 chars, weighted RRF k 60 (0.4 / 0.6), streams 2 x limit"),
     Builtin("agentmemory-bm25", "memini_bench.systems.peers.agentmemory:make_bm25", "agentmemory's BM25 stream alone "

@@ -45,7 +45,8 @@ class CompareOptions:
 
 
 def significance_of(opts: RunOptions, results: list[RunResult]) -> list[dict]:
-    """Print and return the paired tests of every system against the hybrid (else the first system)."""
+    """Print and return the paired tests of every system against ``reference`` when it runs, else the hybrid, else
+    the first system."""
     from memini_bench.evaluation.significance import compare_run
     from memini_bench.evaluation.significance import markdown as sig_markdown
 
@@ -53,7 +54,7 @@ def significance_of(opts: RunOptions, results: list[RunResult]) -> list[dict]:
     if len(names) < 2:
         raise BenchError("-significance: needs at least two systems in the run (see -systems)")
     c = opts.mode(CompareOptions)
-    reference = "memini-hybrid" if "memini-hybrid" in names else names[0]
+    reference = next((n for n in ("reference", "memini-hybrid") if n in names), names[0])
     sig = compare_run(results, opts.k, reference=reference, resamples=c.resamples, seed=c.seed)
     sys.stdout.write("\n" + sig_markdown(sig, f"{reference} against each system, paired on the same questions"))
     return [dataclasses.asdict(r) for r in sig.rows]

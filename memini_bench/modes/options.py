@@ -3,10 +3,11 @@
 ``RunOptions`` holds ``core`` (``core.options.CoreOptions``: suite, data, K list, holdout, limit), ``lineup``
 (``systems.lineup.LineupOptions``: which systems), ``load`` (``loaders.LoadOptions``), ``hybrid``
 (``systems.config.HybridConfig``), ``embed`` (``embed.factory.EmbedSettings``), ``output``
-(``results.write.OutputOptions``), ``executor`` (``executors.ExecutorOptions``) and each mode's own options
-(``opts.mode(RerankOptions)``). A lower layer receives only its own concern (``opts.hybrid``, ``opts.embed``...),
-never the whole set. ``given`` names the flags the user set explicitly; the dispatcher refuses a given flag that
-the selected mode (or suite) does not use, so no flag is ever silently dropped.
+(``results.write.OutputOptions``), ``executor`` (``executors.ExecutorOptions``), ``reference``
+(``systems.reference_settings.ReferenceSettings``, the reference system's ``-ref-*`` settings) and each mode's own
+options (``opts.mode(RerankOptions)``). A lower layer receives only its own concern (``opts.hybrid``,
+``opts.embed``...), never the whole set. ``given`` names the flags the user set explicitly; the dispatcher refuses
+a given flag that the selected mode (or suite) does not use, so no flag is ever silently dropped.
 
 ``RunOptions.build(values, given)`` makes the whole set from parsed values keyed by field name (the CLI's way, and
 the tests'); every value is checked as the CLI checks it.
@@ -29,9 +30,11 @@ from memini_bench.results.write import OutputOptions
 from memini_bench.systems.config import HybridConfig
 from memini_bench.systems.context import SystemContext
 from memini_bench.systems.lineup import LineupOptions, context_for
+from memini_bench.systems.reference_settings import ReferenceSettings
 
 T = TypeVar("T")
-CONCERNS = (CoreOptions, LineupOptions, LoadOptions, HybridConfig, EmbedSettings, OutputOptions, ExecutorOptions)
+CONCERNS = (CoreOptions, LineupOptions, LoadOptions, HybridConfig, EmbedSettings, OutputOptions, ExecutorOptions,
+            ReferenceSettings)
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,7 @@ class RunOptions:
     embed: EmbedSettings = field(default_factory=EmbedSettings)
     output: OutputOptions = field(default_factory=OutputOptions)
     executor: ExecutorOptions = field(default_factory=ExecutorOptions)
+    reference: ReferenceSettings = field(default_factory=ReferenceSettings)
     modes: Mapping[type, object] = field(default_factory=dict)
     given: frozenset[str] = frozenset()
 
@@ -72,7 +76,7 @@ class RunOptions:
     def context(self, make_encoder: Callable[[], TextEncoder | None] | None = None, label: str = "") -> SystemContext:
         """A system-factory context with this run's hybrid and embedding settings (``systems.lineup.context_for``);
         its encoder is the run's (embedded where ``-executor`` says) unless ``make_encoder`` is given."""
-        return context_for(self.hybrid, self.embed, self.executor, make_encoder, label)
+        return context_for(self.hybrid, self.embed, self.executor, make_encoder, label, reference=self.reference)
 
     def fixed_context(self, encoder: TextEncoder | None) -> SystemContext:
         """A context whose encoder is ``encoder`` (already built by a mode that embeds itself)."""
@@ -83,7 +87,7 @@ class RunOptions:
     @property
     def settings(self) -> RunSettings:
         """What a results file's identity and name are made of (``results.identity``)."""
-        return RunSettings(self.core, self.hybrid, self.load, self.embed, self.output.name)
+        return RunSettings(self.core, self.hybrid, self.load, self.embed, self.output.name, self.reference)
 
     # Shorthands for the core flags every mode reads.
     @property

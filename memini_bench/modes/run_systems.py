@@ -33,6 +33,7 @@ from memini_bench.results.write import (
 )
 from memini_bench.systems.config import HybridConfig
 from memini_bench.systems.lineup import LineupOptions, systems_for
+from memini_bench.systems.reference_settings import ReferenceSettings
 
 NAME = "the system comparison"
 
@@ -40,7 +41,8 @@ NAME = "the system comparison"
 SUMMARY = "the normal run: significance tests and poisoning"
 
 
-USES = (CoreOptions, LineupOptions, LoadOptions, HybridConfig, EmbedSettings, OutputOptions, ExecutorOptions)
+USES = (CoreOptions, LineupOptions, LoadOptions, HybridConfig, EmbedSettings, OutputOptions, ExecutorOptions,
+        ReferenceSettings)
 
 
 OPTIONS = CompareOptions

@@ -1,8 +1,9 @@
-"""``-sweep GRID``: memini's hybrid over a grid of settings, each cell against the baseline, with tune/held discipline.
+"""``-sweep GRID``: one system over a grid of its settings, each cell against the baseline, with tune/held discipline.
 
-Every cell (``memini_bench.modes.sweep_grid``) runs memini-hybrid on the same prepared questions; embeddings and the
-keyword
-index are built once per (embedder, keyword backend, loader settings, split) and shared by every cell (access
+The system is memini's hybrid, or the one ``-systems`` names among ``sweep_targets.TARGETS`` (``reference``).
+
+Every cell (``memini_bench.modes.sweep_grid``) runs that system on the same prepared questions; embeddings and the
+keyword index are built once per (embedder, keyword backend, loader settings, split) and shared by every cell (access
 counts reset between cells). Each cell is compared with the *baseline* (the run's options without the grid) on the
 same questions: exact McNemar on recall_any@K and a paired bootstrap interval on MRR and nDCG@K
 (``significance.compare_pairs``), Holm-adjusted across the whole grid.
@@ -50,13 +51,14 @@ from memini_bench.modes.common import (
 )
 from memini_bench.modes.options import RunOptions
 from memini_bench.modes.sweep_grid import Axis, Cell, cells, file_stem, label, parse_grid, parse_metric
+from memini_bench.modes.sweep_targets import TARGETS, target_for
 from memini_bench.results.schema import SweepSummary
 from memini_bench.results.write import results_document, write_results_file
 from memini_bench.systems.config import HybridConfig
-from memini_bench.systems.memini import HybridSystem, MeminiBackend
+from memini_bench.systems.reference_settings import ReferenceSettings
 
 NAME = "-sweep"
-SUMMARY = "a grid over the hybrid's settings, with tune/held selection"
+SUMMARY = "a grid over a system's settings (memini's hybrid, the reference), with tune/held selection"
 
 
 @dataclass(frozen=True)
@@ -72,8 +74,9 @@ class SweepOptions:
 
 
 OPTIONS = SweepOptions
-USES = (LoadOptions, HybridConfig, EmbedSettings, CompareOptions, ExecutorOptions, "k", "limit", "holdout", "out",
-        "name", "plot", "no_write")
+USES = (LoadOptions, HybridConfig, ReferenceSettings, EmbedSettings, CompareOptions, ExecutorOptions, "k", "limit",
+        "holdout", "out", "name", "plot", "no_write", "systems", "system")
+ATTRS = {LoadOptions: "load", EmbedSettings: "embed", **{t.settings: t.attr for t in TARGETS.values()}}
 
 
 def selected(opts: RunOptions) -> bool:
@@ -83,14 +86,12 @@ def selected(opts: RunOptions) -> bool:
 def apply(opts: RunOptions, cell: Cell, axes: list[Axis], holdout: str | None = None) -> RunOptions:
     """``opts`` with a cell's settings (and another holdout split) applied."""
     owners = {a.field: a.owner for a in axes}
-    changes: dict[str, dict] = {"hybrid": {}, "load": {}, "embed": {}}
+    changes: dict[str, dict] = {}
     for field, value in cell:
-        key = {HybridConfig: "hybrid", LoadOptions: "load", EmbedSettings: "embed"}[owners[field]]
-        changes[key][field] = value
+        changes.setdefault(ATTRS[owners[field]], {})[field] = value
     core = opts.core if holdout is None else dataclasses.replace(opts.core, holdout=holdout)
-    return dataclasses.replace(opts, core=core, hybrid=dataclasses.replace(opts.hybrid, **changes["hybrid"]),
-                               load=dataclasses.replace(opts.load, **changes["load"]),
-                               embed=dataclasses.replace(opts.embed, **changes["embed"]))
+    return dataclasses.replace(opts, core=core, **{attr: dataclasses.replace(getattr(opts, attr), **values)
+                                                   for attr, values in changes.items()})
 
 
 @dataclass(frozen=True)
@@ -102,13 +103,14 @@ class PreparedCells:
 
 
 class CellRunner:
-    """Runs memini-hybrid for one cell's options, sharing data sets, encoders and backends across cells."""
+    """Runs the swept system (``sweep_targets``) for one cell's options, sharing data sets, encoders and stores
+    across cells."""
 
     def __init__(self, prepared: PreparedCells | None = None) -> None:
         self._datasets: dict[tuple, Dataset] = dict(prepared.datasets) if prepared else {}
         self._encoders: dict[EmbedSettings, TextEncoder] = ({s: v.encoder() for s, v in prepared.vectors.items()}
                                                             if prepared else {})
-        self._backends: dict[tuple, MeminiBackend] = {}
+        self._backends: dict[tuple, object] = {}
 
     def dataset(self, opts: RunOptions) -> Dataset:
         key = (opts.load, opts.core.holdout)
@@ -123,14 +125,12 @@ class CellRunner:
 
     def run(self, opts: RunOptions) -> tuple[RunResult, Dataset]:
         ds = self.dataset(opts)
-        key = (opts.embed, opts.hybrid.keyword_backend, opts.load, opts.core.holdout)
-        backend = self._backends.get(key)
-        if backend is None:
-            backend = self._backends[key] = MeminiBackend(self.encoder(opts), opts.hybrid.keyword_backend)
-            backend.ingest(ds.items)
-            backend.prepare([q.query for q in ds.questions])
-        backend.access[:] = 0
-        return run_system(HybridSystem(backend, opts.hybrid), ds, opts.depth), ds
+        target = target_for(opts)
+        key = (target.system, target.key(opts), opts.embed, opts.load, opts.core.holdout)
+        store = self._backends.get(key)
+        if store is None:
+            store = self._backends[key] = target.store(self.encoder(opts), opts, ds)
+        return run_system(target.make(store, opts), ds, opts.depth), ds
 
     def prepare(self, jobs: list[RunOptions]) -> PreparedCells:
         """Load every job's data set and embed its documents, then its questions, in job order (the calls, and
@@ -218,7 +218,7 @@ def markdown(phase: Phase, ks: tuple[int, ...], title: str) -> str:
 
 def run(opts: RunOptions) -> int:
     s = opts.mode(SweepOptions)
-    axes = parse_grid(s.sweep)
+    axes = parse_grid(s.sweep, target_for(opts).settings)
     grid = cells(axes)
     metric = parse_metric(s.select, opts.k) if s.select else None
     if metric is not None and opts.core.holdout != "tune":
@@ -306,5 +306,5 @@ def _plot(path: Path, axes, grid, tune: Phase, winner, metric, opts: RunOptions)
     selected = figure_cells[winner].settings if winner is not None else None
     baseline = cell_of((), tune.baseline, tune.baseline_scores)
     sweep_plot(SweepFigure(metric.name, tuple(a.flag for a in axes), figure_cells, selected, baseline,
-                           f"memini-hybrid sweep ({tune.split})"), path)
+                           f"{target_for(opts).system} sweep ({tune.split})"), path)
     log(f"wrote {path}")

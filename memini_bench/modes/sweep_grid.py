@@ -1,6 +1,8 @@
 """Sweep grids: ``-sweep 'pool=30,50,80 fusion=0.3,0.5,-1'`` parsed into typed axes and cells.
 
-An axis is ``FLAG=V1,V2,...`` (axes separated by spaces or ``;``) over a sweepable flag: every hybrid setting
+An axis is ``FLAG=V1,V2,...`` (axes separated by spaces or ``;``) over a sweepable flag of the swept system's
+settings class (``sweep_targets``: memini-hybrid's ``HybridConfig`` by default, the reference system's
+``ReferenceSettings`` with ``-systems reference``, every ``-ref-*`` flag), e.g. for the hybrid: every hybrid setting
 (``HybridConfig``: ``fusion`` (negative = RRF), ``pool`` (each leg's depth itself, as memini's sweep states it),
 ``pool-factor``, ``pool-floor``, ``temporal-boost``, ``temporal-extractor``, ``semantic-reserve``,
 ``keyword-backend``, ``reinforce``, ``rrf-k``), LongMemEval's ``session-doc``, and ``embedder``. Each value is
@@ -28,7 +30,6 @@ from memini_bench.loaders import LoadOptions
 from memini_bench.results.schema import Score
 from memini_bench.systems.config import HybridConfig
 
-SWEEPABLE_CLASSES = (HybridConfig,)
 EXTRA_AXES = {"session-doc": (LoadOptions, "session_doc"), "embedder": (EmbedSettings, "embedder")}
 Cell = tuple[tuple[str, object], ...]
 
@@ -41,8 +42,9 @@ class Axis:
     values: tuple
 
 
-def sweepable() -> dict[str, tuple[type, dataclasses.Field]]:
-    out = {f.metadata["flag"]: (cls, f) for cls in SWEEPABLE_CLASSES for f in flag_fields(cls)}
+def sweepable(settings: type = HybridConfig) -> dict[str, tuple[type, dataclasses.Field]]:
+    """Every axis of a sweep of the system whose settings class is ``settings``, and the shared extra axes."""
+    out = {f.metadata["flag"]: (settings, f) for f in flag_fields(settings)}
     for name, (cls, field_name) in EXTRA_AXES.items():
         out[name] = (cls, next(f for f in flag_fields(cls) if f.name == field_name))
     return out
@@ -63,9 +65,10 @@ def _convert(flag: str, field: dataclasses.Field, text: str) -> object:
         raise BenchError(f"-sweep {flag}={text}: {exc.message}") from None
 
 
-def parse_grid(text: str) -> list[Axis]:
-    """The axes of a ``-sweep`` value (see the module docstring); a bad axis or value is a BenchError."""
-    known = sweepable()
+def parse_grid(text: str, settings: type = HybridConfig) -> list[Axis]:
+    """The axes of a ``-sweep`` value over ``settings``' flags (see the module docstring); a bad axis or value is
+    a BenchError."""
+    known = sweepable(settings)
     axes: list[Axis] = []
     for part in [p for p in re.split(r"[\s;]+", text.strip()) if p]:
         name, sep, raw = part.partition("=")

@@ -25,6 +25,7 @@ from memini_bench.embed.factory import EmbedSettings
 from memini_bench.errors import BenchError
 from memini_bench.loaders import LoadOptions
 from memini_bench.systems.config import HybridConfig
+from memini_bench.systems.reference_settings import ReferenceSettings
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,7 @@ class RunSettings:
     load: LoadOptions = field(default_factory=LoadOptions)
     embed: EmbedSettings = field(default_factory=EmbedSettings)
     name: str = ""  # -name LABEL
+    reference: ReferenceSettings = field(default_factory=ReferenceSettings)
 
 
 def _value(v: object) -> str:
@@ -60,7 +62,16 @@ def identity(s: RunSettings, *, systems: list[str], embedder: str = "", mode: st
     return {"mode": mode, "suite": s.core.suite, "holdout": s.core.holdout, "limit": s.core.limit,
             "embedder": embedder, "max_tokens": s.embed.max_tokens, "dims": s.embed.dims if embedder == "hash"
             else 0, "hybrid": s.hybrid.as_dict(), "load": dataclasses.asdict(s.load),
-            "systems": list(systems), "mode_settings": mode_settings or {}, **_embed_variant(s.embed)}
+            "systems": list(systems), "mode_settings": mode_settings or {}, **_embed_variant(s.embed),
+            **_reference_variant(s.reference, systems)}
+
+
+def _reference_variant(ref: ReferenceSettings, systems: list[str]) -> dict[str, dict]:
+    """The reference system's settings, recorded where it runs or they differ from the defaults (so the identity
+    of every run without it stays what it was)."""
+    if "reference" not in systems and ref == ReferenceSettings():
+        return {}
+    return {"reference": dataclasses.asdict(ref)}
 
 
 def _embed_variant(embed: EmbedSettings) -> dict[str, str]:

@@ -247,24 +247,30 @@ class NumpyBM25:
             return np.zeros(0, np.int64), np.zeros(0)
         prepared = self._query_ids.get(query)
         ids, term_ids = prepared if prepared is not None else self._term_ids(query)
-        compiled = kernels.KERNELS
-        if compiled is not None:
-            room = min(k, len(g.members))
-            out_ids, out_scores = np.empty(room, dtype=np.int64), np.empty(room)
-            n = compiled.bm25_top_k(g.terms, g.spans, g.postings, term_ids, g.members, k, out_ids, out_scores)
-            return out_ids[:n], out_scores[:n]
-        if g.span_of is not None:
-            spans = [span for span in map(g.span_of.get, ids) if span is not None]
-        else:
-            pos = np.searchsorted(g.terms, term_ids)
-            spans = g.spans[pos[g.terms[pos] == term_ids]].tolist()
-        if not spans:
-            return np.zeros(0, np.int64), np.zeros(0)
-        if len(spans) == 1:
-            (lo, hi), = spans
-            hit = g.postings[lo:hi]
-        else:  # repeats kept: each phrase adds its own IDF * weight, in query order
-            hit = np.concatenate([g.postings[lo:hi] for lo, hi in spans])
-        scores = np.bincount(hit[:, 0].astype(np.intp), weights=hit[:, 1], minlength=len(g.members))
-        local, best = top_k_positive(scores, k)  # every posting weight is > 0: matched is exactly score > 0
-        return g.members[local], best
+        return search_postings(g, ids, term_ids, k)
+
+
+def search_postings(g: GroupPostings, ids: list[int], term_ids: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The top ``k`` of one group's postings for a query's term ids (``ids`` as a list, ``term_ids`` the same as
+    int64; repeats add again): the compiled kernel where it was built, else a ``bincount`` and a stable top k."""
+    compiled = kernels.KERNELS
+    if compiled is not None:
+        room = min(k, len(g.members))
+        out_ids, out_scores = np.empty(room, dtype=np.int64), np.empty(room)
+        n = compiled.bm25_top_k(g.terms, g.spans, g.postings, term_ids, g.members, k, out_ids, out_scores)
+        return out_ids[:n], out_scores[:n]
+    if g.span_of is not None:
+        spans = [span for span in map(g.span_of.get, ids) if span is not None]
+    else:
+        pos = np.searchsorted(g.terms, term_ids)
+        spans = g.spans[pos[g.terms[pos] == term_ids]].tolist()
+    if not spans:
+        return np.zeros(0, np.int64), np.zeros(0)
+    if len(spans) == 1:
+        (lo, hi), = spans
+        hit = g.postings[lo:hi]
+    else:  # repeats kept: each phrase adds its own IDF * weight, in query order
+        hit = np.concatenate([g.postings[lo:hi] for lo, hi in spans])
+    scores = np.bincount(hit[:, 0].astype(np.intp), weights=hit[:, 1], minlength=len(g.members))
+    local, best = top_k_positive(scores, k)  # every posting weight is > 0: matched is exactly score > 0
+    return g.members[local], best

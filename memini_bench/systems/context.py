@@ -2,6 +2,7 @@
 
 - ``ctx.hybrid``: the run's ``HybridConfig`` (memini's hybrid settings, every ``-fusion``/``-pool``... flag);
 - ``ctx.embed``: the run's ``EmbedSettings`` (which embedder, its model settings, the cache);
+- ``ctx.reference``: the run's ``ReferenceSettings`` (the reference system's ``-ref-*`` settings);
 - ``ctx.encoder``: the run's shared text encoder, built on first use with the disk cache, so every system reuses
   the same cached vectors (``ctx.encoder.documents(texts)``, ``ctx.encoder.query(text)``); None when the run has
   no embedder;
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from memini_bench.embed.factory import EmbedSettings
 from memini_bench.systems.config import HybridConfig
+from memini_bench.systems.reference_settings import ReferenceSettings
 
 if TYPE_CHECKING:
     from memini_bench.core.contract import System
@@ -33,6 +35,7 @@ class SystemContext:
 
     hybrid: HybridConfig = field(default_factory=HybridConfig)
     embed: EmbedSettings = field(default_factory=EmbedSettings)
+    reference: ReferenceSettings = field(default_factory=ReferenceSettings)
     make_encoder: Callable[[], TextEncoder | None] = lambda: None
     label: str = ""  # a variant suffix for system names (VetoBench runs memini's systems once per embedder)
     _store: dict = field(default_factory=dict)

@@ -21,6 +21,7 @@ from memini_bench.errors import BenchError
 from memini_bench.executors import ExecutorOptions, run_encoder
 from memini_bench.systems.config import HybridConfig
 from memini_bench.systems.context import SystemContext
+from memini_bench.systems.reference_settings import ReferenceSettings
 
 DEFAULT_SYSTEMS = ("memini-hybrid", "memini-vector", "memini-keyword")
 REWRITE = {"memini-hybrid": "memini-hybrid-rewrite", "hybrid": "memini-hybrid-rewrite"}
@@ -60,11 +61,12 @@ def wanted_names(lineup: LineupOptions, default: Sequence[str] = DEFAULT_SYSTEMS
 
 def context_for(hybrid: HybridConfig | None = None, embed: EmbedSettings | None = None,
                 executor: ExecutorOptions | None = None, make_encoder: Callable[[], TextEncoder | None] | None = None,
-                label: str = "") -> SystemContext:
+                label: str = "", *, reference: ReferenceSettings | None = None) -> SystemContext:
     """A context for system factories; its encoder (when ``make_encoder`` is not given) is the run's
     ``executors.run_encoder(embed, executor)``, built on first use."""
     hybrid, embed = hybrid or HybridConfig(), embed or EmbedSettings()
-    return SystemContext(hybrid, embed, make_encoder or (lambda: run_encoder(embed, executor)), label)
+    return SystemContext(hybrid, embed, reference or ReferenceSettings(),
+                         make_encoder or (lambda: run_encoder(embed, executor)), label)
 
 
 def build_systems(names: Sequence[str], ctx: SystemContext, flags: Mapping[str, str] | None = None) -> list[System]:

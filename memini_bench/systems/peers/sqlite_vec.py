@@ -23,12 +23,15 @@ https://simonwillison.net/2024/Oct/4/hybrid-full-text-search-and-vector-search-w
     combined(d) = w_fts / (rrf_k + fts_rank(d)) + w_vec / (rrf_k + vec_rank(d))    (absent from a leg: 0)
 
 with 1-based ``row_number()`` ranks, ``rrf_k`` 60 and both weights 1.0 (the post's example values), a FULL OUTER
-JOIN of the legs and ``ORDER BY combined DESC`` (ties: rowid, for determinism). The post fetches each leg at the
-same ``:k``; here each leg is over-fetched to memini's pool, ``max(5k, 50)`` (``systems.pool_size``; 50 at K=10),
-and the FTS5 query is memini's (``"t1" OR "t2" ...`` over the question's ASCII terms, ``text.fts5_match_expression``;
-FTS5's default AND of raw question words would match almost nothing and trips on punctuation). So the legs are
-exactly memini-keyword's (FTS5 backend) and sqlite-vec's, the pools memini-hybrid's: the fusion (RRF k 60 instead
-of min-max alpha 0.5 and the composite re-rank) is the only difference from memini-hybrid.
+JOIN of the legs and ``ORDER BY combined DESC`` (ties: rowid, for determinism). Each leg is fetched at the same
+``:k`` as the final list, as the post does (``leg_depth`` "k": 10 at K=10, the recipe); ``sqlite-vec-hybrid-pool``
+over-fetches each leg to memini's pool, ``max(5k, 50)`` (``systems.pool_size``; 50 at K=10), which is what the
+``sqlite-vec-hybrid`` row followed before: with RRF k 60 the deeper legs let items ranked 11-50 by one leg
+outscore items found by one leg only near its top, and turn-level R@5 / R@10 / MRR on LoCoMo fall from
+59.3 / 70.1 / 40.3 (legs k deep) to 52.8 / 63.2 / 37.9 (docs/reference.md). The FTS5 query is memini's
+(``"t1" OR "t2" ...`` over the question's ASCII terms, ``text.fts5_match_expression``; FTS5's default AND of raw
+question words would match almost nothing and trips on punctuation), so the legs are exactly memini-keyword's
+(FTS5 backend) and sqlite-vec's.
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ from memini_bench.systems.peers.common import PeerSystem, library_version, requi
 from memini_bench.text import fts5_match_expression, query_terms
 
 RRF_K = 60.0
+LEG_DEPTHS = {"k": "k (each leg as deep as the final list: the post's :k)", "pool": "max(5k, 50) (memini's pool)"}
 WEIGHT_FTS = 1.0
 WEIGHT_VEC = 1.0
 
@@ -86,9 +90,13 @@ def connect(path: str) -> sqlite3.Connection:
 class SqliteVecSystem(PeerSystem):
     """Exact KNN in a vec0 table partitioned by group; ``hybrid`` adds FTS5 and RRF (see the module docstring)."""
 
-    def __init__(self, encoder: TextEncoder, name: str = "sqlite-vec", *, hybrid: bool = False) -> None:
+    def __init__(self, encoder: TextEncoder, name: str = "sqlite-vec", *, hybrid: bool = False,
+                 leg_depth: str = "k") -> None:
         super().__init__(name, encoder)
+        if leg_depth not in LEG_DEPTHS:
+            raise ValueError(f"leg_depth {leg_depth!r}: use one of {', '.join(LEG_DEPTHS)}")
         self.hybrid = hybrid
+        self.leg_depth = leg_depth
         self.db: sqlite3.Connection | None = None
 
     def ingest(self, items: Sequence[Item]) -> None:
@@ -118,15 +126,15 @@ class SqliteVecSystem(PeerSystem):
             return []
         blob = self._query_blob(query)
         expr = fts5_match_expression(query_terms(query)) if self.hybrid else ""
+        depth = pool_size(k) if self.hybrid and self.leg_depth == "pool" else k
         if not expr:  # sqlite-vec alone, or a question with no keyword term (the FTS leg is then empty)
-            depth = pool_size(k) if self.hybrid else k
             rows = self.db.execute(_KNN, (blob, depth, group)).fetchall()
             if self.hybrid:
                 rows = [(rowid, WEIGHT_VEC / (RRF_K + rank)) for rank, (rowid, _) in enumerate(rows, start=1)]
             else:
                 rows = [(rowid, 1.0 / (1.0 + distance)) for rowid, distance in rows]
         else:
-            rows = self.db.execute(_HYBRID, {"query": blob, "expr": expr, "grp": group, "depth": pool_size(k),
+            rows = self.db.execute(_HYBRID, {"query": blob, "expr": expr, "grp": group, "depth": depth,
                                              "k": k, "rrf_k": RRF_K, "w_fts": WEIGHT_FTS,
                                              "w_vec": WEIGHT_VEC}).fetchall()
         return self.hits(group, [r[0] - 1 for r in rows], [r[1] for r in rows], k)
@@ -146,7 +154,7 @@ class SqliteVecSystem(PeerSystem):
         if self.hybrid:
             info.update(score="RRF", fts="fts5(content, grp UNINDEXED), tokenize='porter unicode61', global "
                         "statistics, memini's OR-of-quoted-terms query", rrf_k=RRF_K, weight_fts=WEIGHT_FTS,
-                        weight_vec=WEIGHT_VEC, leg_depth="max(5k, 50)",
+                        weight_vec=WEIGHT_VEC, leg_depth=LEG_DEPTHS[self.leg_depth],
                         recipe="alexgarcia.xyz/blog/2024/sqlite-vec-hybrid-search")
         return info
 
@@ -159,3 +167,9 @@ def make(ctx: SystemContext) -> SqliteVecSystem:
 def make_hybrid(ctx: SystemContext) -> SqliteVecSystem:
     """``sqlite-vec-hybrid``: vec0 + FTS5 in one database, fused by RRF (k 60) in SQL."""
     return SqliteVecSystem(require_encoder(ctx, "sqlite-vec-hybrid"), "sqlite-vec-hybrid", hybrid=True)
+
+
+def make_hybrid_pool(ctx: SystemContext) -> SqliteVecSystem:
+    """``sqlite-vec-hybrid-pool``: the same, each leg over-fetched to memini's pool max(5k, 50)."""
+    return SqliteVecSystem(require_encoder(ctx, "sqlite-vec-hybrid-pool"), "sqlite-vec-hybrid-pool", hybrid=True,
+                           leg_depth="pool")
