@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from memini_bench.bench.ray_estimate import extrapolate, readme_block
+from memini_bench.results.schema import bench_document
+from memini_bench.results.write import write_results_file
 
 MEASURED = {
     "embedding": {"local": {"long_texts_per_s": 5.0, "short_texts_per_s": 40.0},
@@ -39,7 +39,7 @@ def test_the_block_labels_measured_and_extrapolated_rows(tmp_path):
            "measured": MEASURED, "inputs": {"gpu_texts_per_s": {"value": 1000.0, "source": "assumption"}},
            "extrapolated": extrapolate(MEASURED, 1000.0, (1, 8))}
     (tmp_path / "bench").mkdir()
-    (tmp_path / "bench" / "ray-estimate.json").write_text(json.dumps(doc))
+    write_results_file(tmp_path / "bench" / "ray-estimate.json", bench_document(doc))
     text = readme_block(tmp_path)
     assert "| ray, 2 workers (measured) | 6.0 | 50.0 | 11.5 |" in text
     assert "| local (measured) | 5.0 | 40.0 | - |" in text
