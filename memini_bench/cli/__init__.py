@@ -60,7 +60,7 @@ def run_command(cmd: click.Command, argv: list[str] | None, prog: str) -> None:
 #: Subcommands: the first argument names one (``memini-bench report ...``); anything else is the flat, Go-style
 #: run of memini's ``cmd/bench`` (``memini-bench -suite locomo ...``). Each target is ``module:attr``, a click
 #: command, imported only when named.
-SUBCOMMANDS: dict[str, str] = {}
+SUBCOMMANDS: dict[str, str] = {"data": "memini_bench.data.cli:command"}
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -66,9 +66,13 @@ def _suite(name: str, attr: str, help: str) -> None:
 _suite("sample", "SAMPLE", "our own 10 engineering-team memories and 8 questions (data/sample.json)")
 _suite("file", "FILE", "the normalized schema: {name, items: [...], questions: [...]}")
 _suite("longmemeval", "LONGMEMEVAL", "LongMemEval records: one group per question, session-level "
-       "items (-session-doc, -abstention, -shared-haystack)")
-_suite("locomo", "LOCOMO", "LoCoMo turn level: one item per dialogue turn, one group per conversation")
+       "items (-session-doc, -abstention, -shared-haystack; -granularity turn: user-turn items, gold the has_answer "
+       "turns, session scores from the turn ranking)")
+_suite("locomo", "LOCOMO", "LoCoMo turn level: one item per dialogue turn, one group per conversation (-unit "
+       "observation|summary: its observations or session summaries, gold through their evidence ids)")
 _suite("locomo-sessions", "LOCOMO_SESSIONS", "LoCoMo session level: one item per session")
+_suite("beam", "BEAM", "BEAM (mohammadtavakoli78/BEAM) tier folder or one chat folder: one item per chat message, "
+       "gold the probing question's source_chat_ids, categories its ten memory abilities")
 _suite("vetobench", "VETOBENCH", "VetoBench fixtures folder: decisions and scenarios (veto recall)")
 
 # Embedders: factories ``make(settings: EmbedSettings, argument: str) -> Embedder``; ``name:ARG`` passes ARG.

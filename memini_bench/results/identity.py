@@ -17,6 +17,7 @@ import orjson
 
 from memini_bench.core.dataset import MAX_NAME_BYTES, file_safe_name
 from memini_bench.errors import BenchError
+from memini_bench.loaders import identity_of as load_identity
 from memini_bench.modes.options import RunOptions
 
 # (field, short token) for HybridConfig and LoadOptions fields, in the order they appear in a stem.
@@ -52,7 +53,7 @@ def identity(opts: RunOptions, *, systems: list[str], embedder: str = "", mode: 
     """Every setting that changes a results file's numbers (recorded in its config; compared before overwrite)."""
     return {"mode": mode, "suite": opts.suite, "holdout": opts.core.holdout, "limit": opts.core.limit,
             "embedder": embedder, "max_tokens": opts.embed.max_tokens, "dims": opts.embed.dims if embedder == "hash"
-            else 0, "hybrid": dataclasses.asdict(opts.hybrid), "load": dataclasses.asdict(opts.load),
+            else 0, "hybrid": dataclasses.asdict(opts.hybrid), "load": load_identity(opts.load),
             "systems": list(systems), "mode_settings": mode_settings or {}, **_embed_variant(opts)}
 
 
