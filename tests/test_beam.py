@@ -143,3 +143,8 @@ def test_cli_run_writes_results_with_counts_in_notes(tier, tmp_path, capsys):
         main(["-suite", "beam", "-data", str(tier), "-unit", "summary", "-no-write"])
     assert done.value.code == 2
     assert "-unit: not used by -suite beam" in capsys.readouterr().err
+
+
+def test_a_fetched_set_folder_keeps_its_name(tier):
+    fetched = tier.rename(tier.parent / "beam-100k")  # data fetch places the tier in <data>/beam-100k
+    assert load("beam", str(fetched)).name == "beam-100k"

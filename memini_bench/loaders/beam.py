@@ -187,8 +187,8 @@ def load_beam(path: str) -> Dataset:
         more_items, more_questions = _chat(folder, tally, sources)
         items += more_items
         questions += more_questions
-    name = Path(path).resolve().name
-    name = f"beam-{name.lower()}" if len(folders) > 1 else f"beam-chat-{name}"
+    name = Path(path).resolve().name.lower()  # chats/100K -> beam-100k; a fetched set's folder is beam-100k already
+    name = (name if name.startswith("beam") else f"beam-{name}") if len(folders) > 1 else f"beam-chat-{name}"
     notes = (f"{len(folders)} chats, {len(items)} messages, {len(questions)} scored questions",) + tally.notes()
     ds = Dataset(name=name, items=tuple(items), questions=tuple(questions), notes=notes,
                  category_labels={k: v for k, v in ABILITIES.items()}, sources=tuple(sources))

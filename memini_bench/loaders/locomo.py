@@ -46,16 +46,30 @@ _DIA_SESSION = re.compile(r"D(\d+):\d+")
 DISTANCE = "evidence_distance"
 
 
-def session_number(key: str) -> int:
-    """``session_12`` -> 12."""
-    return int(key.rsplit("_", 1)[1])
+_MAX_DIGITS = 18  # a session number longer than this is not a real session (int() of 5,000 digits is refused)
+
+
+def _number(digits: str) -> int | None:
+    digits = digits.lstrip("0") or "0"
+    return int(digits) if len(digits) <= _MAX_DIGITS else None
+
+
+def session_number(key: str) -> int | None:
+    """``session_12`` -> 12; None for a number too long to be a session's."""
+    return _number(key.rsplit("_", 1)[1])
+
+
+def session_key(digits: str) -> str:
+    """``S<n>`` for session digits (leading zeros dropped, no int(): any length is fine)."""
+    return "S" + (digits.lstrip("0") or "0")
 
 
 def evidence_distance(last_session: int, evidence: list[str]) -> int | None:
     """Sessions between the question (asked after ``last_session``) and its earliest evidence: the last session
     number minus the smallest session number its ``D<n>:<m>`` ids name (0 = the last session); ids naming no session
     of the conversation are ignored; None when none is left."""
-    sessions = [n for e in evidence if (m := _DIA_SESSION.match(e)) and 0 < (n := int(m.group(1))) <= last_session]
+    sessions = [n for e in evidence if (m := _DIA_SESSION.match(e)) and (n := _number(m.group(1))) is not None
+                and 0 < n <= last_session]
     return last_session - min(sessions) if sessions else None
 
 
@@ -134,13 +148,11 @@ class _Conversation:
                 parsed.append((dia_id, text_of(turn, "speaker", tw, required=False),
                                text_of(turn, "text", tw, required=False)))
             self.sessions.append((key, date, parsed))
+        self.last_session = max((n for key, _, _ in self.sessions if (n := session_number(key)) is not None),
+                                default=0)
 
     def question_at(self, j: int) -> At:
         return self.at / "qa" / j
-
-    @property
-    def last_session(self) -> int:
-        return max((session_number(key) for key, _, _ in self.sessions), default=0)
 
 
 def _evidence_ids(qa: dict) -> list[str]:

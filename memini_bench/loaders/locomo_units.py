@@ -47,7 +47,7 @@ from memini_bench.loaders.locomo import (
     _skip_note,
     distance_meta,
     parse_locomo_date,
-    session_number,
+    session_key,
 )
 
 UNITS = ("turn", "observation", "summary")
@@ -62,45 +62,37 @@ def _dia_ids(value: object, at: At) -> tuple[str, ...]:
     return tuple(s.strip() for s in value_of(value, str, at).split(",") if s.strip())
 
 
-def _observation_items(conv: _Conversation, date_of: dict[str, str], when_of: dict, at: At) -> list[Item]:
+def _unit(conv: _Conversation, key: str, date: str, when: object, suffix: str, text: str,
+          covers: tuple[str, ...]) -> Item:
+    return Item(id=f"{conv.group}/{key}/{suffix}", content=f"[{date}] {text}" if date else text, group=conv.group,
+                time=when, session=f"{conv.group}/{key}", meta=((COVERS, covers),))  # type: ignore[arg-type]
+
+
+def _observation_items(conv: _Conversation, when_of: dict, at: At) -> list[Item]:
     obs = field_of(conv.row, "observation", dict, at, required=False, default={})
     items = []
-    for key, _date, _turns in conv.sessions:
+    for key, date, _turns in conv.sessions:
         facts = obs.get(f"{key}_observation")
         if facts is None:
             continue
         fat = at / "observation" / f"{key}_observation"
         object_at(facts, fat, "an object of speaker -> [[fact, dia_id], ...]")
-        j = 0
-        for speaker, entries in facts.items():
-            for e, entry in enumerate(value_of(entries, list, fat / speaker)):
-                eat = fat / speaker / e
-                value_of(entry, list, eat)
-                if len(entry) < 2:
-                    eat.fail("expected [fact, dia_id]")
-                fact = value_of(entry[0], str, eat / 0)
-                covers = _dia_ids(entry[1], eat / 1)
-                date = date_of[key]
-                items.append(Item(id=f"{conv.group}/{key}/obs{j}", content=f"[{date}] {fact}" if date else fact,
-                                  group=conv.group, time=when_of[key], session=f"{conv.group}/{key}",
-                                  meta=((COVERS, covers),)))
-                j += 1
+        entries = [(fat / speaker / e, entry) for speaker, listed in facts.items()
+                   for e, entry in enumerate(value_of(listed, list, fat / speaker))]
+        for j, (eat, entry) in enumerate(entries):
+            if len(value_of(entry, list, eat)) < 2:
+                eat.fail("expected [fact, dia_id]")
+            items.append(_unit(conv, key, date, when_of[key], f"obs{j}", value_of(entry[0], str, eat / 0),
+                               _dia_ids(entry[1], eat / 1)))
     return items
 
 
-def _summary_items(conv: _Conversation, date_of: dict[str, str], when_of: dict, at: At) -> list[Item]:
+def _summary_items(conv: _Conversation, when_of: dict, at: At) -> list[Item]:
     summaries = field_of(conv.row, "session_summary", dict, at, required=False, default={})
-    items = []
-    for key, _date, _turns in conv.sessions:
-        text = summaries.get(f"{key}_summary")
-        if text is None:
-            continue
-        text = value_of(text, str, at / "session_summary" / f"{key}_summary")
-        date = date_of[key]
-        items.append(Item(id=f"{conv.group}/{key}/summary", content=f"[{date}] {text}" if date else text,
-                          group=conv.group, time=when_of[key], session=f"{conv.group}/{key}",
-                          meta=((COVERS, (f"S{session_number(key)}",)),)))
-    return items
+    return [_unit(conv, key, date, when_of[key], "summary",
+                  value_of(summaries[f"{key}_summary"], str, at / "session_summary" / f"{key}_summary"),
+                  (session_key(key.rsplit("_", 1)[1]),))
+            for key, date, _turns in conv.sessions if summaries.get(f"{key}_summary") is not None]
 
 
 def load_locomo_unit(path: str, unit: str) -> Dataset:
@@ -114,14 +106,13 @@ def load_locomo_unit(path: str, unit: str) -> Dataset:
     no_evidence: Counter = Counter()
     uncovered: Counter = Counter()
     for conv in conversations:
-        date_of = {key: date for key, date, _ in conv.sessions}
         when_of = {key: parse_locomo_date(date) for key, date, _ in conv.sessions}
         make = _observation_items if unit == "observation" else _summary_items
-        mine = make(conv, date_of, when_of, conv.at)
+        mine = make(conv, when_of, conv.at)
         items += mine
         times = [t for t in when_of.values() if t]
         now = max(times) if times else None
-        last = max((session_number(key) for key, _, _ in conv.sessions), default=0)
+        last = conv.last_session
         for j, raw in enumerate(conv.qa):
             qa, category = _qa(conv, j, raw)
             evidence = _evidence_ids(qa)
@@ -129,7 +120,7 @@ def load_locomo_unit(path: str, unit: str) -> Dataset:
                 no_evidence[category] += 1
                 continue
             keys = tuple(evidence) if unit == "observation" else \
-                tuple(f"S{_DIA_SESSION.match(e).group(1)}" for e in evidence)
+                tuple(session_key(_DIA_SESSION.match(e).group(1)) for e in evidence)
             wanted = set(keys)
             gold = [item.id for item in mine if wanted.intersection(dict(item.meta)[COVERS])]
             uncovered[category] += not gold  # kept: a miss, as LoCoMo's recall scores it 0
