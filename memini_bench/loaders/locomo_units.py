@@ -134,7 +134,8 @@ def load_locomo_unit(path: str, unit: str) -> Dataset:
                   f"gold, scored as misses, as LoCoMo's RAG recall scores them 0 ({cats})",)
     name = "locomo-observations" if unit == "observation" else "locomo-summaries"
     ds = Dataset(name=name, items=tuple(items), questions=tuple(questions),
-                 notes=notes + (f"{len(items)} {what} items from {len(conversations)} conversations",),
+                 notes=(f"{len(items)} {what} items from {len(conversations)} conversations, {len(questions)} "
+                        "questions",) + notes,
                  category_labels=CATEGORY_LABELS, sources=(read,))
     return finish(ds, str(path))
 

@@ -210,7 +210,10 @@ def load_longmemeval(path: str, *, session_doc_mode: str = "full", abstention: s
     name = "longmemeval" + ("" if session_doc_mode == "full" else f"-{session_doc_mode}")
     name += "-shared" if shared_haystack else ""
     name += "-turns" if turns else ""
-    ds = Dataset(name=name, items=tuple(items), questions=tuple(questions),
-                 notes=tuple(tally.notes(shared_haystack, len(items), records)), sources=(source(),),
+    notes = tuple(tally.notes(shared_haystack, len(items), records))
+    if turns:
+        notes = (f"turn granularity: {len(items)} user-turn items from {records} records, {len(questions)} scored "
+                 f"questions, {len(excluded)} left out",) + notes
+    ds = Dataset(name=name, items=tuple(items), questions=tuple(questions), notes=notes, sources=(source(),),
                  excluded=tuple(excluded))
     return finish(ds, str(path))
