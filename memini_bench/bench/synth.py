@@ -19,15 +19,22 @@ text wherever it appears, and the file is written record by record (memory stays
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import random
 import re
+import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import click
+
+from memini_bench.core.console import run_command
+from memini_bench.core.settings import Int, command, setting
 from memini_bench.errors import BenchError
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
@@ -144,3 +151,38 @@ def write(path: str | Path, source: Source, shape: Shape) -> int:
         f.write("\n]\n")
     tmp.replace(out)
     return out.stat().st_size
+
+
+@dataclass(frozen=True)
+class GenerateOptions:
+    """The flags of ``cmd/gen_longmemeval.py``: the shape, its overrides (0 = the shape's own) and the output."""
+
+    shape: str = setting("shape", "s", "s: 500 x 48 sessions; m: 500 x 500", type=click.Choice(sorted(SHAPES)))
+    out: str = setting("out", "", "the file to write (required)")
+    data: str = setting("data", "../shared/data", "the shared data folder (locomo/, longmemeval/)")
+    records: int = setting("records", 0, "override the shape's records (0 = the shape's)", type=Int(min=0))
+    sessions: int = setting("sessions", 0, "override the shape's sessions per record", type=Int(min=0))
+    session_chars: int = setting("session-chars", 0, "override the shape's characters per session", type=Int(min=0))
+    pool: int = setting("pool", 0, "override the shape's pool of distinct sessions", type=Int(min=0))
+    turns: int = setting("turns", 0, "override the shape's turns per session", type=Int(min=0))
+    seed: int = setting("seed", -1, "override the shape's seed (-1 = the shape's)", type=Int(min=-1))
+
+
+@command(GenerateOptions, name="gen-longmemeval")
+def generate_command(args: GenerateOptions) -> int:
+    """Write a LongMemEval-S- or -M-shaped file from real sentences of the shared data."""
+    if not args.out:
+        raise BenchError("-out: give the file to write")
+    overrides = {f.name: getattr(args, f.name) for f in dataclasses.fields(Shape)
+                 if getattr(args, f.name) != (-1 if f.name == "seed" else 0)}
+    shape = dataclasses.replace(SHAPES[args.shape], **overrides)
+    t = time.perf_counter()
+    size = write(args.out, load_source(args.data), shape)
+    print(f"wrote {args.out}: {size / 1e6:.1f} MB, {shape.records} records x {shape.sessions} sessions "
+          f"(pool {shape.pool}, seed {shape.seed}) in {time.perf_counter() - t:.1f} s", file=sys.stderr)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int | None:
+    """``cmd/gen_longmemeval.py``, with the CLI's one-line errors (exit 2 for bad input)."""
+    return run_command(generate_command, argv, "gen_longmemeval")

@@ -92,14 +92,19 @@ SYSTEMS: tuple[Builtin, ...] = (
 SUITES: tuple[Builtin, ...] = (
     Builtin("sample", "memini_bench.loaders.builtin_suites:SAMPLE", "our own 10 engineering-team memories and 8 "
             "questions (data/sample.json)"),
-    Builtin("file", "memini_bench.loaders.builtin_suites:FILE", "the normalized schema: {name, items: [...], questions:"
-            " [...]}"),
+    Builtin("file", "memini_bench.loaders.builtin_suites:FILE", "the normalized schema: {name, items: [...], "
+            "questions: [...]}"),
     Builtin("longmemeval", "memini_bench.loaders.builtin_suites:LONGMEMEVAL", "LongMemEval records: one group per "
-            "question, session-level items (-session-doc, -abstention, -shared-haystack)"),
-    Builtin("locomo", "memini_bench.loaders.builtin_suites:LOCOMO", "LoCoMo turn level: one item per dialogue turn, one"
-            " group per conversation"),
-    Builtin("locomo-sessions", "memini_bench.loaders.builtin_suites:LOCOMO_SESSIONS", "LoCoMo session level: one item "
-            "per session"),
+            "question, session-level items (-session-doc, -abstention, -shared-haystack; -granularity turn: user-turn "
+            "items, gold the has_answer turns, session scores from the turn ranking)"),
+    Builtin("locomo", "memini_bench.loaders.builtin_suites:LOCOMO", "LoCoMo turn level: one item per dialogue turn, "
+            "one group per conversation (-unit observation|summary: its observations or session summaries, gold "
+            "through their evidence ids)"),
+    Builtin("locomo-sessions", "memini_bench.loaders.builtin_suites:LOCOMO_SESSIONS", "LoCoMo session level: one "
+            "item per session"),
+    Builtin("beam", "memini_bench.loaders.builtin_suites:BEAM", "BEAM (mohammadtavakoli78/BEAM) tier folder or one "
+            "chat folder: one item per chat message, gold the probing question's source_chat_ids, categories its "
+            "ten memory abilities"),
     Builtin("vetobench", "memini_bench.loaders.builtin_suites:VETOBENCH", "VetoBench fixtures folder: decisions and "
             "scenarios (veto recall)"),
 )

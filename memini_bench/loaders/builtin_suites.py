@@ -12,12 +12,28 @@ from memini_bench.loaders.vetobench import load_vetobench
 
 def _longmemeval(path: str, options: LoadOptions) -> Dataset:
     return load_longmemeval(path, session_doc_mode=options.session_doc, abstention=options.abstention,
-                            shared_haystack=options.shared_haystack)
+                            shared_haystack=options.shared_haystack, granularity=options.granularity)
+
+
+def _locomo(path: str, options: LoadOptions) -> Dataset:
+    if options.unit == "turn":
+        return load_locomo(path)
+    from memini_bench.loaders.locomo_units import load_locomo_unit
+
+    return load_locomo_unit(path, options.unit)
+
+
+def _beam(path: str, options: LoadOptions) -> Dataset:
+    from memini_bench.loaders.beam import load_beam
+
+    return load_beam(path)
 
 
 SAMPLE = Suite("sample", lambda path, _: load_sample(path), needs_data=False)
 FILE = Suite("file", lambda path, _: load_file(path))
-LONGMEMEVAL = Suite("longmemeval", _longmemeval, uses=frozenset({"session_doc", "abstention", "shared_haystack"}))
-LOCOMO = Suite("locomo", lambda path, _: load_locomo(path))
+LONGMEMEVAL = Suite("longmemeval", _longmemeval, uses=frozenset({"session_doc", "abstention", "shared_haystack",
+                                                                  "granularity"}))
+LOCOMO = Suite("locomo", _locomo, uses=frozenset({"unit"}))
+BEAM = Suite("beam", _beam)
 LOCOMO_SESSIONS = Suite("locomo-sessions", lambda path, _: load_locomo_sessions(path))
 VETOBENCH = Suite("vetobench", lambda path, _: load_vetobench(path))

@@ -7,6 +7,10 @@ Gold = every ``D<n>:<m>`` found by regex in the raw ``evidence`` JSON; a questio
 session level also one whose evidence maps to no session). Sessions are read in numeric order (memini iterates a
 Go map, so its order is random; order only matters for score ties). Every group is one conversation.
 
+Every question carries ``meta["evidence_distance"]``: the conversation's last session number minus the earliest
+session its evidence names (``evidence_distance``); the normal run breaks recall down by it. Observations and session
+summaries as the units: ``loaders.locomo_units`` (``-unit``).
+
 Faults, beyond memini (which decodes what it can): a wrong type is an error with its JSON path; two conversations
 with one ``sample_id`` are refused (they would merge into one group and share question ids); a ``dia_id`` repeated
 within a conversation keeps its first turn, and a ``session_<n>`` that is not an array of turns is skipped, each
@@ -37,6 +41,41 @@ from memini_bench.loaders.dates import parse_layout
 CATEGORY_LABELS = {"1": "multi-hop", "2": "temporal", "3": "open-domain", "4": "single-hop", "5": "adversarial"}
 _SESSION_KEY = re.compile(r"^session_(\d+)$")
 _EVIDENCE_ID = re.compile(r"D\d+:\d+")
+_DIA_SESSION = re.compile(r"D(\d+):\d+")
+#: Question meta key: sessions between the question and its earliest evidence (``evidence_distance``).
+DISTANCE = "evidence_distance"
+
+
+_MAX_DIGITS = 18  # a session number longer than this is not a real session (int() of 5,000 digits is refused)
+
+
+def _number(digits: str) -> int | None:
+    digits = digits.lstrip("0") or "0"
+    return int(digits) if len(digits) <= _MAX_DIGITS else None
+
+
+def session_number(key: str) -> int | None:
+    """``session_12`` -> 12; None for a number too long to be a session's."""
+    return _number(key.rsplit("_", 1)[1])
+
+
+def session_key(digits: str) -> str:
+    """``S<n>`` for session digits (leading zeros dropped, no int(): any length is fine)."""
+    return "S" + (digits.lstrip("0") or "0")
+
+
+def evidence_distance(last_session: int, evidence: list[str]) -> int | None:
+    """Sessions between the question (asked after ``last_session``) and its earliest evidence: the last session
+    number minus the smallest session number its ``D<n>:<m>`` ids name (0 = the last session); ids naming no session
+    of the conversation are ignored; None when none is left."""
+    sessions = [n for e in evidence if (m := _DIA_SESSION.match(e)) and (n := _number(m.group(1))) is not None
+                and 0 < n <= last_session]
+    return last_session - min(sessions) if sessions else None
+
+
+def distance_meta(last_session: int, evidence: list[str]) -> tuple[tuple[str, object], ...]:
+    d = evidence_distance(last_session, evidence)
+    return () if d is None else ((DISTANCE, d),)
 
 
 def parse_locomo_date(text: str) -> datetime | None:
@@ -78,6 +117,7 @@ class _Conversation:
         at = At(source) / index
         object_at(row, at, "a LoCoMo conversation object")
         self.at = at
+        self.row = row
         sample_id = field_of(row, "sample_id", str, at, required=False, default="")
         self.group = check_id(sample_id, at / "sample_id") if sample_id else f"conv-{index}"
         conversation = field_of(row, "conversation", dict, at)
@@ -108,6 +148,8 @@ class _Conversation:
                 parsed.append((dia_id, text_of(turn, "speaker", tw, required=False),
                                text_of(turn, "text", tw, required=False)))
             self.sessions.append((key, date, parsed))
+        self.last_session = max((n for key, _, _ in self.sessions if (n := session_number(key)) is not None),
+                                default=0)
 
     def question_at(self, j: int) -> At:
         return self.at / "qa" / j
@@ -136,11 +178,12 @@ def _qa(conv: _Conversation, j: int, qa: object) -> tuple[dict, str]:
     return qa, scalar_text(qa.get("category"))
 
 
-def _question(conv: _Conversation, j: int, qa: dict, gold: list[str], now: datetime | None) -> Question:
+def _question(conv: _Conversation, j: int, qa: dict, gold: list[str], now: datetime | None,
+              meta: tuple[tuple[str, object], ...] = ()) -> Question:
     at = conv.question_at(j)
     return Question(
         id=f"{conv.group}/qa{j}", query=text_of(qa, "question", at), gold=tuple(gold), group=conv.group,
-        answer=scalar_text(qa.get("answer")), category=scalar_text(qa.get("category")), now=now,
+        answer=scalar_text(qa.get("answer")), category=scalar_text(qa.get("category")), now=now, meta=meta,
     )
 
 
@@ -170,11 +213,12 @@ def load_locomo(path: str, **_: object) -> Dataset:
         now = max(times) if times else None
         for j, raw in enumerate(conv.qa):
             qa, category = _qa(conv, j, raw)
-            gold = [f"{conv.group}/{e}" for e in _evidence_ids(qa)]
+            evidence = _evidence_ids(qa)
+            gold = [f"{conv.group}/{e}" for e in evidence]
             if not gold:
                 skipped[category] += 1
                 continue
-            questions.append(_question(conv, j, qa, gold, now))
+            questions.append(_question(conv, j, qa, gold, now, distance_meta(conv.last_session, evidence)))
     notes = _skip_note(skipped, "with no D<n>:<m> evidence id") + faults.notes()
     ds = Dataset(name="locomo", items=tuple(items), questions=tuple(questions), notes=notes,
                  category_labels=CATEGORY_LABELS, sources=(read,))
@@ -217,7 +261,8 @@ def load_locomo_sessions(path: str, **_: object) -> Dataset:
                 unmapped[category] += 1
                 continue
             partly += len(mapped) < len(evidence)
-            questions.append(_question(conv, j, qa, list(dict.fromkeys(mapped)), now))
+            questions.append(_question(conv, j, qa, list(dict.fromkeys(mapped)), now,
+                                       distance_meta(conv.last_session, evidence)))
     notes = _skip_note(skipped, "with no D<n>:<m> evidence id") + \
         _skip_note(unmapped, "whose evidence ids map to no session") + faults.notes()
     if partly:

@@ -13,6 +13,8 @@ Beyond memini:
 - ``shared_haystack=True`` pools every record's sessions, deduplicated by session id, into one group
   ``longmemeval``; item ids and gold are bare session ids. This turns the oracle file (whose haystacks hold only
   evidence sessions) into a real retrieval test.
+- ``granularity="turn"`` (``-granularity turn``): one item per user turn, gold the ``has_answer`` turns, as
+  LongMemEval's retrieval code builds it (``loaders.longmemeval_turns``); the name gets ``-turns``.
 - Faults: a wrong type is an error with its JSON path; two records with one ``question_id`` are refused (their
   haystacks would merge into one group); a session id repeated within one haystack keeps its first session;
   dates that do not parse leave the time unset (as in memini); each is counted in a note.
@@ -36,6 +38,7 @@ from memini_bench.loaders._json import (
 )
 from memini_bench.loaders._stream import json_array
 from memini_bench.loaders.dates import parse_layout
+from memini_bench.loaders.longmemeval_turns import GRANULARITIES, SESSIONS_FROM_TURNS, turn_items
 
 SESSION_DOCS = ("full", "user-only", "dated")
 ABSTENTION_MODES = ("exclude", "include")
@@ -85,6 +88,7 @@ class _Tally:
     repeated: list[str] = field(default_factory=list)
     bad_dates: int = 0
     bad_question_dates: int = 0
+    no_target: int = 0
 
     def notes(self, shared: bool, items: int, records: int) -> list[str]:
         notes = []
@@ -97,6 +101,9 @@ class _Tally:
         if self.bad_dates:
             notes.append(f"{self.bad_dates} haystack dates do not parse as '2006/01/02 (Mon) 15:04' (those sessions "
                          "have no time)")
+        if self.no_target:
+            notes.append(f"left out {self.no_target} questions with no has_answer user turn in their answer sessions "
+                         "(LongMemEval's turn-level evaluation skips them)")
         if self.bad_question_dates:
             notes.append(f"{self.bad_question_dates} question dates do not parse (those questions have no 'now')")
         if shared:
@@ -107,13 +114,16 @@ class _Tally:
 
 
 def load_longmemeval(path: str, *, session_doc_mode: str = "full", abstention: str = "exclude",
-                     shared_haystack: bool = False, **_: object) -> Dataset:
+                     shared_haystack: bool = False, granularity: str = "session", **_: object) -> Dataset:
     """The records at ``path`` (module docstring). Every question keeps its record index as ``position``, and
     excluded abstention questions ride in ``Dataset.excluded``, so ``-holdout`` splits memini's full list."""
     if session_doc_mode not in SESSION_DOCS:
         raise BenchError(f"-session-doc {session_doc_mode!r}: unknown; use one of {', '.join(SESSION_DOCS)}")
     if abstention not in ABSTENTION_MODES:
         raise BenchError(f"-abstention {abstention!r}: unknown; use exclude or include")
+    if granularity not in GRANULARITIES:
+        raise BenchError(f"-granularity {granularity!r}: unknown; use session or turn")
+    turns = granularity == "turn"
     # A large file is streamed record by record and each distinct session text kept once (LongMemEval-M is 2.7 GB
     # of JSON whose filler sessions recur across records): memory grows with the distinct text, not the file.
     rows, source = json_array(path, "longmemeval")
@@ -141,11 +151,32 @@ def load_longmemeval(path: str, *, session_doc_mode: str = "full", abstention: s
         sids = field_of(row, "haystack_session_ids", list, at, required=False, default=[])
         dates = field_of(row, "haystack_dates", list, at, required=False, default=[])
         own: set[str] = set()
-        for s, turns in enumerate(sessions):
+        answers = [prefix + check_id(value_of(a, str, at / "answer_session_ids" / j), at / "answer_session_ids" / j)
+                   for j, a in enumerate(field_of(row, "answer_session_ids", list, at, required=False, default=[]))]
+        gold_turns: list[str] = []
+        for s, session in enumerate(sessions):
             sid = _string_at(sids, s, at / "haystack_session_ids")
             sid = check_id(sid, at / "haystack_session_ids" / s) if sid else f"session-{s}"
             date = _string_at(dates, s, at / "haystack_dates")
-            content = session_doc(turns, date, session_doc_mode, at / "haystack_sessions" / s)
+            if turns:
+                if prefix + sid in own:
+                    tally.repeated.append(f"{qid}/{sid}")
+                    continue
+                own.add(prefix + sid)
+                when = parse_lme_date(date)
+                tally.bad_dates += bool(date.strip()) and when is None
+                new, gold_here = turn_items(session, sid=sid, prefix=prefix, group=group, date=date, when=when,
+                                            dated=session_doc_mode == "dated", answer_session=prefix + sid in answers,
+                                            at=at / "haystack_sessions" / s)
+                gold_turns += gold_here
+                for item in new:
+                    if item.id not in seen_sessions:
+                        seen_sessions[item.id] = len(items)
+                        items.append(item)
+                    elif shared_haystack:
+                        tally.conflicts += items[seen_sessions[item.id]].content != item.content
+                continue
+            content = session_doc(session, date, session_doc_mode, at / "haystack_sessions" / s)
             content = texts.setdefault(content, content)
             item_id = prefix + sid
             if item_id in own:
@@ -159,24 +190,30 @@ def load_longmemeval(path: str, *, session_doc_mode: str = "full", abstention: s
             when = parse_lme_date(date)
             tally.bad_dates += bool(date.strip()) and when is None
             items.append(Item(id=item_id, content=content, group=group, time=when))
-        gold = tuple(prefix + check_id(value_of(a, str, at / "answer_session_ids" / j), at / "answer_session_ids" / j)
-                     for j, a in enumerate(field_of(row, "answer_session_ids", list, at, required=False, default=[])))
+        gold = tuple(dict.fromkeys(gold_turns)) if turns else tuple(answers)
         question_date = scalar_text(row.get("question_date"))
         now = parse_lme_date(question_date)
         tally.bad_question_dates += bool(question_date.strip()) and now is None
         question = Question(
             id=qid, query=text_of(row, "question", at), gold=gold, group=group,
             answer=scalar_text(row.get("answer")), category=text_of(row, "question_type", at, required=False),
-            now=now, position=i,
+            now=now, position=i, meta=((SESSIONS_FROM_TURNS, True),) if turns else (),
         )
-        if qid.endswith("_abs") and abstention == "exclude":
+        if turns and not gold and not qid.endswith("_abs"):
+            tally.no_target += 1
+            excluded.append(question)
+        elif qid.endswith("_abs") and abstention == "exclude":
             tally.abstained += 1
             excluded.append(question)
         else:
             questions.append(question)
     name = "longmemeval" + ("" if session_doc_mode == "full" else f"-{session_doc_mode}")
     name += "-shared" if shared_haystack else ""
-    ds = Dataset(name=name, items=tuple(items), questions=tuple(questions),
-                 notes=tuple(tally.notes(shared_haystack, len(items), records)), sources=(source(),),
+    name += "-turns" if turns else ""
+    notes = tuple(tally.notes(shared_haystack, len(items), records))
+    if turns:
+        notes = (f"turn granularity: {len(items)} user-turn items from {records} records, {len(questions)} scored "
+                 f"questions, {len(excluded)} left out",) + notes
+    ds = Dataset(name=name, items=tuple(items), questions=tuple(questions), notes=notes, sources=(source(),),
                  excluded=tuple(excluded))
     return finish(ds, str(path))

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from memini_bench.core.options import CoreOptions
 from memini_bench.embed.factory import EmbedSettings
+from memini_bench.evaluation.breakdowns import breakdowns
 from memini_bench.evaluation.metrics import score_all
 from memini_bench.evaluation.runner import run_all
 from memini_bench.executors import ExecutorOptions, executor_for
@@ -62,7 +63,8 @@ def run(opts: RunOptions) -> int:
     results = run_all(systems, ds, opts.depth)
     scores = score_all(results, opts.k)
     sys.stdout.write(markdown(scores, ds.name, ds.category_labels))
-    extra: dict = {}
+    tables, extra = breakdowns(ds, results, opts.k)  # the data set's own tables (LongMemEval turns, evidence)
+    sys.stdout.write(tables)
     if opts.mode(CompareOptions).significance:
         extra["significance"] = significance_of(opts, results)
     sys.stdout.flush()

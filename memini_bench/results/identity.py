@@ -24,6 +24,7 @@ from memini_bench.core.settings import flag_fields
 from memini_bench.embed.factory import EmbedSettings
 from memini_bench.errors import BenchError
 from memini_bench.loaders import LoadOptions
+from memini_bench.loaders import identity_of as load_identity
 from memini_bench.systems.config import HybridConfig
 from memini_bench.systems.reference_settings import ReferenceSettings
 
@@ -61,7 +62,7 @@ def identity(s: RunSettings, *, systems: list[str], embedder: str = "", mode: st
     """Every setting that changes a results file's numbers (recorded in its config; compared before overwrite)."""
     return {"mode": mode, "suite": s.core.suite, "holdout": s.core.holdout, "limit": s.core.limit,
             "embedder": embedder, "max_tokens": s.embed.max_tokens, "dims": s.embed.dims if embedder == "hash"
-            else 0, "hybrid": s.hybrid.as_dict(), "load": dataclasses.asdict(s.load),
+            else 0, "hybrid": s.hybrid.as_dict(), "load": load_identity(s.load),
             "systems": list(systems), "mode_settings": mode_settings or {}, **_embed_variant(s.embed),
             **_reference_variant(s.reference, systems)}
 

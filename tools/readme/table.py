@@ -40,11 +40,12 @@ def blocks() -> dict[str, Callable[[Path], str]]:
 
 def renderers() -> dict[str, Callable[[Path], str]]:
     """Every block a page may hold: the results blocks and ``flags`` (which reads the CLI, not results/)."""
-    from tools.readme import reference
+    from tools.readme import datasets, reference
     from tools.readme.docs_studies import block as study_rows
 
     return {**blocks(), "flags": lambda _results: flags_table(), "study-rows": study_rows,
-            "reference-held": reference.held, "reference-full": reference.full, "reference-depth": reference.depth}
+            "reference-held": reference.held, "reference-full": reference.full, "reference-depth": reference.depth,
+            "datasets": datasets.table, "data-catalog": datasets.catalog_table}
 
 
 def studies_sections(results_dir: Path) -> str:

@@ -1,0 +1,106 @@
+"""``memini-bench data list | fetch NAME... | verify [NAME...]``: the registered data sets on this machine.
+
+- ``list``: every registered set, its suite, size, license, whether it is fetched, and each file's checksum (with
+  ``-v`` the URLs, citation and checksum source too).
+- ``fetch NAME...``: download each missing file of the named sets (``data.download``: resumed, verified, placed
+  atomically) into ``$MEMINI_BENCH_DATA/<name>``; a file already in place is checked and kept when it matches.
+  Then ``-data NAME`` reads the set.
+- ``verify [NAME...]``: re-hash every file of the named sets (default: every set with a file on this machine) and
+  report each one that is missing or differs; exit code 2 when any does.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from memini_bench.data import registry
+from memini_bench.data.download import fetch_file, mismatch
+from memini_bench.errors import BenchError
+
+
+def _mb(size: int | None) -> str:
+    return "size unknown" if size is None else f"{size / 1e6:,.1f} MB"
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
+def command() -> None:
+    """The data sets memini-bench knows: list, fetch and verify them (see docs/datasets.md)."""
+
+
+@command.command("list")
+@click.option("-v", "--verbose", is_flag=True, help="Also the URLs, citation and where each checksum comes from.")
+def list_command(verbose: bool) -> None:
+    """Every registered set with its suite, size, license, state and checksums."""
+    click.echo(f"data folder: {registry.data_root()} (${registry.ENV})")
+    for ds in registry.catalog().values():
+        state = "fetched" if registry.is_fetched(ds) else "not fetched"
+        click.echo(f"\n{ds.name}  (-suite {ds.suite}, {len(ds.files)} files, {_mb(ds.size)}, {state})")
+        click.echo(f"  {ds.description}")
+        click.echo(f"  license: {ds.license}")
+        if verbose:
+            click.echo(f"  citation: {ds.citation}")
+            click.echo(f"  checksums from: {ds.checksum_source}")
+        for f in ds.files:
+            size = "" if f.size is None else f"  {f.size:,} bytes"
+            click.echo(f"  {f.path}  {f.checksum}{size}")
+            if verbose:
+                for url in f.urls:
+                    click.echo(f"    {url}")
+
+
+@command.command("fetch")
+@click.argument("names", nargs=-1, required=True)
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=30.0, show_default=True,
+              help="Seconds a connection or a read may stall before the transfer is cut (and resumed).")
+@click.option("--attempts", type=click.IntRange(min=1, max=100), default=4, show_default=True,
+              help="Rounds over a file's mirrors before giving up (a cut transfer resumes in the next).")
+def fetch_command(names: tuple[str, ...], timeout: float, attempts: int) -> None:
+    """Download, verify and place the named sets."""
+    sets = [registry.get(n) for n in names]
+    for ds in sets:
+        folder = ds.folder()
+        fetched = kept = 0
+        for i, f in enumerate(ds.files, 1):
+            dest = folder / f.path
+            label = f"{ds.name} [{i}/{len(ds.files)}] {f.path}"
+            if dest.is_file():
+                if not mismatch(f, dest):
+                    kept += 1
+                    continue
+                dest.unlink()  # a copy that is not the registered file: fetch it again
+            fetch_file(f, dest, timeout=timeout, attempts=attempts, label=label)
+            fetched += 1
+        click.echo(f"{ds.name}: {fetched} files fetched, {kept} already in place, all verified, in {folder}; "
+                   f"use -suite {ds.suite} -data {ds.name}", err=True)
+
+
+@command.command("verify")
+@click.argument("names", nargs=-1)
+def verify_command(names: tuple[str, ...]) -> None:
+    """Re-hash the named sets (default: every set with a file here); exit 2 when a file is missing or differs."""
+    sets = [registry.get(n) for n in names] if names else [
+        ds for ds in registry.catalog().values() if any((ds.folder() / f.path).exists() for f in ds.files)]
+    if not sets:
+        click.echo(f"no registered set has a file in {registry.data_root()}; fetch one with memini-bench data fetch "
+                   "NAME", err=True)
+        return
+    bad = 0
+    for ds in sets:
+        problems = []
+        for f in ds.files:
+            path = ds.folder() / f.path
+            why = "missing" if not path.is_file() else mismatch(f, path)
+            if why:
+                problems.append(f"{f.path}: {why}")
+        bad += bool(problems)
+        if problems:
+            click.echo(f"{ds.name}: {len(problems)} of {len(ds.files)} files fail: " + "; ".join(problems[:5])
+                       + (f" and {len(problems) - 5} more" if len(problems) > 5 else "")
+                       + f"; run {registry.fetch_command(ds.name)}")
+        else:
+            click.echo(f"{ds.name}: {len(ds.files)} files verified")
+    if bad:
+        raise BenchError(f"{bad} of {len(sets)} data sets failed verification")
+    sys.stdout.flush()
