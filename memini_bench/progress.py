@@ -1,20 +1,98 @@
-"""Progress bars: tqdm on stderr when stderr is a terminal and not in CI; nothing otherwise."""
+"""Progress on stderr: a tqdm bar when stderr is a terminal (and not in CI), else a plain line every ~10 s.
+
+Outside a terminal (a log file, CI, nohup) ``progress`` prints, once ``INTERVAL_S`` has passed and then every
+``INTERVAL_S``, ``progress: DESC: N/TOTAL UNIT (P%), ELAPSED elapsed, ETA REMAINING``, with
+``REMAINING = elapsed * (TOTAL - N) / N`` (the mean pace so far), and one closing line once it printed any. A stage
+without a count (a store's own ingest) uses ``stage(desc)``: ``progress: DESC: ELAPSED elapsed`` on the same clock.
+A run shorter than ``INTERVAL_S`` prints nothing. ``set_quiet(True)`` (``-quiet``) silences both forms.
+"""
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+
+INTERVAL_S = 10.0
+_state = {"quiet": False}
+
+
+def set_quiet(quiet: bool) -> None:
+    """``-quiet``: no bar and no lines for the rest of the process."""
+    _state["quiet"] = bool(quiet)
 
 
 def enabled() -> bool:
-    return sys.stderr.isatty() and not os.environ.get("CI")
+    """A tqdm bar: stderr is a terminal and not CI, and not quiet."""
+    return not _state["quiet"] and sys.stderr.isatty() and not os.environ.get("CI")
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(round(seconds))
+    h, rest = divmod(seconds, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+def _say(line: str) -> None:
+    try:
+        print(f"progress: {line}", file=sys.stderr, flush=True)
+    except (OSError, ValueError):  # a closed stderr: progress is never worth failing the run for
+        pass
+
+
+def line(desc: str, done: int, total: int, unit: str, elapsed: float) -> str:
+    """One progress line (see the module docstring for the ETA)."""
+    pct = f" ({100 * done / total:.0f}%)" if total else ""
+    eta = f", ETA {_clock(elapsed * (total - done) / done)}" if 0 < done < total else ""
+    return f"{desc}: {done}/{total} {unit}{pct}, {_clock(elapsed)} elapsed{eta}"
+
+
+def _lines(iterable: Iterable, total: int, desc: str, unit: str) -> Iterator:
+    start = last = time.monotonic()
+    done = 0
+    printed = False
+    for item in iterable:
+        yield item
+        done += 1
+        now = time.monotonic()
+        if now - last >= INTERVAL_S:
+            _say(line(desc, done, total, unit, now - start))
+            last, printed = now, True
+    if printed:
+        _say(line(desc, done, total, unit, time.monotonic() - start) + ", done")
 
 
 def progress(iterable: Iterable, total: int, desc: str, unit: str = "it") -> Iterable:
-    """``iterable`` wrapped in a tqdm bar when enabled; the plain iterable otherwise."""
-    if not enabled():
+    """``iterable`` with progress on stderr (a bar, or lines; nothing when quiet)."""
+    if _state["quiet"]:
         return iterable
-    from tqdm import tqdm
+    if enabled():
+        from tqdm import tqdm
 
-    return tqdm(iterable, total=total, desc=desc, unit=unit, file=sys.stderr, leave=False)
+        return tqdm(iterable, total=total, desc=desc, unit=unit, file=sys.stderr, leave=False)
+    return _lines(iterable, total, desc, unit)
+
+
+@contextmanager
+def stage(desc: str) -> Iterator[None]:
+    """A stage without a count: every ``INTERVAL_S`` it lasts, one line with the time it has taken so far."""
+    if _state["quiet"]:
+        yield
+        return
+    done = threading.Event()
+    start = time.monotonic()
+
+    def tick() -> None:
+        while not done.wait(INTERVAL_S):
+            _say(f"{desc}: {_clock(time.monotonic() - start)} elapsed")
+
+    ticker = threading.Thread(target=tick, name="progress", daemon=True)
+    ticker.start()
+    try:
+        yield
+    finally:
+        done.set()

@@ -38,12 +38,15 @@ class QuestionRun:
 
 @dataclass(frozen=True, slots=True)
 class RunResult:
+    """One system's run; ``leaked`` counts the hits of another group dropped before scoring (``-leaks count``)."""
+
     system: str
     dataset: str
     depth: int
     ingest_ms: float
     corpus_tokens: int
     questions: tuple[QuestionRun, ...]
+    leaked: int = 0
 
 
 def gold_rank(ranked_ids: Iterable[Iterable[str]], gold: Iterable[str]) -> int:

@@ -3,7 +3,8 @@
 ``RunOptions`` holds ``core`` (``core.options.CoreOptions``: suite, data, K list, holdout, limit), ``lineup``
 (``systems.lineup.LineupOptions``: which systems), ``load`` (``loaders.LoadOptions``), ``hybrid``
 (``systems.config.HybridConfig``), ``embed`` (``embed.factory.EmbedSettings``), ``output``
-(``results.write.OutputOptions``), ``executor`` (``executors.ExecutorOptions``) and each mode's own options
+(``results.write.OutputOptions``), ``executor`` (``executors.ExecutorOptions``), ``guard``
+(``evaluation.hits.RunGuardOptions``: -leaks, -traceback, -recall-timeout, -quiet) and each mode's own options
 (``opts.mode(RerankOptions)``). A lower layer receives only its own concern (``opts.hybrid``, ``opts.embed``...),
 never the whole set. ``given`` names the flags the user set explicitly; the dispatcher refuses a given flag that
 the selected mode (or suite) does not use, so no flag is ever silently dropped.
@@ -22,6 +23,7 @@ from memini_bench.core import settings
 from memini_bench.core.options import CoreOptions
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.factory import EmbedSettings
+from memini_bench.evaluation.hits import RunGuardOptions
 from memini_bench.executors import ExecutorOptions
 from memini_bench.loaders import LoadOptions
 from memini_bench.results.identity import RunSettings
@@ -31,7 +33,8 @@ from memini_bench.systems.context import SystemContext
 from memini_bench.systems.lineup import LineupOptions, context_for
 
 T = TypeVar("T")
-CONCERNS = (CoreOptions, LineupOptions, LoadOptions, HybridConfig, EmbedSettings, OutputOptions, ExecutorOptions)
+CONCERNS = (CoreOptions, LineupOptions, LoadOptions, HybridConfig, EmbedSettings, OutputOptions, ExecutorOptions,
+            RunGuardOptions)
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,7 @@ class RunOptions:
     embed: EmbedSettings = field(default_factory=EmbedSettings)
     output: OutputOptions = field(default_factory=OutputOptions)
     executor: ExecutorOptions = field(default_factory=ExecutorOptions)
+    guard: RunGuardOptions = field(default_factory=RunGuardOptions)
     modes: Mapping[type, object] = field(default_factory=dict)
     given: frozenset[str] = frozenset()
 

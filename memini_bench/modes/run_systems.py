@@ -9,19 +9,24 @@ from pathlib import Path
 from memini_bench.core.options import CoreOptions
 from memini_bench.embed.factory import EmbedSettings
 from memini_bench.evaluation.metrics import score_all
+from memini_bench.evaluation.hits import RunGuardOptions
 from memini_bench.evaluation.runner import run_all
 from memini_bench.executors import ExecutorOptions, executor_for
 from memini_bench.loaders import LoadOptions
 from memini_bench.modes.common import (
     CompareOptions,
     build_config,
+    category_systems,
     check_outputs,
     load_prepared,
     log,
+    reference_of,
     results_path,
     significance_of,
     write_results,
 )
+from memini_bench.errors import BenchError
+from memini_bench.modes.compare_files import SignificanceOptions
 from memini_bench.modes.options import RunOptions
 from memini_bench.results.write import (
     OutputOptions,
@@ -40,7 +45,8 @@ NAME = "the system comparison"
 SUMMARY = "the normal run: significance tests and poisoning"
 
 
-USES = (CoreOptions, LineupOptions, LoadOptions, HybridConfig, EmbedSettings, OutputOptions, ExecutorOptions)
+USES = (CoreOptions, LineupOptions, LoadOptions, HybridConfig, EmbedSettings, OutputOptions, ExecutorOptions,
+        RunGuardOptions, "reference")
 
 
 OPTIONS = CompareOptions
@@ -56,13 +62,21 @@ def run(opts: RunOptions) -> int:
     executor_for(opts.executor)  # a missing extra or an unreachable cluster: one line before any work
     ctx = opts.context()
     systems = systems_for(opts.lineup, ctx)
+    names = [s.name for s in systems]
+    tables = category_systems(opts, names)  # a wrong -reference or -categories: refused before any work
+    reference = opts.mode(SignificanceOptions).reference
+    if opts.mode(CompareOptions).significance:
+        reference_of(reference, names)
+    elif "reference" in opts.given:
+        raise BenchError("-reference: used with -significance (or -compare); add -significance or drop it")
     ds = load_prepared(opts)
-    results = run_all(systems, ds, opts.depth)
+    results = run_all(systems, ds, opts.depth, guard=opts.guard)
     scores = score_all(results, opts.k)
-    sys.stdout.write(markdown(scores, ds.name, ds.category_labels))
+    sys.stdout.write(markdown(scores, ds.name, ds.category_labels, leaks=opts.guard.leaks == "count",
+                              categories=tables))
     extra: dict = {}
     if opts.mode(CompareOptions).significance:
-        extra["significance"] = significance_of(opts, results)
+        extra["significance"] = significance_of(opts, results, reference)
     sys.stdout.flush()
     if opts.output.no_write:
         return 0

@@ -71,8 +71,8 @@ class SweepOptions:
 
 
 OPTIONS = SweepOptions
-USES = (LoadOptions, HybridConfig, EmbedSettings, CompareOptions, ExecutorOptions, "k", "limit", "holdout", "out",
-        "name", "plot", "no_write")
+USES = (LoadOptions, HybridConfig, EmbedSettings, ExecutorOptions, "significance", "resamples", "seed", "poison", "k",
+        "limit", "holdout", "out", "name", "plot", "no_write")
 
 
 def selected(opts: RunOptions) -> bool:

@@ -30,6 +30,8 @@ class Score:
     per_category: dict[str, float] = field(default_factory=dict)
     per_category_questions: dict[str, int] = field(default_factory=dict)
     per_category_all: dict[str, float] = field(default_factory=dict)
+    #: hits of another group dropped before scoring (``-leaks count``), over every question of the run
+    leaked: int = 0
 
 
 @dataclass(frozen=True, slots=True)
