@@ -36,7 +36,7 @@ def test_a_full_store_folder_is_one_line(tmp_path, name, module):
                           text=True, timeout=300, env={**os.environ, "TMPDIR": str(tmp_path)})
     assert done.returncode == 2, done.stderr
     last = done.stderr.strip().splitlines()[-1]
-    assert last.startswith(f"memini-bench: error: system {name}: ingest: its store folder '{tmp_path}")
+    assert last.startswith(f"memini-bench: error: {name}: its store folder '{tmp_path}")
     assert "free space there or set TMPDIR" in last
     assert "Traceback" not in done.stderr
     assert not out.exists() or not list(out.iterdir())

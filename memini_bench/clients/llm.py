@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from memini_bench.clients.http import bearer, join_url, post_json
+from memini_bench.clients.http import bearer, check_base_url, join_url, post_json
 from memini_bench.errors import BenchError
 
 DEFAULT_MODEL = "gpt-4o-mini"
@@ -54,7 +54,7 @@ class ChatClient:
         base = os.environ.get("MEMINI_LLM_BASE_URL", "")
         if not base:
             raise BenchError("MEMINI_LLM_BASE_URL is not set; point it at an OpenAI-compatible /v1 endpoint")
-        return cls(base_url=base, model=os.environ.get("MEMINI_LLM_MODEL") or DEFAULT_MODEL,
+        return cls(base_url=check_base_url(base, "MEMINI_LLM_BASE_URL"), model=os.environ.get("MEMINI_LLM_MODEL") or DEFAULT_MODEL,
                    api_key=os.environ.get("MEMINI_LLM_API_KEY", ""), **overrides)
 
     @property
@@ -89,7 +89,7 @@ def judge_from_env(reader: ChatClient, **overrides: object) -> ChatClient:
     if api.strip().lower() not in SUPPORTED_APIS:
         raise BenchError(f"MEMINI_JUDGE_API={api!r}: only the OpenAI-compatible chat API is supported; unset it "
                          "or set it to openai")
-    base = os.environ.get("MEMINI_JUDGE_BASE_URL") or reader.base_url
+    base = check_base_url(os.environ.get("MEMINI_JUDGE_BASE_URL") or reader.base_url, "MEMINI_JUDGE_BASE_URL")
     same_host = base.rstrip("/") == reader.base_url.rstrip("/")
     key = os.environ.get("MEMINI_JUDGE_API_KEY") or (reader.api_key if same_host else "")
     return ChatClient(base_url=base, model=os.environ.get("MEMINI_JUDGE_MODEL") or reader.model, api_key=key,

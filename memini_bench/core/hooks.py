@@ -4,8 +4,9 @@ A System's factory, ``ingest``, ``prepare``, ``recall`` and ``close`` are code t
 they raise (any ``Exception``, ``SystemExit`` from a ``sys.exit`` or an argparse error inside the plugin, a
 ``MemoryError``) becomes a ``PluginError``: a ``BenchError`` whose message is
 ``system NAME: HOOK raised TYPE: MESSAGE`` (exit 2, nothing written), with the whole trace kept in ``trace`` for
-``-traceback``. ``KeyboardInterrupt`` passes through (the CLI reports an interrupt). A plugin's own ``BenchError``
-keeps its message, prefixed with the system and hook.
+``-traceback``. ``KeyboardInterrupt`` passes through (the CLI reports an interrupt), and so does a ``BenchError``
+raised by memini-bench's own code (by contract already one line naming its input and the fix); a plugin's
+``BenchError`` gets the system and the hook in front.
 
 ``call_bounded`` also bounds the wall clock of one call with ``SIGALRM`` (``signal.setitimer``): the alarm raises
 ``HookTimeout`` inside the call as soon as the interpreter runs Python code again (a blocking ``time.sleep`` or
@@ -56,6 +57,15 @@ def describe_exception(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
 
 
+def _raised_by_harness(exc: BaseException) -> bool:
+    """Whether the frame that raised ``exc`` is memini-bench's own code (a built-in system's or embedder's
+    ``BenchError`` already names its input; a plugin's gets the system and hook in front)."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and str(tb.tb_frame.f_globals.get("__name__", "")).startswith("memini_bench")
+
+
 def call(system: str, hook: str, fn: Callable[..., R], *args: object, **kwargs: object) -> R:
     """``fn(*args, **kwargs)``; any failure but an interrupt becomes a one-line ``PluginError``."""
     try:
@@ -63,6 +73,8 @@ def call(system: str, hook: str, fn: Callable[..., R], *args: object, **kwargs: 
     except (KeyboardInterrupt, HookTimeout):
         raise
     except BenchError as exc:
+        if _raised_by_harness(exc):
+            raise  # the harness's own one line, naming its input and the fix
         raise PluginError(f"system {system}: {hook}: {one_line(exc)}", traceback.format_exc()) from None
     except BaseException as exc:  # noqa: BLE001 - plugin code: SystemExit and MemoryError are its failures too
         raise PluginError(f"system {system}: {hook} raised {describe_exception(exc)} (-traceback shows the "

@@ -110,8 +110,11 @@ class Real(click.ParamType):
         return x
 
 
+INT64_MAX = 2**63 - 1
+
+
 class Int(click.ParamType):
-    """An integer within optional bounds; ``1e3``, ``1.5`` and ``""`` are refused."""
+    """An integer within optional bounds and the 64-bit range; ``1e3``, ``1.5`` and ``""`` are refused."""
 
     name = "integer"
 
@@ -128,6 +131,8 @@ class Int(click.ParamType):
                 x = int(str(value).strip())
             except ValueError:
                 self.fail(f"{value!r} is not an integer", param, ctx)
+        if not -INT64_MAX <= x <= INT64_MAX:  # a results file (JSON via orjson) and numpy hold 64-bit integers
+            self.fail(f"{value!r} is beyond the 64-bit integer range (|x| <= {INT64_MAX})", param, ctx)
         if self.min is not None and x < self.min:
             self.fail(f"{x} is below the allowed minimum {self.min}", param, ctx)
         if self.max is not None and x > self.max:

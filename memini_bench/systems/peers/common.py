@@ -103,7 +103,7 @@ class PeerSystem:
             try:
                 self._workdir = Path(tempfile.mkdtemp(prefix=f"memini-bench-{safe}-"))
             except OSError as exc:
-                raise BenchError(folder_fix(tempfile.gettempdir(), exc)) from None
+                raise BenchError(f"{self.name}: {folder_fix(tempfile.gettempdir(), exc)}") from None
         return self._workdir
 
     @contextlib.contextmanager
@@ -116,7 +116,7 @@ class PeerSystem:
             raise
         except Exception as exc:
             if store_failure(exc):
-                raise BenchError(folder_fix(self._workdir or tempfile.gettempdir(), exc)) from None
+                raise BenchError(f"{self.name}: {folder_fix(self._workdir or tempfile.gettempdir(), exc)}") from None
             raise
 
     def prepare(self, queries: Sequence[str]) -> None:
