@@ -89,7 +89,7 @@ def test_retry_after_is_bounded_and_never_waits_past_the_deadline():
 def test_a_negative_or_zero_retry_after_never_retries_faster_than_the_backoff():
     """``Retry-After: -5`` once gave 7 tries in 0.09 s; the wait is now at least backoff * 2**(n-1)."""
     for header in ("-5", "0"):
-        def limited(path, body):
+        def limited(path, body, header=header):
             return 503, {}, {"Retry-After": header}
 
         with ScriptedServer(limited) as srv:

@@ -54,7 +54,8 @@ class ChatClient:
         base = os.environ.get("MEMINI_LLM_BASE_URL", "")
         if not base:
             raise BenchError("MEMINI_LLM_BASE_URL is not set; point it at an OpenAI-compatible /v1 endpoint")
-        return cls(base_url=check_base_url(base, "MEMINI_LLM_BASE_URL"), model=os.environ.get("MEMINI_LLM_MODEL") or DEFAULT_MODEL,
+        return cls(base_url=check_base_url(base, "MEMINI_LLM_BASE_URL"),
+                   model=os.environ.get("MEMINI_LLM_MODEL") or DEFAULT_MODEL,
                    api_key=os.environ.get("MEMINI_LLM_API_KEY", ""), **overrides)
 
     @property

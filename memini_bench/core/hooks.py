@@ -21,8 +21,8 @@ import os
 import signal
 import sys
 import tempfile
-import time
 import threading
+import time
 import traceback
 from collections.abc import Callable
 from typing import TypeVar

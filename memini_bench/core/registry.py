@@ -21,9 +21,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from memini_bench.core import builtins
+from memini_bench.core import builtins, hooks
 from memini_bench.core.builtins import Builtin
-from memini_bench.core import hooks
 from memini_bench.core.hooks import one_line
 from memini_bench.errors import BenchError
 

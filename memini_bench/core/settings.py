@@ -145,10 +145,12 @@ class CommaList(click.ParamType):
 
     name = "list"
 
-    def __init__(self, item: click.ParamType | None = None, *, sort: bool = False, allow_empty: bool = False) -> None:
+    def __init__(self, item: click.ParamType | None = None, *, sort: bool = False, allow_empty: bool = False,
+                 unique: bool = False) -> None:
         self.item = item
         self.sort = sort
         self.allow_empty = allow_empty
+        self.unique = unique  # refuse a repeated entry (where it cannot mean anything else: -compare A,A)
 
     def convert(self, value, param, ctx):
         if isinstance(value, tuple):
@@ -164,6 +166,10 @@ class CommaList(click.ParamType):
             if not part:
                 self.fail(f"{value!r} has an empty entry", param, ctx)
             out.append(self.item.convert(part, param, ctx) if self.item is not None else part)
+        if self.unique:
+            twice = next((v for n, v in enumerate(out) if v in out[:n]), None)
+            if twice is not None:
+                self.fail(f"{value!r} names {twice!r} twice; give each entry once", param, ctx)
         out = list(dict.fromkeys(out))
         return tuple(sorted(out) if self.sort else out)
 

@@ -57,9 +57,13 @@ def env_concurrency(default: int = DEFAULT_CONCURRENCY) -> int:
     if not raw:
         return default
     try:
-        return int(raw)
+        value = int(raw)
     except ValueError:
         raise BenchError(f"{CONCURRENCY_ENV}={raw!r}: not an integer; set it to e.g. 8 or unset it") from None
+    if value < 1:
+        raise BenchError(f"{CONCURRENCY_ENV}={raw!r}: must be at least 1 (requests in flight at once); set it to "
+                         "e.g. 8 or unset it")
+    return value
 
 
 class OpenAIEmbedder:

@@ -35,8 +35,8 @@ from memini_bench.systems.lineup import DEFAULT_SYSTEMS
 @dataclass(frozen=True)
 class CompareOptions:
     significance: bool = setting("significance", False, "Also test every system against -reference (default the "
-                                 "hybrid, or the first system) on the same questions: exact McNemar on R@K, paired bootstrap on MRR and "
-                                 "nDCG@K, Holm across the family.")
+                                 "hybrid, or the first system) on the same questions: exact McNemar on R@K, paired "
+                                 "bootstrap on MRR and nDCG@K, Holm across the family.")
     resamples: int = setting("resamples", 10_000, "Bootstrap resamples for -significance and -sweep.",
                              type=Int(min=100, max=1_000_000))
     seed: int = setting("seed", 0, "Bootstrap seed for -significance and -sweep.", type=Int(min=0))

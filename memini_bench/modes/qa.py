@@ -32,7 +32,7 @@ from pathlib import Path
 from memini_bench.clients.llm import ChatClient, judge_from_env
 from memini_bench.core.contract import Hit, Preparable, System
 from memini_bench.core.dataset import Dataset
-from memini_bench.core.settings import CommaList, Int, setting
+from memini_bench.core.settings import CommaList, Int, Real, setting
 from memini_bench.embed.factory import EmbedSettings
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.runner import close_all
@@ -67,6 +67,9 @@ class QAOptions:
     qa_retries: int = setting("qa-retries", 3, "-qa: retries of a failed LLM call (HTTP error, timeout, reply "
                               "without a message); a question still failing is left for a resumed run.",
                               type=Int(min=0, max=10))
+    qa_timeout: float = setting("qa-timeout", 120.0, "-qa: seconds per reader or judge call (one try; a reply "
+                                "still arriving after it is cut, and the call is retried per -qa-retries).",
+                                type=Real(min=0, min_open=True))
     qa_checkpoint: str = setting("qa-checkpoint", "", "-qa: resume checkpoint, JSONL keyed by arm and question id "
                                  "(default <out>/<results stem>.ckpt.jsonl).")
     qa_archive: str = setting("qa-archive", "", "-qa: every prompt, reply and verdict, JSONL (default "
@@ -124,10 +127,11 @@ def _name_tokens(x: QAOptions, names: list[str], reader: ChatClient, judge: Chat
     return tuple(tokens)
 
 
-def _clients() -> tuple[ChatClient, ChatClient]:
-    """The reader and the judge; retries are the engine's (``-qa-retries``), so each client tries once."""
-    reader = ChatClient.from_env(retries=0)
-    return reader, judge_from_env(reader, retries=0)
+def _clients(timeout: float = 120.0) -> tuple[ChatClient, ChatClient]:
+    """The reader and the judge, each call bounded by ``timeout`` (``-qa-timeout``); retries are the engine's
+    (``-qa-retries``), so each client tries once."""
+    reader = ChatClient.from_env(retries=0, timeout=timeout)
+    return reader, judge_from_env(reader, retries=0, timeout=timeout)
 
 
 def run(opts: RunOptions) -> int:
@@ -135,7 +139,7 @@ def run(opts: RunOptions) -> int:
     check_outputs(opts)
     if not opts.output.no_write:
         check_destinations(files=[("-qa-checkpoint", x.qa_checkpoint), ("-qa-archive", x.qa_archive)])
-    reader, judge = _clients()
+    reader, judge = _clients(x.qa_timeout)
     ctx = opts.context()
     systems = build_systems(wanted_names(opts.lineup, QA_SYSTEMS), ctx)
     ds = load_prepared(opts)
@@ -150,7 +154,8 @@ def run(opts: RunOptions) -> int:
                      "judge_model": judge.model, "temperature": 0.0, "max_tokens": reader.max_tokens,
                      "prompts": prompts.fingerprint()}
     qa_config = {**mode_settings, "reader_url": reader.url, "judge_url": judge.url, "concurrency": x.concurrency,
-                 "retries": x.qa_retries, "system_prompts": {"reader": prompts.READER_SYSTEM, **prompts.RUBRICS}}
+                 "retries": x.qa_retries, "timeout_s": x.qa_timeout,
+                 "system_prompts": {"reader": prompts.READER_SYSTEM, **prompts.RUBRICS}}
     config = build_config(opts, ds, ctx, systems, mode="qa", mode_settings=mode_settings, ks=list(x.qa_k),
                           qa=qa_config)
     path = results_path(opts, ds, ctx, None, suffix="-qa", extra_tokens=_name_tokens(x, names, reader, judge))

@@ -8,8 +8,9 @@ from pathlib import Path
 
 from memini_bench.core.options import CoreOptions
 from memini_bench.embed.factory import EmbedSettings
-from memini_bench.evaluation.metrics import score_all
+from memini_bench.errors import BenchError
 from memini_bench.evaluation.hits import RunGuardOptions
+from memini_bench.evaluation.metrics import score_all
 from memini_bench.evaluation.runner import run_all
 from memini_bench.executors import ExecutorOptions, executor_for
 from memini_bench.loaders import LoadOptions
@@ -25,7 +26,6 @@ from memini_bench.modes.common import (
     significance_of,
     write_results,
 )
-from memini_bench.errors import BenchError
 from memini_bench.modes.compare_files import SignificanceOptions
 from memini_bench.modes.options import RunOptions
 from memini_bench.results.write import (

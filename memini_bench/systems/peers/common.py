@@ -3,8 +3,9 @@
 ``PeerSystem`` is the base of every adapter here: it keeps the ingested items and their groups, embeds every query
 in ``prepare`` through the shared encoder (so recall latency measures retrieval), owns a temporary folder made on
 first use and removed in ``close()`` (a full or unwritable folder, while it is made or while a library writes its
-store there inside ``store_writes()``, is one line naming the folder and the fix), and turns (item index, score) pairs into ``Hit``s, dropping any item of
-another group a library let through (counted in ``describe()["dropped_other_group"]``; 0 on every run so far).
+store there inside ``store_writes()``, is one line naming the folder and the fix), and turns (item index, score)
+pairs into ``Hit``s, dropping any item of another group a library let through (counted in
+``describe()["dropped_other_group"]``; 0 on every run so far).
 """
 
 from __future__ import annotations
