@@ -245,12 +245,12 @@ def run(opts: RunOptions) -> int:
     check_suite_uses(axes, opts.suite, suite(opts.suite).uses)
     grid = cells(axes)
     check_size(len(grid), s.sweep_max_cells)
-    log(f"sweep: {len(grid)} cells over {', '.join(a.flag for a in axes)}, each against the baseline")
     metric = parse_metric(s.select, opts.k) if s.select else None
     if metric is not None and opts.core.holdout != "tune":
         raise BenchError("-select: picks on the tune split and reports on held; add -holdout tune")
     check_outputs(opts)
     executor_for(opts.executor)  # a missing extra or an unreachable cluster: one line before any work
+    log(f"sweep: {len(grid)} cells over {', '.join(a.flag for a in axes)}, each against the baseline")
     runner = CellRunner()
     tune = run_phase(runner, opts, axes, grid, opts.core.holdout)
     title = (f"sweep over {', '.join(a.flag for a in axes)}: {len(grid)} cells, split {opts.core.holdout}, "
