@@ -12,7 +12,7 @@ never re-runs a system.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from memini_bench.core import hooks
 from memini_bench.core.contract import Closable, IngestTimed, Preparable, System
@@ -22,18 +22,31 @@ from memini_bench.evaluation.hits import RunGuardOptions, check_hits
 from memini_bench.progress import progress, stage
 
 
-def run_system(system: System, ds: Dataset, depth: int, guard: RunGuardOptions | None = None) -> RunResult:
-    """Ingest ``ds.items`` into ``system`` (timed), then recall each question at ``depth`` (= max K)."""
+def _no_clock() -> tuple[float, float]:
+    return 0.0, 0.0
+
+
+def run_system(system: System, ds: Dataset, depth: int, guard: RunGuardOptions | None = None,
+               clock: Callable[[], tuple[float, float]] | None = None) -> RunResult:
+    """Ingest ``ds.items`` into ``system`` (timed), then recall each question at ``depth`` (= max K). ``clock``
+    (the run's ``TextEncoder.clock``) splits the ingest time: the model load and embedding during the ingest call
+    (or, for an ``IngestTimed`` system, its own ``ingest_parts_ms``) are reported apart from the store's share."""
     guard = guard or RunGuardOptions()
+    clock = clock or _no_clock
     name = str(system.name)
+    load0, embed0 = clock()
     t0 = time.perf_counter()
     with stage(f"{name} ingest of {len(ds.items)} items"):
         hooks.call(name, "ingest", system.ingest, ds.items)
     ingest_ms = (time.perf_counter() - t0) * 1e3
+    load1, embed1 = clock()
+    load_ms, embed_ms = load1 - load0, embed1 - embed0
     own_ms = hooks.call(name, "ingest_time_ms", lambda: system.ingest_time_ms if isinstance(system, IngestTimed)
                         else None)
     if own_ms is not None:
         ingest_ms = float(own_ms)
+        parts = hooks.call(name, "ingest_parts_ms", lambda: getattr(system, "ingest_parts_ms", None)) or {}
+        load_ms, embed_ms = float(parts.get("model_load_ms", 0.0)), float(parts.get("embed_ms", 0.0))
     if isinstance(system, Preparable):  # e.g. embed every query in batches before the timed recalls
         hooks.call(name, "prepare", system.prepare, [q.query for q in ds.questions])
     group_of = {item.id: item.group for item in ds.items}
@@ -51,15 +64,16 @@ def run_system(system: System, ds: Dataset, depth: int, guard: RunGuardOptions |
         runs.append(QuestionRun(q, checked.ids, checked.scores, tuple(tokens_of[c] for c in checked.contents),
                                 latency))
     corpus_tokens = sum(tokens_of[item.content] for item in ds.items)
-    return RunResult(name, ds.name, depth, ingest_ms, corpus_tokens, tuple(runs), leaked)
+    return RunResult(name, ds.name, depth, ingest_ms, corpus_tokens, tuple(runs), leaked, load_ms, embed_ms)
 
 
 def run_all(systems: Sequence[System], ds: Dataset, depth: int, *, close: bool = True,
-            guard: RunGuardOptions | None = None) -> list[RunResult]:
+            guard: RunGuardOptions | None = None,
+            clock: Callable[[], tuple[float, float]] | None = None) -> list[RunResult]:
     """Every system in order; with ``close`` each closable system is closed afterwards, whatever happened (a caller
     that reuses the systems passes False and closes them itself, with ``close_all``)."""
     try:
-        results = [run_system(s, ds, depth, guard) for s in systems]
+        results = [run_system(s, ds, depth, guard, clock) for s in systems]
     except BaseException:
         if close:
             close_all(systems, quiet=True)  # the error on its way out is the one to report

@@ -57,6 +57,11 @@ def selected(opts: RunOptions) -> bool:
     return True
 
 
+def encoder_clock(ctx) -> tuple[float, float]:
+    """The run's encoder's (model load, embedding) times so far; (0, 0) while it is not built (keyword only)."""
+    return ctx.encoder.clock() if ctx.encoder_built and ctx.encoder is not None else (0.0, 0.0)
+
+
 def run(opts: RunOptions) -> int:
     check_outputs(opts)
     executor_for(opts.executor)  # a missing extra or an unreachable cluster: one line before any work
@@ -70,7 +75,7 @@ def run(opts: RunOptions) -> int:
     elif "reference" in opts.given:
         raise BenchError("-reference: used with -significance (or -compare); add -significance or drop it")
     ds = load_prepared(opts)
-    results = run_all(systems, ds, opts.depth, guard=opts.guard)
+    results = run_all(systems, ds, opts.depth, guard=opts.guard, clock=lambda: encoder_clock(ctx))
     scores = score_all(results, opts.k)
     sys.stdout.write(markdown(scores, ds.name, ds.category_labels, leaks=opts.guard.leaks == "count",
                               categories=tables))

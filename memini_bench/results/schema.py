@@ -32,6 +32,10 @@ class Score:
     per_category_all: dict[str, float] = field(default_factory=dict)
     #: hits of another group dropped before scoring (``-leaks count``), over every question of the run
     leaked: int = 0
+    #: ``ingest_ms`` apart: loading the embedding model, embedding, and the store's own share (the rest)
+    model_load_ms: float = 0.0
+    embed_ms: float = 0.0
+    store_ingest_ms: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
