@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import logging
 import os
-import time
 import sys
+import time
 from collections.abc import Sequence
 
 import numpy as np
