@@ -4,7 +4,8 @@ Outside a terminal (a log file, CI, nohup) ``progress`` prints, once ``INTERVAL_
 ``INTERVAL_S``, ``progress: DESC: N/TOTAL UNIT (P%), ELAPSED elapsed, ETA REMAINING``, with
 ``REMAINING = elapsed * (TOTAL - N) / N`` (the mean pace so far), and one closing line once it printed any. A stage
 without a count (a store's own ingest) uses ``stage(desc)``: ``progress: DESC: ELAPSED elapsed`` on the same clock.
-A run shorter than ``INTERVAL_S`` prints nothing. ``set_quiet(True)`` (``-quiet``) silences both forms.
+A run shorter than ``INTERVAL_S`` prints nothing. Work counted by threads (the QA pass) feeds a ``Ticker``.
+``set_quiet(True)`` (``-quiet``) silences every form.
 """
 
 from __future__ import annotations
@@ -51,19 +52,36 @@ def line(desc: str, done: int, total: int, unit: str, elapsed: float) -> str:
     return f"{desc}: {done}/{total} {unit}{pct}, {_clock(elapsed)} elapsed{eta}"
 
 
+class Ticker:
+    """Counted progress fed by hand (``tick()``, thread-safe), printed as ``progress`` lines are; ``close()`` prints
+    the closing line once any line was printed. Silent when quiet; a no-op bar in a terminal (a line there too)."""
+
+    def __init__(self, desc: str, total: int, unit: str = "it") -> None:
+        self.desc, self.total, self.unit = desc, total, unit
+        self.start = self.last = time.monotonic()
+        self.done = 0
+        self.printed = False
+        self._lock = threading.Lock()
+
+    def tick(self, n: int = 1) -> None:
+        with self._lock:
+            self.done += n
+            now = time.monotonic()
+            if not _state["quiet"] and now - self.last >= INTERVAL_S:
+                _say(line(self.desc, self.done, self.total, self.unit, now - self.start))
+                self.last, self.printed = now, True
+
+    def close(self) -> None:
+        if self.printed and not _state["quiet"]:
+            _say(line(self.desc, self.done, self.total, self.unit, time.monotonic() - self.start) + ", done")
+
+
 def _lines(iterable: Iterable, total: int, desc: str, unit: str) -> Iterator:
-    start = last = time.monotonic()
-    done = 0
-    printed = False
+    ticker = Ticker(desc, total, unit)
     for item in iterable:
         yield item
-        done += 1
-        now = time.monotonic()
-        if now - last >= INTERVAL_S:
-            _say(line(desc, done, total, unit, now - start))
-            last, printed = now, True
-    if printed:
-        _say(line(desc, done, total, unit, time.monotonic() - start) + ", done")
+        ticker.tick()
+    ticker.close()
 
 
 def progress(iterable: Iterable, total: int, desc: str, unit: str = "it") -> Iterable:

@@ -173,7 +173,7 @@ def run(opts: RunOptions) -> int:
                 + ("; dropped a torn last line" if checkpoint.torn else ""))
         log(f"answering {len(pending)} with {reader.model}, judging with {judge.model} ({len(arms)} arms)")
         outcome = grade_all(pending, reader.chat, judge.chat, checkpoint.append, concurrency=x.concurrency,
-                            retries=x.qa_retries, backoff=BACKOFF_S, echo=log)
+                            retries=x.qa_retries, backoff=BACKOFF_S)
     finally:
         checkpoint.close()
     graded = [checkpoint.records[t.key] for t in tasks if t.key in checkpoint.records]
