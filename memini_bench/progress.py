@@ -104,8 +104,10 @@ def stage(desc: str) -> Iterator[None]:
     done = threading.Event()
     start = time.monotonic()
 
+    interval = max(INTERVAL_S, 1e-3)
+
     def tick() -> None:
-        while not done.wait(INTERVAL_S):
+        while not done.wait(interval):
             _say(f"{desc}: {_clock(time.monotonic() - start)} elapsed")
 
     ticker = threading.Thread(target=tick, name="progress", daemon=True)
@@ -114,3 +116,4 @@ def stage(desc: str) -> Iterator[None]:
         yield
     finally:
         done.set()
+        ticker.join()  # no line after the stage ends

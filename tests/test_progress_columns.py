@@ -9,24 +9,16 @@ import time
 
 import numpy as np
 import pytest
+from cli_run import run_cli
 
 from memini_bench import progress
-from memini_bench.cli import main
 from memini_bench.core.contract import Hit
 from memini_bench.core.dataset import Item, Question
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.evaluation.runner import run_system
 from memini_bench.loaders import load
 
-
-def run(args, capsys):
-    capsys.readouterr()
-    try:
-        main(args)
-        code = 0
-    except SystemExit as exc:
-        code = exc.code
-    return (code, *capsys.readouterr())
+run = run_cli
 
 
 def test_a_progress_line_states_done_total_elapsed_and_the_eta():

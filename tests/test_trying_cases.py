@@ -15,23 +15,13 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_run import run_cli
 from conftest import shared
-
-from memini_bench.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
 
 
-def run(args, capsys):
-    """``main(args)``: (exit code, stdout, stderr)."""
-    capsys.readouterr()
-    try:
-        main(args)
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
-    out, err = capsys.readouterr()
-    return code, out, err
+run = run_cli
 
 
 def one_error(err: str) -> str:
