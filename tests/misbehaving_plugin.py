@@ -6,8 +6,9 @@
 the gold (``leak``: an item of another group, ``unknown``: an id in no group, ``duplicate``: the first hit again,
 ``too_many``: depth + 1 hits in all); ``bad`` one malformed field of the first hit (``str_ids``, ``int_id``,
 ``none_ids``, ``nan_score``, ``inf_score``, ``str_score``, ``bool_score``, ``none_content``, ``dict_hit``);
-``sleep`` seconds a recall sleeps. With no behaviour it returns each question's gold items first (a perfect oracle:
-recall 1 wherever the gold is in the data set), then other items of the group.
+``sleep`` seconds a recall sleeps; ``factory_returns`` ``empty`` (no system) or ``int_name`` (a system named 7).
+With no behaviour it returns each question's gold items first (a perfect oracle: recall 1 wherever the gold is in
+the data set), then other items of the group.
 """
 
 from __future__ import annotations
@@ -82,4 +83,11 @@ class Misbehaving:
 def make(ctx):
     """The misbehaving plugin (``BEHAVIOUR`` decides how)."""
     _raise("factory")
+    made = BEHAVIOUR.get("factory_returns")
+    if made == "empty":
+        return []
+    if made == "int_name":
+        system = Misbehaving()
+        system.name = 7
+        return system
     return Misbehaving()

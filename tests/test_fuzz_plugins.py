@@ -117,6 +117,14 @@ def test_each_hook_failure_names_the_system_and_the_hook(tmp_path, capsys, hook)
     assert not list(out.iterdir())
 
 
+@pytest.mark.parametrize(("made", "fragment"), [("empty", "returned no system"), ("int_name", "named 7")])
+def test_a_factory_returning_nothing_or_a_bad_name_is_one_line(tmp_path, capsys, made, fragment):
+    code, err, out = run_cli(tmp_path, capsys, {"factory_returns": made}, "error")
+    assert code == 2 and fragment in err and "Traceback" not in err
+    assert err.strip().splitlines()[-1].startswith("memini-bench: error: -systems misbehaving_plugin:make")
+    assert not list(out.iterdir())
+
+
 def test_traceback_shows_the_whole_trace(tmp_path, capsys):
     data = tmp_path / "two.json"
     data.write_text(json.dumps(DATA))
