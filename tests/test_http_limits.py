@@ -76,7 +76,7 @@ def test_retry_after_is_bounded_and_never_waits_past_the_deadline():
 
     with ScriptedServer(limited) as srv:
         elapsed, message = _timed(lambda: post_json(srv.url, {}, timeout=1, deadline=0.8, retries=5,
-                                                    max_retry_after=0.2))
+                                                    backoff=0.01, max_retry_after=0.2))
         gaps = srv.gaps()
     assert len(gaps) >= 2 and all(0.2 <= g < 0.45 for g in gaps)        # 3600 s capped at 0.2 s
     assert elapsed < 1.2 and _tries(message) == len(gaps) + 1
@@ -86,12 +86,34 @@ def test_retry_after_is_bounded_and_never_waits_past_the_deadline():
     assert "the server's Retry-After wait of 60 s before the next try would pass the 2 s deadline" in message
 
 
+def test_a_negative_or_zero_retry_after_never_retries_faster_than_the_backoff():
+    """``Retry-After: -5`` once gave 7 tries in 0.09 s; the wait is now at least backoff * 2**(n-1)."""
+    for header in ("-5", "0"):
+        def limited(path, body, header=header):
+            return 503, {}, {"Retry-After": header}
+
+        with ScriptedServer(limited) as srv:
+            _, message = _timed(lambda: post_json(srv.url, {}, timeout=2, deadline=5, retries=3, backoff=0.1))
+            gaps = srv.gaps()
+        assert _tries(message) == 4 and len(gaps) == 3
+        for n, gap in enumerate(gaps):
+            assert gap >= 0.1 * 2 ** n * 0.95, (header, gaps)
+
+
+def test_a_url_that_is_not_http_is_refused_before_any_try():
+    """A ``file:///`` base URL was retried for 24 s; ``http://[::1`` ended in a traceback."""
+    for url, why in (("file:///tmp/embeddings", "not an http(s) URL"), ("http://[::1/v1", "not a valid URL"),
+                     ("http://h:99999/v1", "not a valid URL")):
+        elapsed, message = _timed(lambda url=url: post_json(url, {}, timeout=5, retries=6))
+        assert elapsed < 0.5 and why in message and "\n" not in message
+
+
 def test_retry_after_header_forms():
     now = 1_700_000_000.0
     assert retry_after_seconds("7") == 7.0 and retry_after_seconds(" 0.5 ") == 0.5
     assert retry_after_seconds(email.utils.formatdate(now + 30, usegmt=True), now=now) == pytest.approx(30.0)
     assert retry_after_seconds(email.utils.formatdate(now - 30, usegmt=True), now=now) == 0.0
-    assert retry_after_seconds("-5") == 0.0
+    assert retry_after_seconds("-5") is None  # delta-seconds is non-negative: unreadable, so the backoff applies
     assert retry_after_seconds(None) is None and retry_after_seconds("soon") is None
     assert retry_after_seconds("nan") is None and retry_after_seconds("inf") is None
 

@@ -19,7 +19,7 @@ import pytest
 from loopback import ScriptedServer, closed_port_url
 from qa_server import ChatScript, words
 from sklearn.metrics import cohen_kappa_score
-from test_qa_mode import ARGS, QUESTIONS, ROOT, _llm_env, _run, data  # noqa: F401 (fixtures: the tiny data set)
+from test_qa_mode import ARGS, QUESTIONS, ROOT, _llm_env, _qa, _run, data  # noqa: F401 (fixtures: the tiny data set)
 
 from memini_bench.core.contract import Hit
 from memini_bench.core.dataset import Question
@@ -60,8 +60,7 @@ class NoisyJudge(ChatScript):
 def test_three_runs_report_mean_std_and_interval(data, tmp_path, capsys, monkeypatch):
     out = tmp_path / "out"
     with ScriptedServer(NoisyJudge()) as srv:
-        code, stdout, err = _run([*ARGS, "-data", str(data), "-out", str(out), "-qa-runs", "3", "-concurrency", "1"],
-                                 srv.url + "/v1", capsys, monkeypatch)
+        code, stdout, err = _qa(data, out, srv.url + "/v1", capsys, monkeypatch, "-qa-runs", "3", "-concurrency", "1")
         assert len(srv.requests) == 3 * 2 * 2 * len(QUESTIONS)
     assert code == 0, err
     stem = STEM + "-runs3"

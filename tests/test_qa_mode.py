@@ -76,7 +76,14 @@ def _run(args, url, capsys, monkeypatch):
 
 
 def _qa(data, out, url, capsys, monkeypatch, *extra):
-    return _run([*ARGS, "-data", str(data), "-out", str(out), *extra], url, capsys, monkeypatch)
+    """The QA run of ``ARGS``, each flag in ``extra`` replacing ARGS's own (a flag given twice is refused)."""
+    base, i = [], 0
+    while i < len(ARGS):
+        step = 1 if ARGS[i] == "-qa" else 2
+        if ARGS[i] not in extra:
+            base += ARGS[i:i + step]
+        i += step
+    return _run([*base, "-data", str(data), "-out", str(out), *extra], url, capsys, monkeypatch)
 
 
 def _results(out):

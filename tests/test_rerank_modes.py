@@ -187,6 +187,23 @@ def test_rerank_tier_with_an_llm(lme_file, tmp_path, capsys, monkeypatch):
     assert "| knowledge-update | llm-rerank | 1 | 100.0% | 100.0% | 100.0% |" in out
 
 
+@pytest.mark.parametrize("content", ["none", "I cannot rank these."])
+def test_an_llm_that_names_no_candidate_is_noted(lme_file, tmp_path, capsys, monkeypatch, content):
+    """A model that never ranks gives a row equal to the baseline; the run says so (stderr, table, results)."""
+    def reply(path, body):
+        return 200, {"choices": [{"message": {"content": content}}]}
+
+    with ScriptedServer(reply) as srv:
+        monkeypatch.setenv("MEMINI_LLM_BASE_URL", srv.url)
+        monkeypatch.setenv("MEMINI_LLM_MODEL", "tiny")
+        code, out, err = run_cli(base_args(lme_file, tmp_path, "-llm-rerank"), capsys)
+    assert code == 0, err
+    assert "llm-rerank: 3 of 3 replies named no candidate number" in err
+    assert "Note: llm-rerank: 3 of 3 replies named no candidate" in out
+    [written] = (tmp_path / "out").glob("*.json")
+    assert "3 of 3 replies" in json.loads(written.read_text())["config"]["notes_rerank"][0]
+
+
 @pytest.mark.parametrize(("handler", "fragment"), [
     (lambda p, b: (200, {"results": []}), "sent no results"),
     (lambda p, b: (200, b"garbage"), "not JSON"),

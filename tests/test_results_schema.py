@@ -4,6 +4,7 @@ line naming the file and the fix)."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import orjson
@@ -11,19 +12,34 @@ import pytest
 
 from memini_bench.errors import BenchError
 from memini_bench.results.read import load
-from memini_bench.results.schema import KINDS, SCHEMA, SCHEMA_VERSION, CompareResults, ResultsFile, Score
+from memini_bench.results.schema import ADDED_IN, KINDS, SCHEMA, SCHEMA_VERSION, CompareResults, ResultsFile, Score
 from memini_bench.results.write import write_results_file
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
 COMMITTED = sorted(p for p in RESULTS.rglob("*.json"))
 
 
+def _upgraded(doc: dict) -> dict:
+    """``doc`` as the current version writes it: the version number, and every row field a later version added,
+    at its default (``ADDED_IN``)."""
+    out = {**doc, "schema_version": SCHEMA_VERSION}
+    if doc["kind"] == "run":
+        added = [f for v, kinds in ADDED_IN.items() if v > doc["schema_version"] for f in kinds.get("Score", ())]
+        defaults = {f.name: f.default for f in dataclasses.fields(Score) if f.name in added}
+        out["results"] = [{**row, **{k: v for k, v in defaults.items() if k not in row}} for row in doc["results"]]
+    return out
+
+
 @pytest.mark.parametrize("path", COMMITTED, ids=lambda p: str(p.relative_to(RESULTS)))
 def test_every_committed_file_round_trips_through_its_kind(path):
+    """A file of the current version writes back as it was read; an older one as its upgrade: every number kept,
+    only what a later version added filled with its default."""
     doc = orjson.loads(path.read_bytes())
     typed = load(path)
     assert type(typed) is KINDS[doc["kind"]] and typed.KIND == doc["kind"]
-    assert typed.to_dict() == doc and list(typed.to_dict()) == list(doc)   # same keys, same order
+    assert 1 <= doc["schema_version"] <= SCHEMA_VERSION
+    expected = _upgraded(doc)
+    assert typed.to_dict() == expected and list(typed.to_dict()) == list(expected)   # same keys, same order
 
 
 def test_writer_and_reader_use_the_same_class(tmp_path):
@@ -41,7 +57,8 @@ def test_writer_and_reader_use_the_same_class(tmp_path):
 @pytest.mark.parametrize("change, message", [
     (lambda d: d.pop("kind"), "written before results schema 1 .*tools/migrate_results.py"),
     (lambda d: d.pop("schema"), "written before results schema 1"),
-    (lambda d: d.update(schema_version=SCHEMA_VERSION + 1), "results schema version 2; this memini-bench reads"),
+    (lambda d: d.update(schema_version=SCHEMA_VERSION + 1),
+     f"results schema version {SCHEMA_VERSION + 1}; this memini-bench reads"),
     (lambda d: d.update(schema_version="1"), "results schema version '1'"),
     (lambda d: d.update(kind="nosuch"), "unknown results kind 'nosuch'"),
     (lambda d: d.update(results={"not": "a list"}), "results is not a list"),

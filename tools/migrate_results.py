@@ -3,8 +3,9 @@
     python tools/migrate_results.py FILE_OR_FOLDER...
 
 A file from before schema 1 has no ``kind``; its kind is inferred once, here, from what the old writers put in it
-(``config.mode`` and the top-level keys), and the file is rewritten as ``{"schema", "schema_version", "kind",
-"config", ...the rest as it was}``. Files already on the schema, and JSON files that are not results (a VetoBench
+(``config.mode`` and the top-level keys), and the file is rewritten as ``{"schema", "schema_version": 1, "kind",
+"config", ...the rest as it was}`` (version 1: what the old writers wrote; the reader fills what later versions
+added with its defaults). Files already on the schema, and JSON files that are not results (a VetoBench
 archive, a QA archive), are left alone. The reader (``results.read.load``) never guesses: it refuses a file
 without a kind and names this command.
 """
@@ -18,7 +19,7 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from memini_bench.results.schema import SCHEMA, SCHEMA_VERSION  # noqa: E402
+from memini_bench.results.schema import SCHEMA  # noqa: E402
 from memini_bench.results.write import write_json  # noqa: E402
 
 STUDY_MODES = {"multihop", "entity-bridge", "qa"}
@@ -65,7 +66,7 @@ def migrate(path: Path) -> str:
     if kind is None:
         return "not a results file"
     rest = {k: v for k, v in doc.items() if k != "config"}
-    write_json(path, {"schema": SCHEMA, "schema_version": SCHEMA_VERSION, "kind": kind, "config": doc["config"],
+    write_json(path, {"schema": SCHEMA, "schema_version": 1, "kind": kind, "config": doc["config"],
                       **rest})
     return f"kind {kind}"
 

@@ -60,6 +60,36 @@ SUBCOMMANDS: dict[str, str] = {"help": "memini_bench.cli:help_command",
                                "report": "memini_bench.report.cli:command", "data": "memini_bench.data.cli:command"}
 
 
+def repeated_flag(cmd: click.Command, args: list[str]) -> str | None:
+    """The first flag that is not repeatable yet appears twice in ``args`` (``-k 5 -k 10`` would silently keep
+    the last), as typed; None when there is none. Values are skipped the way click reads them (``-k 5``,
+    ``-k=5``, ``--k 5``); ``--`` ends the flags."""
+    takes_value: dict[str, tuple[str, bool]] = {}
+    for param in cmd.params:
+        if isinstance(param, click.Option):
+            for opt in (*param.opts, *param.secondary_opts):
+                takes_value[opt] = (param.name or opt, param.is_flag or param.count)
+    seen: dict[str, str] = {}
+    i = 0
+    while i < len(args):
+        token = args[i]
+        if token == "--":
+            break
+        name, eq, _ = token.partition("=")
+        known = takes_value.get(name)
+        if known is not None:
+            dest, is_flag = known
+            param = next(p for p in cmd.params if p.name == dest)
+            if not getattr(param, "multiple", False):
+                if dest in seen:
+                    return f"{seen[dest]} (again as {name})" if seen[dest] != name else name
+                seen[dest] = name
+            if not is_flag and not eq:
+                i += 1
+        i += 1
+    return None
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of ``memini-bench`` and ``python -m memini_bench``."""
     args = sys.argv[1:] if argv is None else list(argv)
@@ -69,4 +99,9 @@ def main(argv: list[str] | None = None) -> None:
         sub = load_target(SUBCOMMANDS[args[0]], args[0])
         run_command(sub, args[1:], f"memini-bench {args[0]}")
         return
+    twice = repeated_flag(command, args)
+    if twice is not None:
+        from memini_bench.core.console import fail_usage
+
+        fail_usage("memini-bench", f"{twice} given twice; give each flag once (comma lists: -k 5,10)")
     run_command(command, args, "memini-bench")

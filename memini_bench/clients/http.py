@@ -8,8 +8,11 @@
   and a try gets at most the time left.
 
 HTTP 408/409/425/429/5xx, timeouts and refused or reset connections are retried. The wait before try n (n >= 1) is
-the reply's ``Retry-After`` (seconds or an HTTP date) when it sent one, capped at ``max_retry_after``, else
-``backoff * 2**(n-1)`` capped at 8 s; when that wait would pass the deadline the request fails at once. Every failure
+``b = min(backoff * 2**(n-1), 8 s)``, or, when the reply sent a readable ``Retry-After`` (non-negative
+delta-seconds or an HTTP date; ``-5`` is unreadable), ``max(b, min(Retry-After, max_retry_after))``: a server never
+makes the client retry faster than the backoff. When that wait would pass the deadline the request fails at once.
+A URL that is not ``http://`` or ``https://`` with a host (``file:///``, ``http://[::1``) is refused before any
+try (``check_base_url`` names the variable that set it). Every failure
 ends as a one-line BenchError naming the URL, the number of tries, the total time and the last fault.
 
 ``env_seconds`` reads a timeout variable such as ``MEMINI_EMBED_TIMEOUT``: a positive finite number of seconds.
@@ -46,6 +49,22 @@ def join_url(base: str, path: str) -> str:
     return base.rstrip("/") + "/" + path.lstrip("/")
 
 
+def check_base_url(url: str, name: str) -> str:
+    """``url`` if it is an ``http(s)://HOST...`` URL, else a one-line BenchError naming ``name`` (the variable or
+    flag that set it) and the fix."""
+    from urllib.parse import urlsplit
+
+    shown = url.replace("\n", "\\n")
+    try:
+        parts = urlsplit(url)
+        _ = parts.port  # an unreadable port raises here
+    except ValueError as exc:
+        raise BenchError(f"{name}={shown!r}: not a valid URL ({exc}); give http(s)://HOST[:PORT]/v1") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise BenchError(f"{name}={shown!r}: not an http(s) URL with a host; give http(s)://HOST[:PORT]/v1")
+    return url
+
+
 def check_seconds(value: float, what: str) -> float:
     """``value`` if it is a positive finite number of seconds, else a BenchError naming ``what``."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
@@ -66,8 +85,8 @@ def env_seconds(name: str, default: float) -> float:
 
 
 def retry_after_seconds(header: str | None, now: float | None = None) -> float | None:
-    """The wait a ``Retry-After`` header asks for (delta-seconds or an HTTP date), None when absent or unreadable;
-    never negative."""
+    """The wait a ``Retry-After`` header asks for (delta-seconds or an HTTP date), None when absent or unreadable
+    (a negative or non-finite delta is unreadable); a date in the past is 0."""
     if not header:
         return None
     text = header.strip()
@@ -82,8 +101,9 @@ def retry_after_seconds(header: str | None, now: float | None = None) -> float |
             return None
         if when is None:
             return None
-        seconds = when.timestamp() - (time.time() if now is None else now)
-    return max(0.0, seconds) if math.isfinite(seconds) else None
+        seconds = max(0.0, when.timestamp() - (time.time() if now is None else now))
+    # delta-seconds is a non-negative integer (RFC 9110 section 10.2.3): "-5" asks for nothing readable
+    return seconds if math.isfinite(seconds) and seconds >= 0 else None
 
 
 @dataclass
@@ -147,6 +167,7 @@ def post_json(url: str, payload: object, *, headers: Mapping[str, str] | None = 
     ``timeout_hint`` (e.g. which variable sets the timeout) is added to the error when the last try timed out;
     ``retry_status`` are the HTTP statuses tried again (an API's own, e.g. Anthropic's 529, added to the default)."""
     timeout = check_seconds(timeout, "timeout")
+    check_base_url(url, f"{what} URL")
     deadline = 2 * timeout if deadline is None else check_seconds(deadline, "deadline")
     body = json.dumps(payload).encode("utf-8")
     request_headers = {"Content-Type": "application/json", "Accept": "application/json", **(headers or {})}
@@ -156,8 +177,9 @@ def post_json(url: str, payload: object, *, headers: Mapping[str, str] | None = 
     stop = ""
     for attempt in range(retries + 1):
         if attempt:
-            wait = (min(fault.retry_after, max_retry_after) if fault.retry_after is not None
-                    else min(backoff * 2 ** (attempt - 1), MAX_BACKOFF))
+            wait = min(backoff * 2 ** (attempt - 1), MAX_BACKOFF)
+            if fault.retry_after is not None:
+                wait = max(wait, min(fault.retry_after, max_retry_after))
             left = deadline - (time.monotonic() - start)
             if wait >= left:
                 kind = "the server's Retry-After" if fault.retry_after is not None else "the backoff"

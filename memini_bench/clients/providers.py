@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from memini_bench.clients.anthropic import DEFAULT_BASE_URL as ANTHROPIC_URL
 from memini_bench.clients.anthropic import AnthropicClient
+from memini_bench.clients.http import check_base_url
 from memini_bench.clients.llm import DEFAULT_MODEL, SUPPORTED_APIS, ChatClient
 from memini_bench.errors import BenchError
 
@@ -69,7 +70,8 @@ def chat_from_env(*, only: tuple[str, ...] | None = None, **overrides: object) -
     model = os.environ.get("MEMINI_LLM_MODEL") or p.default_model
     if not model:
         raise BenchError(f"MEMINI_LLM_MODEL is not set; name the {p.name} model to call")
-    return p.client(base_url=base, model=model, api_key=os.environ.get("MEMINI_LLM_API_KEY", ""), **overrides)
+    return p.client(base_url=check_base_url(base, "MEMINI_LLM_BASE_URL"), model=model,
+                    api_key=os.environ.get("MEMINI_LLM_API_KEY", ""), **overrides)
 
 
 def judge_from_env(reader: Client, **overrides: object) -> Client:
@@ -85,7 +87,7 @@ def judge_from_env(reader: Client, **overrides: object) -> Client:
     model = os.environ.get("MEMINI_JUDGE_MODEL") or (reader.model if inherit else p.default_model)
     if not model:
         raise BenchError(f"MEMINI_JUDGE_MODEL is not set; name the {p.name} model to judge with")
-    return p.client(base_url=base, model=model, api_key=key, **overrides)
+    return p.client(base_url=check_base_url(base, "MEMINI_JUDGE_BASE_URL"), model=model, api_key=key, **overrides)
 
 
 def openai_chat_from_env(**overrides: object) -> ChatClient:

@@ -21,8 +21,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from memini_bench.core import builtins
+from memini_bench.core import builtins, hooks
 from memini_bench.core.builtins import Builtin
+from memini_bench.core.hooks import one_line
 from memini_bench.errors import BenchError
 
 T = TypeVar("T")
@@ -76,11 +77,14 @@ def load_target(spec: str, what: str, extra: str = "", name: str = "") -> object
     module_name, _, attr = spec.rpartition(":") if spec.count(":") > 1 else spec.partition(":")
     if not module_name or not attr:
         raise BenchError(f"{what} {spec!r}: use module:attr or PATH.py:attr (e.g. mypackage.memory:make)")
+    captured = hooks.StderrCapture()  # what an import prints (argparse's usage) is replayed only if it succeeds
+    imported = False
     try:
         if module_name.endswith(".py") or "/" in module_name or "\\" in module_name:
             obj: object = _import_file(module_name, what, spec)
         else:
             obj = importlib.import_module(module_name)
+        imported = True
     except ModuleNotFoundError as exc:
         if extra and exc.name and not exc.name.startswith("memini_bench"):
             raise BenchError(f"{name or spec} needs the {extra} extra ({exc.name} is not installed): "
@@ -88,7 +92,15 @@ def load_target(spec: str, what: str, extra: str = "", name: str = "") -> object
         raise BenchError(f"{what} {spec!r}: cannot import {module_name} ({exc}); is it installed or on "
                          "PYTHONPATH?") from None
     except Exception as exc:  # a plugin module that fails while importing
-        raise BenchError(f"{what} {spec!r}: importing {module_name} failed ({type(exc).__name__}: {exc})") from None
+        raise BenchError(f"{what} {spec!r}: importing {module_name} failed ({type(exc).__name__}: "
+                         f"{one_line(exc)})") from None
+    except SystemExit as exc:  # sys.exit or an argparse error (argparse.parse_args at import) in the plugin module
+        said = captured.stop(replay=False).strip().splitlines()
+        raise BenchError(f"{what} {spec!r}: importing {module_name} called sys.exit({exc.code!r})"
+                         + (f" after printing {one_line(said[-1])!r}" if said else "")
+                         + "; a plugin module must not exit or parse the command line at import") from None
+    finally:
+        captured.stop(replay=imported)
     for part in attr.split("."):
         try:
             obj = getattr(obj, part)

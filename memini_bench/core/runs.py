@@ -38,12 +38,23 @@ class QuestionRun:
 
 @dataclass(frozen=True, slots=True)
 class RunResult:
+    """One system's run. ``ingest_ms`` is its whole ingest; of it, ``model_load_ms`` loaded the embedding model
+    and ``embed_ms`` got the vectors (the store's own share is the rest: ``store_ingest_ms``). ``leaked`` counts
+    the hits of another group dropped before scoring (``-leaks count``)."""
+
     system: str
     dataset: str
     depth: int
     ingest_ms: float
     corpus_tokens: int
     questions: tuple[QuestionRun, ...]
+    leaked: int = 0
+    model_load_ms: float = 0.0
+    embed_ms: float = 0.0
+
+    @property
+    def store_ingest_ms(self) -> float:
+        return max(0.0, self.ingest_ms - self.model_load_ms - self.embed_ms)
 
 
 def gold_rank(ranked_ids: Iterable[Iterable[str]], gold: Iterable[str]) -> int:

@@ -110,8 +110,11 @@ class Real(click.ParamType):
         return x
 
 
+INT64_MAX = 2**63 - 1
+
+
 class Int(click.ParamType):
-    """An integer within optional bounds; ``1e3``, ``1.5`` and ``""`` are refused."""
+    """An integer within optional bounds and the 64-bit range; ``1e3``, ``1.5`` and ``""`` are refused."""
 
     name = "integer"
 
@@ -128,6 +131,8 @@ class Int(click.ParamType):
                 x = int(str(value).strip())
             except ValueError:
                 self.fail(f"{value!r} is not an integer", param, ctx)
+        if not -INT64_MAX <= x <= INT64_MAX:  # a results file (JSON via orjson) and numpy hold 64-bit integers
+            self.fail(f"{value!r} is beyond the 64-bit integer range (|x| <= {INT64_MAX})", param, ctx)
         if self.min is not None and x < self.min:
             self.fail(f"{x} is below the allowed minimum {self.min}", param, ctx)
         if self.max is not None and x > self.max:
@@ -140,10 +145,12 @@ class CommaList(click.ParamType):
 
     name = "list"
 
-    def __init__(self, item: click.ParamType | None = None, *, sort: bool = False, allow_empty: bool = False) -> None:
+    def __init__(self, item: click.ParamType | None = None, *, sort: bool = False, allow_empty: bool = False,
+                 unique: bool = False) -> None:
         self.item = item
         self.sort = sort
         self.allow_empty = allow_empty
+        self.unique = unique  # refuse a repeated entry (where it cannot mean anything else: -compare A,A)
 
     def convert(self, value, param, ctx):
         if isinstance(value, tuple):
@@ -159,6 +166,10 @@ class CommaList(click.ParamType):
             if not part:
                 self.fail(f"{value!r} has an empty entry", param, ctx)
             out.append(self.item.convert(part, param, ctx) if self.item is not None else part)
+        if self.unique:
+            twice = next((v for n, v in enumerate(out) if v in out[:n]), None)
+            if twice is not None:
+                self.fail(f"{value!r} names {twice!r} twice; give each entry once", param, ctx)
         out = list(dict.fromkeys(out))
         return tuple(sorted(out) if self.sort else out)
 

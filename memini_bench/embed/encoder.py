@@ -15,6 +15,7 @@ default) calls ``embedder.encode`` on each chunk in this process.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Protocol
 
@@ -48,6 +49,7 @@ class TextEncoder:
         self.embedded = 0  # texts actually sent to the embedder this run
         self.chunk_map: Callable[[Sequence[Sequence[str]]], Iterator[np.ndarray]] | None = None
         self._background = None  # a BackgroundJob started by start_documents, collected by the next encode
+        self.encode_ms = 0.0  # wall time inside encode (memo, cache, embedder, the wait for a background job)
 
     @property
     def dims(self) -> int:
@@ -76,8 +78,21 @@ class TextEncoder:
         if raw is not None:  # else the child failed: encode embeds these texts in process
             self._store(job.texts, raw)
 
+    def clock(self) -> tuple[float, float]:
+        """``(model_load_ms, embed_ms)`` so far: the embedder's one model load (its ``load_ms``, 0 for one that
+        loads nothing), and the time spent getting vectors apart from it (``encode_ms - model_load_ms``)."""
+        load = float(getattr(self.embedder, "load_ms", 0.0) or 0.0)
+        return load, max(0.0, self.encode_ms - load)
+
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Embed already prefixed texts: memo, then cache, then the embedder for what is left (each once)."""
+        t0 = time.perf_counter()
+        try:
+            return self._encode(texts)
+        finally:
+            self.encode_ms += (time.perf_counter() - t0) * 1e3
+
+    def _encode(self, texts: Sequence[str]) -> np.ndarray:
         if self._background is not None:
             self._collect_background()
         final = [self._cut(t) for t in texts]

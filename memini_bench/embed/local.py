@@ -23,6 +23,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import time
 from collections.abc import Sequence
 
 import numpy as np
@@ -156,7 +157,9 @@ class SentenceTransformerEmbedder:
     @property
     def model(self):
         if self._model is None:
+            t0 = time.perf_counter()
             self._model = self._load()
+            self.load_ms = (time.perf_counter() - t0) * 1e3  # read by TextEncoder.clock (the run's "load" column)
         return self._model
 
     def _load(self):

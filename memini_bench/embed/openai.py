@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from memini_bench.clients.http import bearer, check_seconds, env_seconds, join_url, post_json
+from memini_bench.clients.http import bearer, check_base_url, check_seconds, env_seconds, join_url, post_json
 from memini_bench.embed.checks import index_order, validate_vectors
 from memini_bench.errors import BenchError
 
@@ -57,9 +57,13 @@ def env_concurrency(default: int = DEFAULT_CONCURRENCY) -> int:
     if not raw:
         return default
     try:
-        return int(raw)
+        value = int(raw)
     except ValueError:
         raise BenchError(f"{CONCURRENCY_ENV}={raw!r}: not an integer; set it to e.g. 8 or unset it") from None
+    if value < 1:
+        raise BenchError(f"{CONCURRENCY_ENV}={raw!r}: must be at least 1 (requests in flight at once); set it to "
+                         "e.g. 8 or unset it")
+    return value
 
 
 class OpenAIEmbedder:
@@ -74,7 +78,7 @@ class OpenAIEmbedder:
                  backoff: float = 0.5, concurrency: int | None = None) -> None:
         if dims < 0:
             raise BenchError(f"MEMINI_EMBED_DIMS={dims}: must be a positive vector length (or unset)")
-        self.url = join_url(base_url, "embeddings")
+        self.url = join_url(check_base_url(base_url, "MEMINI_EMBED_BASE_URL"), "embeddings")
         self.model = model
         self._dims = dims
         self.api_key = api_key or "noauth"  # memini sends a placeholder when no key is set

@@ -134,6 +134,8 @@ def _score(result: RunResult, k: int, profiles: Sequence[_GoldProfile]) -> Score
         per_category={c: _mean(v) for c, v in sorted(by_cat.items())},
         per_category_questions={c: len(v) for c, v in sorted(by_cat.items())},
         per_category_all={c: _mean(v) for c, v in sorted(by_cat_all.items())},
+        leaked=result.leaked, model_load_ms=result.model_load_ms, embed_ms=result.embed_ms,
+        store_ingest_ms=result.store_ingest_ms,
     )
 
 

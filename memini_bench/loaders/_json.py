@@ -112,11 +112,24 @@ def read_bytes(path: str | Path, suite: str) -> tuple[bytes, Source]:
 
 def read_json_source(path: str | Path, suite: str) -> tuple[Any, Source]:
     """Parse the JSON file at ``path`` (read once; a leading UTF-8 byte order mark is skipped) and say what was read."""
-    raw, source = read_bytes(path, suite)
+    try:
+        raw, source = read_bytes(path, suite)
+    except MemoryError:
+        raise BenchError(f"{path}: ran out of memory while reading it; free memory, raise the process's memory "
+                         "limit or pass a smaller file") from None
     try:
         return orjson.loads(raw[len(_BOM):] if raw.startswith(_BOM) else raw), source
+    except MemoryError:
+        raise BenchError(out_of_memory(source)) from None
     except orjson.JSONDecodeError as exc:
+        if "not enough memory" in str(exc).lower():  # orjson reports a failed allocation as a decode error
+            raise BenchError(out_of_memory(source)) from None
         raise BenchError(f"{source.path}: not valid JSON ({exc}); is this the {suite} file?") from None
+
+
+def out_of_memory(source: Source) -> str:
+    return (f"{source.path}: ran out of memory while parsing it ({source.size / 1e6:.0f} MB); free memory, raise "
+            "the process's memory limit or pass a smaller file")
 
 
 def read_json(path: str | Path, suite: str) -> Any:

@@ -135,7 +135,7 @@ def _decision(obj: Any, at: At) -> Decision:
         files_affected=strings_of(obj, "files_affected", at),
         created_at=parse_time(obj.get("created_at"), at / "created_at"),
         reviewed_at=None if reviewed is None else parse_time(reviewed, at / "reviewed_at"),
-        historical_relevance=number_of(obj, "historical_relevance", at), status=status,
+        historical_relevance=number_of(obj, "historical_relevance", at, lo=0.0, hi=1.0), status=status,
         superseded_by=id_of(obj, "superseded_by", at, required=status == "superseded"),
     )
 

@@ -31,7 +31,8 @@ MODE_MODULES = [
     "memini_bench.modes.entity_bridge",
     "memini_bench.modes.run_systems",
 ]
-ALWAYS_USED = frozenset({"suite", "data"})
+#: Honoured by every mode: -quiet silences ``progress`` process-wide, -traceback is read by ``dispatch``.
+ALWAYS_USED = frozenset({"suite", "data", "quiet", "traceback"})
 
 
 def modes() -> list[ModuleType]:
@@ -81,6 +82,19 @@ def selected_mode(opts) -> ModuleType:
 
 
 def dispatch(opts) -> int:
+    """Run the selected mode; a plugin's failure (``core.hooks.PluginError``) prints its whole trace first under
+    ``-traceback``, then ends as the usual one line."""
+    import sys
+
+    from memini_bench import progress
+    from memini_bench.core.hooks import PluginError
+
     mod = selected_mode(opts)
     check_given(mod, opts)
-    return mod.run(opts)
+    progress.set_quiet(opts.guard.quiet)
+    try:
+        return mod.run(opts)
+    except PluginError as exc:
+        if opts.guard.traceback and exc.trace:
+            sys.stderr.write(exc.trace)
+        raise

@@ -16,7 +16,7 @@ from pathlib import Path
 from memini_bench.core.contract import System, describe
 from memini_bench.core.dataset import Dataset, prepare
 from memini_bench.core.runs import RunResult
-from memini_bench.core.settings import Int, setting
+from memini_bench.core.settings import CommaList, Int, setting
 from memini_bench.errors import BenchError
 from memini_bench.executors import describe as describe_executor
 from memini_bench.loaders import load
@@ -35,18 +35,45 @@ from memini_bench.systems.lineup import DEFAULT_SYSTEMS
 
 @dataclass(frozen=True)
 class CompareOptions:
-    significance: bool = setting("significance", False, "Also test every system against the hybrid (or the first "
-                                 "system) on the same questions: exact McNemar on R@K, paired bootstrap on MRR and "
-                                 "nDCG@K, Holm across the family.")
+    significance: bool = setting("significance", False, "Also test every system against -reference (default the "
+                                 "hybrid, or the first system) on the same questions: exact McNemar on R@K, paired "
+                                 "bootstrap on MRR and nDCG@K, Holm across the family.")
     resamples: int = setting("resamples", 10_000, "Bootstrap resamples for -significance and -sweep.",
                              type=Int(min=100, max=1_000_000))
     seed: int = setting("seed", 0, "Bootstrap seed for -significance and -sweep.", type=Int(min=0))
     poison: int = poison_setting()
+    categories: tuple[str, ...] = setting("categories", (), "Per-category tables for these systems (comma-separated "
+                                          "names, or all); default the hybrid, else the first system.",
+                                          type=CommaList(allow_empty=True))
 
 
-def significance_of(opts: RunOptions, results: list[RunResult]) -> list[dict]:
-    """Print and return the paired tests of every system against ``reference`` when it runs, else the hybrid, else
-    the first system."""
+def category_systems(opts: RunOptions, names: list[str]) -> list[str] | None:
+    """-categories: the systems whose per-category table is printed (None = the default one); ``all`` = every one."""
+    wanted = opts.mode(CompareOptions).categories
+    if not wanted:
+        return None
+    if wanted == ("all",):
+        return list(names)
+    for name in wanted:
+        if name not in names:
+            raise BenchError(f"-categories {name}: not among this run's systems ({', '.join(names)}); name one of "
+                             "them, or all")
+    return list(wanted)
+
+
+def reference_of(wanted: str, names: list[str]) -> str:
+    """``wanted`` (-reference), checked against the run's systems; "" = the ``reference`` system when it runs,
+    else memini-hybrid when it runs, else the first system."""
+    if wanted:
+        if wanted not in names:
+            raise BenchError(f"-reference {wanted}: not among this run's systems ({', '.join(names)}); name one of "
+                             "them")
+        return wanted
+    return next((n for n in ("reference", "memini-hybrid") if n in names), names[0])
+
+
+def significance_of(opts: RunOptions, results: list[RunResult], reference: str = "") -> list[dict]:
+    """Print and return the paired tests of every system against ``reference`` (``reference_of``)."""
     from memini_bench.evaluation.significance import compare_run
     from memini_bench.evaluation.significance import markdown as sig_markdown
 
@@ -54,7 +81,7 @@ def significance_of(opts: RunOptions, results: list[RunResult]) -> list[dict]:
     if len(names) < 2:
         raise BenchError("-significance: needs at least two systems in the run (see -systems)")
     c = opts.mode(CompareOptions)
-    reference = next((n for n in ("reference", "memini-hybrid") if n in names), names[0])
+    reference = reference_of(reference, names)
     sig = compare_run(results, opts.k, reference=reference, resamples=c.resamples, seed=c.seed)
     sys.stdout.write("\n" + sig_markdown(sig, f"{reference} against each system, paired on the same questions"))
     return [dataclasses.asdict(r) for r in sig.rows]

@@ -33,9 +33,10 @@ SUMMARY = "paired significance of runs read back from -per-question files"
 class SignificanceOptions:
     compare: tuple[str, ...] = setting("compare", (), "Paired significance from -per-question files: one file "
                                        "(its -reference system against the others) or two (system by system).",
-                                       type=CommaList(allow_empty=True))
-    reference: str = setting("reference", "memini-hybrid", "-compare with one file: the system the others are "
-                             "tested against.")
+                                       type=CommaList(allow_empty=True, unique=True))
+    reference: str = setting("reference", "", "The system the others are tested against: by -significance "
+                             "(default memini-hybrid when it runs, else the first system) and by -compare with one "
+                             "file (default memini-hybrid).")
     compare_systems: tuple[str, ...] = setting("compare-systems", (), "-compare with two files: the systems to "
                                                "pair (default: every system both files hold).",
                                                type=CommaList(allow_empty=True))
@@ -65,8 +66,9 @@ def run(opts: RunOptions) -> int:
     if not opts.output.no_write:
         check_destinations(folders=[("-out", opts.output.out)])
     if len(s.compare) == 1:
-        sig = compare_file_systems(s.compare[0], opts.k, reference=s.reference, resamples=c.resamples, seed=c.seed)
-        title = f"{Path(s.compare[0]).name}: {s.reference} against each system"
+        reference = s.reference or "memini-hybrid"
+        sig = compare_file_systems(s.compare[0], opts.k, reference=reference, resamples=c.resamples, seed=c.seed)
+        title = f"{Path(s.compare[0]).name}: {reference} against each system"
     else:
         sig = compare_files(*s.compare, opts.k, systems=s.compare_systems, resamples=c.resamples, seed=c.seed)
         title = f"{Path(s.compare[0]).name} vs {Path(s.compare[1]).name}"

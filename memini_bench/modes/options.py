@@ -4,10 +4,11 @@
 (``systems.lineup.LineupOptions``: which systems), ``load`` (``loaders.LoadOptions``), ``hybrid``
 (``systems.config.HybridConfig``), ``embed`` (``embed.factory.EmbedSettings``), ``output``
 (``results.write.OutputOptions``), ``executor`` (``executors.ExecutorOptions``), ``reference``
-(``systems.reference_settings.ReferenceSettings``, the reference system's ``-ref-*`` settings) and each mode's own
-options (``opts.mode(RerankOptions)``). A lower layer receives only its own concern (``opts.hybrid``,
-``opts.embed``...), never the whole set. ``given`` names the flags the user set explicitly; the dispatcher refuses
-a given flag that the selected mode (or suite) does not use, so no flag is ever silently dropped.
+(``systems.reference_settings.ReferenceSettings``, the reference system's ``-ref-*`` settings), ``guard``
+(``evaluation.hits.RunGuardOptions``: -leaks, -traceback, -recall-timeout, -quiet) and each mode's own options
+(``opts.mode(RerankOptions)``). A lower layer receives only its own concern (``opts.hybrid``, ``opts.embed``...),
+never the whole set. ``given`` names the flags the user set explicitly; the dispatcher refuses a given flag that
+the selected mode (or suite) does not use, so no flag is ever silently dropped.
 
 ``RunOptions.build(values, given)`` makes the whole set from parsed values keyed by field name (the CLI's way, and
 the tests'); every value is checked as the CLI checks it.
@@ -23,6 +24,7 @@ from memini_bench.core import settings
 from memini_bench.core.options import CoreOptions
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.factory import EmbedSettings
+from memini_bench.evaluation.hits import RunGuardOptions
 from memini_bench.executors import ExecutorOptions
 from memini_bench.loaders import LoadOptions
 from memini_bench.results.identity import RunSettings
@@ -34,7 +36,7 @@ from memini_bench.systems.reference_settings import ReferenceSettings
 
 T = TypeVar("T")
 CONCERNS = (CoreOptions, LineupOptions, LoadOptions, HybridConfig, EmbedSettings, OutputOptions, ExecutorOptions,
-            ReferenceSettings)
+            ReferenceSettings, RunGuardOptions)
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,7 @@ class RunOptions:
     output: OutputOptions = field(default_factory=OutputOptions)
     executor: ExecutorOptions = field(default_factory=ExecutorOptions)
     reference: ReferenceSettings = field(default_factory=ReferenceSettings)
+    guard: RunGuardOptions = field(default_factory=RunGuardOptions)
     modes: Mapping[type, object] = field(default_factory=dict)
     given: frozenset[str] = frozenset()
 

@@ -40,7 +40,7 @@ from pathlib import Path
 from memini_bench.clients.providers import Client, chat_from_env, judge_from_env
 from memini_bench.core.contract import Hit, Preparable, System
 from memini_bench.core.dataset import Dataset
-from memini_bench.core.settings import CommaList, Int, setting
+from memini_bench.core.settings import CommaList, Int, Real, setting
 from memini_bench.embed.factory import EmbedSettings
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.runner import close_all
@@ -79,6 +79,9 @@ class QAOptions:
     qa_retries: int = setting("qa-retries", 3, "-qa: retries of a failed LLM call (HTTP error, timeout, reply "
                               "without a message); a question still failing is left for a resumed run.",
                               type=Int(min=0, max=10))
+    qa_timeout: float = setting("qa-timeout", 120.0, "-qa: seconds per reader or judge call (one try; a reply "
+                                "still arriving after it is cut, and the call is retried per -qa-retries).",
+                                type=Real(min=0, min_open=True))
     qa_checkpoint: str = setting("qa-checkpoint", "", "-qa: resume checkpoint, JSONL keyed by arm and question id "
                                  "(default <out>/<results stem>.ckpt.jsonl).")
     qa_archive: str = setting("qa-archive", "", "-qa: every prompt, reply and verdict, JSONL (default "
@@ -163,13 +166,13 @@ def _name_tokens(x: QAOptions, names: list[str], reader: Client, judge: Client) 
 
 
 def _clients(x: QAOptions) -> tuple[Client, Client, list[Client]]:
-    """The reader, the judge and the further judges (``-qa-judges``); retries are the engine's (``-qa-retries``),
-    so each client tries once."""
+    """The reader, the judge and the further judges (``-qa-judges``), each call bounded by ``-qa-timeout``; retries
+    are the engine's (``-qa-retries``), so each client tries once."""
     if len(x.qa_judges) == 1:
         raise BenchError(f"-qa-judges {x.qa_judges[0]}: give two or more judge models to compare (e.g. A,B), or set "
                          "MEMINI_JUDGE_MODEL for one")
-    reader = chat_from_env(retries=0)
-    judge = judge_from_env(reader, retries=0)
+    reader = chat_from_env(retries=0, timeout=x.qa_timeout)
+    judge = judge_from_env(reader, retries=0, timeout=x.qa_timeout)
     if x.qa_judges:
         judge = dataclasses.replace(judge, model=x.qa_judges[0])
     return reader, judge, [dataclasses.replace(judge, model=m) for m in x.qa_judges[1:]]
@@ -227,7 +230,8 @@ def run(opts: RunOptions) -> int:
                      "judge_model": judge.model, "temperature": 0.0, "max_tokens": reader.max_tokens,
                      "prompts": prompts.fingerprint(), **_qa_settings(x, pset, cats)}
     qa_config = {**mode_settings, "reader_url": reader.url, "judge_url": judge.url, "concurrency": x.concurrency,
-                 "retries": x.qa_retries, "system_prompts": {"reader": prompts.READER_SYSTEM, **prompts.RUBRICS},
+                 "retries": x.qa_retries, "timeout_s": x.qa_timeout,
+                 "system_prompts": {"reader": prompts.READER_SYSTEM, **prompts.RUBRICS},
                  "categories": cats, "runs": x.qa_runs, "prompt_set": pset.record(),
                  "lexical": "SQuAD normalisation; F1, EM, BLEU-1 (nltk, method1 smoothing) over run 1",
                  "prices": prices.to_json([reader.model, judge.model, *(j.model for j in extra)]) if prices else None}
@@ -252,7 +256,7 @@ def run(opts: RunOptions) -> int:
         log(f"answering {len(pending)} with {reader.model}, judging with {judge.model} ({len(arms)} arms"
             + (f", {x.qa_runs} runs" if x.qa_runs > 1 else "") + ")")
         outcome = grade_all(pending, reader.chat, judge.chat, checkpoint.append, concurrency=x.concurrency,
-                            retries=x.qa_retries, backoff=BACKOFF_S, echo=log,
+                            retries=x.qa_retries, backoff=BACKOFF_S,
                             extra_judges=[(j.model, j.chat) for j in extra], prompt_set=pset)
     finally:
         checkpoint.close()

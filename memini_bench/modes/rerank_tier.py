@@ -25,7 +25,7 @@ from memini_bench.embed.factory import EmbedSettings, build_encoder
 from memini_bench.evaluation.metrics import percentile
 from memini_bench.loaders import LoadOptions
 from memini_bench.modes import ranking as _ranking
-from memini_bench.modes.common import build_config, check_outputs, load_prepared, results_path, write_results
+from memini_bench.modes.common import build_config, check_outputs, load_prepared, log, results_path, write_results
 from memini_bench.modes.options import RunOptions
 from memini_bench.rerankers import Candidate, Reranker, build_reranker, cross_encoder_requested, reorder_by_id
 from memini_bench.rerankers.crossencoder import APIS
@@ -121,18 +121,23 @@ def run(opts: RunOptions) -> int:
         tally.add(reranker.name, q, reorder_by_id([c.id for c in head], order))
     rows = tally.rows()
     timing = {"baseline": latency(base_ms), "rerank_added": latency(added_ms)}
+    note = reranker.note() if hasattr(reranker, "note") else ""
+    if note:
+        log(f"  note: {note}")
     sys.stdout.write(_ranking.markdown(rows, k, f"Hybrid vs {reranker.name} over the top {head_n}",
                                        ds.category_labels))
     sys.stdout.write("\n| Latency per question | p50 (ms) | p95 (ms) | mean (ms) |\n|---|--:|--:|--:|\n")
     for name, t in (("baseline (hybrid)", timing["baseline"]), (f"+ {reranker.name} (added)", timing["rerank_added"])):
         sys.stdout.write(f"| {name} | {t['p50_ms']:.2f} | {t['p95_ms']:.2f} | {t['mean_ms']:.2f} |\n")
+    if note:
+        sys.stdout.write(f"\nNote: {note}.\n")
     sys.stdout.flush()
     if opts.output.no_write:
         return 0
     ctx = opts.fixed_context(encoder)
     settings = asdict(tier)
     config = build_config(opts, ds, ctx, mode="rerank-tier", mode_settings=settings, reranker=reranker.name,
-                          rerank_k=k, **settings)
+                          rerank_k=k, **settings, **({"notes_rerank": [note]} if note else {}))
     out = results_path(opts, ds, ctx, None, suffix=f"-rerank-tier-{reranker.name}")
     write_results(out, RankingResults(config=config, rows=tuple(rows), extra={"latency": timing}))
     return 0

@@ -8,7 +8,9 @@ from pathlib import Path
 
 from memini_bench.core.options import CoreOptions
 from memini_bench.embed.factory import EmbedSettings
+from memini_bench.errors import BenchError
 from memini_bench.evaluation.breakdowns import breakdowns
+from memini_bench.evaluation.hits import RunGuardOptions
 from memini_bench.evaluation.metrics import score_all
 from memini_bench.evaluation.runner import run_all
 from memini_bench.executors import ExecutorOptions, executor_for
@@ -16,13 +18,16 @@ from memini_bench.loaders import LoadOptions
 from memini_bench.modes.common import (
     CompareOptions,
     build_config,
+    category_systems,
     check_outputs,
     load_prepared,
     log,
+    reference_of,
     results_path,
     significance_of,
     write_results,
 )
+from memini_bench.modes.compare_files import SignificanceOptions
 from memini_bench.modes.options import RunOptions
 from memini_bench.results.write import (
     OutputOptions,
@@ -43,7 +48,7 @@ SUMMARY = "the normal run: significance tests and poisoning"
 
 
 USES = (CoreOptions, LineupOptions, LoadOptions, HybridConfig, EmbedSettings, OutputOptions, ExecutorOptions,
-        ReferenceSettings)
+        ReferenceSettings, RunGuardOptions, "reference")
 
 
 OPTIONS = CompareOptions
@@ -54,19 +59,32 @@ def selected(opts: RunOptions) -> bool:
     return True
 
 
+def encoder_clock(ctx) -> tuple[float, float]:
+    """The run's encoder's (model load, embedding) times so far; (0, 0) while it is not built (keyword only)."""
+    return ctx.encoder.clock() if ctx.encoder_built and ctx.encoder is not None else (0.0, 0.0)
+
+
 def run(opts: RunOptions) -> int:
     check_outputs(opts)
     executor_for(opts.executor)  # a missing extra or an unreachable cluster: one line before any work
     ctx = opts.context()
     systems = systems_for(opts.lineup, ctx)
-    ds = load_prepared(opts)
-    results = run_all(systems, ds, opts.depth)
-    scores = score_all(results, opts.k)
-    sys.stdout.write(markdown(scores, ds.name, ds.category_labels))
-    tables, extra = breakdowns(ds, results, opts.k)  # the data set's own tables (LongMemEval turns, evidence)
-    sys.stdout.write(tables)
+    names = [s.name for s in systems]
+    tables = category_systems(opts, names)  # a wrong -reference or -categories: refused before any work
+    reference = opts.mode(SignificanceOptions).reference
     if opts.mode(CompareOptions).significance:
-        extra["significance"] = significance_of(opts, results)
+        reference_of(reference, names)
+    elif "reference" in opts.given:
+        raise BenchError("-reference: used with -significance (or -compare); add -significance or drop it")
+    ds = load_prepared(opts)
+    results = run_all(systems, ds, opts.depth, guard=opts.guard, clock=lambda: encoder_clock(ctx))
+    scores = score_all(results, opts.k)
+    sys.stdout.write(markdown(scores, ds.name, ds.category_labels, leaks=opts.guard.leaks == "count",
+                              categories=tables))
+    own_tables, extra = breakdowns(ds, results, opts.k)  # the data set's own tables (LongMemEval turns, evidence)
+    sys.stdout.write(own_tables)
+    if opts.mode(CompareOptions).significance:
+        extra["significance"] = significance_of(opts, results, reference)
     sys.stdout.flush()
     if opts.output.no_write:
         return 0

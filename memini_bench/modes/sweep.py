@@ -25,12 +25,13 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from memini_bench.core.dataset import Dataset
 from memini_bench.core.runs import RunResult
-from memini_bench.core.settings import setting
+from memini_bench.core.settings import Int, setting
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.factory import EmbedSettings
 from memini_bench.embed.shipped import ShippedVectors
@@ -39,7 +40,7 @@ from memini_bench.evaluation.metrics import score_all
 from memini_bench.evaluation.runner import run_system
 from memini_bench.executors import ExecutorOptions, LocalExecutor, executor_for, run_encoder
 from memini_bench.executors import describe as describe_executor
-from memini_bench.loaders import LoadOptions
+from memini_bench.loaders import LoadOptions, suite
 from memini_bench.modes.common import (
     CompareOptions,
     build_config,
@@ -50,7 +51,17 @@ from memini_bench.modes.common import (
     write_results,
 )
 from memini_bench.modes.options import RunOptions
-from memini_bench.modes.sweep_grid import Axis, Cell, cells, file_stem, label, parse_grid, parse_metric
+from memini_bench.modes.sweep_grid import (
+    Axis,
+    Cell,
+    cells,
+    check_size,
+    check_suite_uses,
+    file_stem,
+    label,
+    parse_grid,
+    parse_metric,
+)
 from memini_bench.modes.sweep_targets import TARGETS, target_for
 from memini_bench.results.schema import SweepSummary
 from memini_bench.results.write import results_document, write_results_file
@@ -67,6 +78,9 @@ class SweepOptions:
                          "fusion=0.3,0.5,-1': every cell against the baseline with McNemar and bootstrap tests.")
     select: str = setting("select", "", "With -sweep and -holdout tune: pick the best cell by R@K, RA@K, MRR or "
                           "nDCG@K on tune, then report it and the baseline on held.")
+    sweep_max_cells: int = setting("sweep-max-cells", 500, "Refuse a -sweep grid of more cells than this (the "
+                                   "count and a time estimate are printed first); raise it to confirm a bigger grid.",
+                                   type=Int(min=1))
 
     def __post_init__(self) -> None:
         if self.select and not self.sweep:
@@ -74,8 +88,8 @@ class SweepOptions:
 
 
 OPTIONS = SweepOptions
-USES = (LoadOptions, HybridConfig, ReferenceSettings, EmbedSettings, CompareOptions, ExecutorOptions, "k", "limit",
-        "holdout", "out", "name", "plot", "no_write", "systems", "system")
+USES = (LoadOptions, HybridConfig, ReferenceSettings, EmbedSettings, ExecutorOptions, "significance", "resamples",
+        "seed", "poison", "k", "limit", "holdout", "out", "name", "plot", "no_write", "systems", "system")
 ATTRS = {LoadOptions: "load", EmbedSettings: "embed", **{t.settings: t.attr for t in TARGETS.values()}}
 
 
@@ -147,9 +161,19 @@ class CellRunner:
         (``-executor ray``), each building its backends once from ``prepare``'s data sets and vectors."""
         executor = executor_for(jobs[0].executor)
         if isinstance(executor, LocalExecutor):
+            t0 = time.perf_counter()
             out = [self.run(jobs[0])[0]]
+            baseline_s = time.perf_counter() - t0
+            if labels:
+                log(f"sweep ({split}): the baseline took {baseline_s:.1f} s (embedding and indexing included); "
+                    f"{len(labels)} cells to go")
+            t1 = time.perf_counter()
             for i, (job, name) in enumerate(zip(jobs[1:], labels, strict=True), 1):
-                log(f"sweep ({split}): cell {i}/{len(labels)}: {name}")
+                if i > 1:
+                    eta = (time.perf_counter() - t1) / (i - 1) * (len(labels) - i + 1)
+                    log(f"sweep ({split}): cell {i}/{len(labels)}: {name} (ETA {eta:.0f} s)")
+                else:
+                    log(f"sweep ({split}): cell {i}/{len(labels)}: {name}")
                 out.append(self.run(job)[0])
             return out
         prepared = self.prepare(jobs)
@@ -219,12 +243,15 @@ def markdown(phase: Phase, ks: tuple[int, ...], title: str) -> str:
 def run(opts: RunOptions) -> int:
     s = opts.mode(SweepOptions)
     axes = parse_grid(s.sweep, target_for(opts).settings)
+    check_suite_uses(axes, opts.suite, suite(opts.suite).uses)
     grid = cells(axes)
+    check_size(len(grid), s.sweep_max_cells)
     metric = parse_metric(s.select, opts.k) if s.select else None
     if metric is not None and opts.core.holdout != "tune":
         raise BenchError("-select: picks on the tune split and reports on held; add -holdout tune")
     check_outputs(opts)
     executor_for(opts.executor)  # a missing extra or an unreachable cluster: one line before any work
+    log(f"sweep: {len(grid)} cells over {', '.join(a.flag for a in axes)}, each against the baseline")
     runner = CellRunner()
     tune = run_phase(runner, opts, axes, grid, opts.core.holdout)
     title = (f"sweep over {', '.join(a.flag for a in axes)}: {len(grid)} cells, split {opts.core.holdout}, "

@@ -80,13 +80,43 @@ def parse_grid(text: str, settings: type = HybridConfig) -> list[Axis]:
         if any(a.flag == name for a in axes):
             raise BenchError(f"-sweep {name}: named twice; give each axis once")
         cls, field = known[name]
-        values = tuple(dict.fromkeys(_convert(name, field, v) for v in raw.split(",") if v.strip()))
-        if not values:
-            raise BenchError(f"-sweep {part!r}: no values")
+        parts = raw.split(",")
+        if any(not v.strip() for v in parts):
+            raise BenchError(f"-sweep {part!r}: has an empty value; give comma-separated values (as -k 5,10)")
+        values = tuple(dict.fromkeys(_convert(name, field, v) for v in parts))
+        if name == "embedder":
+            for value in values:
+                check_embedder(str(value))
         axes.append(Axis(name, field.name, cls, values))
     if not axes:
         raise BenchError("-sweep: no axis given; e.g. -sweep 'pool=30,50,80'")
     return axes
+
+
+def check_embedder(name: str) -> None:
+    """An ``embedder=`` value names a registered embedder (or ``module:attr``): refused before the baseline runs."""
+    from memini_bench.core.registry import EMBEDDERS
+    from memini_bench.embed.factory import resolve_name
+
+    base = resolve_name(name).partition(":")[0]
+    if EMBEDDERS.entry(base) is None and not (EMBEDDERS.allow_module and ":" in name):
+        raise BenchError(str(EMBEDDERS.unknown_error(name, "-sweep embedder=")).replace("-sweep embedder= ",
+                                                                                       "-sweep embedder=", 1))
+
+
+def check_suite_uses(axes: list[Axis], suite: str, uses: frozenset[str] | set[str]) -> None:
+    """A loader axis (``session-doc``) the suite ignores would run cells equal to the baseline: refused."""
+    for a in axes:
+        if a.owner is LoadOptions and a.field not in uses:
+            raise BenchError(f"-sweep {a.flag}: not used by -suite {suite} (every cell would equal the baseline); "
+                             "drop the axis")
+
+
+def check_size(grid_cells: int, bound: int) -> None:
+    """Refuse a grid of more than ``bound`` cells (``-sweep-max-cells``) before any work."""
+    if grid_cells > bound:
+        raise BenchError(f"-sweep: {grid_cells} cells is more than -sweep-max-cells {bound}; narrow "
+                         f"the grid or confirm with -sweep-max-cells {grid_cells}")
 
 
 def cells(axes: list[Axis]) -> list[Cell]:

@@ -31,6 +31,7 @@ from memini_bench.clients.llm import ChatReply
 from memini_bench.core.dataset import Question
 from memini_bench.core.runs import estimate_tokens
 from memini_bench.errors import BenchError
+from memini_bench.progress import Ticker
 from memini_bench.qa import prompts
 from memini_bench.qa.prompt_sets import MEMINI, PromptSet
 
@@ -170,10 +171,10 @@ def grade(task: Task, reader: Chat, judge: Chat, *, retries: int, backoff: float
 
 def grade_all(tasks: Sequence[Task], reader: Chat, judge: Chat, on_graded: Callable[[Graded], None], *,
               concurrency: int = 1, retries: int = 0, backoff: float = 0.5,
-              echo: Callable[[str], None] = lambda message: None, extra_judges: Sequence[tuple[str, Chat]] = (),
-              prompt_set: PromptSet = MEMINI) -> Outcome:
-    """Grade every task with ``concurrency`` threads (module docstring); exceptions other than BenchError (bugs,
-    a failed checkpoint write) stop the pass and propagate."""
+              extra_judges: Sequence[tuple[str, Chat]] = (), prompt_set: PromptSet = MEMINI) -> Outcome:
+    """Grade every task with ``concurrency`` threads (module docstring), with a progress line and an ETA every
+    ~10 s on stderr (``progress.Ticker``); exceptions other than BenchError (bugs, a failed checkpoint write) stop
+    the pass and propagate."""
     outcome = Outcome()
     lock = threading.Lock()
     stop = threading.Event()
@@ -201,9 +202,9 @@ def grade_all(tasks: Sequence[Task], reader: Chat, judge: Chat, on_graded: Calla
             with lock:
                 streak[0] = 0
                 outcome.graded += 1
-                if outcome.graded % 25 == 0:
-                    echo(f"  ...{outcome.graded} of {len(tasks)} graded")
+            ticker.tick()
 
+    ticker = Ticker("QA answers graded", len(tasks), "answers")
     workers = max(1, min(concurrency, len(tasks)))
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="qa") as pool:
         futures = [pool.submit(work) for _ in range(workers)]
@@ -212,4 +213,5 @@ def grade_all(tasks: Sequence[Task], reader: Chat, judge: Chat, on_graded: Calla
                 future.result()
         finally:
             stop.set()
+            ticker.close()
     return outcome

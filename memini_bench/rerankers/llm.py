@@ -13,7 +13,9 @@ Prompt: memini's system message (``SYSTEM``) and the user message
 Each candidate is cut to 300 UTF-8 bytes on a character boundary, with ``…`` appended when cut. The reply is
 read for every run of digits: a 1-based candidate number, out-of-range numbers and repeats ignored; candidates
 the reply does not list follow in their original order ("none" keeps the original order). With <= 1 candidate no
-call is made. Timeouts and server errors come from ``ChatClient`` (one clear line).
+call is made. Timeouts and server errors come from ``ChatClient`` (one clear line). Replies that named no
+candidate are counted (``unranked``) and reported (``note``): a model that never ranks gives a row equal to the
+baseline, which the run then says.
 """
 
 from __future__ import annotations
@@ -60,6 +62,8 @@ class LLMReranker:
 
     def __init__(self, chat: ChatClient) -> None:
         self.chat = chat
+        self.calls = 0      # completions asked for
+        self.unranked = 0   # replies that named no candidate number (the original order was kept)
 
     def load(self) -> None:
         """Nothing to load (the endpoint does the work)."""
@@ -67,4 +71,16 @@ class LLMReranker:
     def rerank(self, query: str, candidates: Sequence[Candidate]) -> list[str]:
         if len(candidates) <= 1:
             return [c.id for c in candidates]
-        return apply_order(self.chat.complete(SYSTEM, prompt(query, candidates)), candidates)
+        reply = self.chat.complete(SYSTEM, prompt(query, candidates))
+        self.calls += 1
+        if not any(1 <= int(t) <= len(candidates) for t in _NUMBER.findall(reply)):
+            self.unranked += 1
+        return apply_order(reply, candidates)
+
+    def note(self) -> str:
+        """A note when replies named no candidate (their questions keep the baseline order), else ""."""
+        if not self.unranked:
+            return ""
+        return (f"llm-rerank: {self.unranked} of {self.calls} replies named no candidate number (\"none\" or no "
+                f"ranking at all); those questions keep the hybrid's order, so the row is the baseline's there"
+                + ("; every reply did: is the model following the prompt?" if self.unranked == self.calls else ""))

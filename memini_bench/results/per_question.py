@@ -27,7 +27,7 @@ RESULTS_FILE_HINT = ("a results file holds per-system scores only, and a paired 
 def read_per_question(path: str | Path) -> list[RunResult]:
     """Every system's RunResult in the per-question JSONL at ``path`` (errors name the file and the line)."""
     p = Path(path)
-    if not p.is_file():
+    if not p.exists() or p.is_dir():  # a FIFO or <(...) is read, once, like a file
         what = "is a directory" if p.is_dir() else "no such file"
         raise BenchError(f"{p}: {what}; pass a per-question JSONL file written by -per-question")
     try:

@@ -1,8 +1,9 @@
 """The results schema: one typed class per kind of results file, written and read through the same class.
 
-Every results file is ``{"schema": "memini-bench.results", "schema_version": 1, "kind": KIND, "config": {...},
-...}``: the writer builds the kind's object and writes ``to_dict()``; ``from_dict`` (``results.read.load``) picks the
-class by ``kind`` alone, never by guessing from the keys, and refuses a newer schema version or an unknown kind.
+Every results file is ``{"schema": "memini-bench.results", "schema_version": N, "kind": KIND, "config": {...},
+...}`` (``SCHEMA_VERSION``, ``ADDED_IN``): the writer builds the kind's object and writes ``to_dict()``;
+``from_dict`` (``results.read.load``) picks the class by ``kind`` alone, never by guessing from the keys, reads every
+version back to 1 (a field a later version added takes its default) and refuses a newer version or an unknown kind.
 
 Kinds (``KIND``, the class, its own keys):
 
@@ -28,7 +29,11 @@ from typing import Any, ClassVar
 from memini_bench.errors import BenchError
 
 SCHEMA = "memini-bench.results"
-SCHEMA_VERSION = 1
+#: The version the writer writes. 1: the first schema; 2: ``Score`` gains ``leaked``, ``model_load_ms``,
+#: ``embed_ms`` and ``store_ingest_ms`` (a version-1 row reads with their defaults, 0). Every version back to 1 reads.
+SCHEMA_VERSION = 2
+#: The fields each version added to a kind's rows (what a file of an older version lacks, read as the default).
+ADDED_IN = {2: {"Score": ("leaked", "model_load_ms", "embed_ms", "store_ingest_ms")}}
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +56,12 @@ class Score:
     per_category: dict[str, float] = field(default_factory=dict)
     per_category_questions: dict[str, int] = field(default_factory=dict)
     per_category_all: dict[str, float] = field(default_factory=dict)
+    #: hits of another group dropped before scoring (``-leaks count``), over every question of the run
+    leaked: int = 0
+    #: ``ingest_ms`` apart: loading the embedding model, embedding, and the store's own share (the rest)
+    model_load_ms: float = 0.0
+    embed_ms: float = 0.0
+    store_ingest_ms: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +127,7 @@ class ResultsFile:
         if not isinstance(doc, dict) or not isinstance(doc.get("config"), dict):
             raise BenchError(f"{where}: not a memini-bench results file (no config object)")
         if doc.get("schema") != SCHEMA or "kind" not in doc:
-            raise BenchError(f"{where}: written before results schema {SCHEMA_VERSION} (no kind); rewrite it with "
+            raise BenchError(f"{where}: written before results schema 1 (no kind); rewrite it with "
                              "python tools/migrate_results.py FILE (its numbers stay as they are)")
         version = doc.get("schema_version")
         if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= SCHEMA_VERSION:

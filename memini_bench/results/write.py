@@ -59,37 +59,52 @@ def _pct(x: float) -> str:
     return f"{x * 100:.1f}%"
 
 
-def markdown(scores: Sequence[Score], dataset: str, category_labels: dict[str, str] | None = None) -> str:
-    """memini's tables (plus recall_all and nDCG columns) and the hybrid per-category table."""
+def ingest_columns(s: Score) -> tuple[float, float, float]:
+    """The table's load, embed and ingest (the store's own share) columns; a Score of an older file, which did not
+    split its ``ingest_ms``, shows it whole as ingest."""
+    if not (s.model_load_ms or s.embed_ms or s.store_ingest_ms):
+        return 0.0, 0.0, s.ingest_ms
+    return s.model_load_ms, s.embed_ms, s.store_ingest_ms
+
+
+def markdown(scores: Sequence[Score], dataset: str, category_labels: dict[str, str] | None = None, *,
+             leaks: bool = False, categories: Sequence[str] | None = None) -> str:
+    """memini's tables (plus recall_all and nDCG columns; memini's one ingest column split into the model load,
+    the embedding and the store's own ingest) and the per-category table of ``categories`` (system names; default
+    the hybrid, else the first system). ``leaks`` (or any leaked hit) adds a ``leaked`` column: the
+    hits of another group dropped before scoring (``-leaks count``)."""
     if not scores:
         return ""
     out: list[str] = []
     ks = sorted({s.k for s in scores})
+    leaks = leaks or any(s.leaked for s in scores)
     for k in ks:
         rows = sorted((s for s in scores if s.k == k), key=lambda s: -s.recall_at_k)
         out.append(f"## {dataset} — {rows[0].questions} questions, recall_any@{k}\n")
         out.append(f"| System | Recall@{k} | RecallAll@{k} | MRR | nDCG@{k} | inj tok | tok-eff | p50 (ms) "
-                   "| p95 (ms) | ingest (ms) |")
+                   "| p95 (ms) | load (ms) | embed (ms) | ingest (ms) |" + (" leaked |" if leaks else ""))
         out.append("|--------|---------:|---------:|----:|--------:|--------:|--------:|---------:|---------:"
-                   "|------------:|")
+                   "|----------:|-----------:|------------:|" + ("-------:|" if leaks else ""))
         for s in rows:
+            load, embed, store = ingest_columns(s)
             out.append(f"| {s.system} | {_pct(s.recall_at_k)} | {_pct(s.recall_all_at_k)} | {_pct(s.mrr)} | "
                        f"{_pct(s.ndcg_at_k)} | {s.tokens_injected_mean:.0f} | {s.token_efficiency * 100:.3f}% | "
-                       f"{s.p50_ms:.2f} | {s.p95_ms:.2f} | {s.ingest_ms:.1f} |")
+                       f"{s.p50_ms:.2f} | {s.p95_ms:.2f} | {load:.1f} | {embed:.1f} | {store:.1f} |"
+                       + (f" {s.leaked} |" if leaks else ""))
         out.append("")
-    names = [s.system for s in scores]
-    lead = HYBRID if HYBRID in names else names[0]
-    top = [s for s in scores if s.system == lead and s.k == ks[-1]]
-    if top and top[0].per_category:
-        labels = category_labels or {}
-        out.append(f"### {lead} by category (recall_any@{ks[-1]} / recall_all@{ks[-1]})\n")
-        out.append("| Category | n | Recall | RecallAll |")
-        out.append("|---|--:|--:|--:|")
-        for cat, value in top[0].per_category.items():
-            name = f"{cat} ({labels[cat]})" if cat in labels else cat
-            out.append(f"| {name} | {top[0].per_category_questions[cat]} | {_pct(value)} | "
-                       f"{_pct(top[0].per_category_all.get(cat, 0.0))} |")
-        out.append("")
+    names = list(dict.fromkeys(s.system for s in scores))
+    for lead in categories or [HYBRID if HYBRID in names else names[0]]:
+        top = [s for s in scores if s.system == lead and s.k == ks[-1]]
+        if top and top[0].per_category:
+            labels = category_labels or {}
+            out.append(f"### {lead} by category (recall_any@{ks[-1]} / recall_all@{ks[-1]})\n")
+            out.append("| Category | n | Recall | RecallAll |")
+            out.append("|---|--:|--:|--:|")
+            for cat, value in top[0].per_category.items():
+                name = f"{cat} ({labels[cat]})" if cat in labels else cat
+                out.append(f"| {name} | {top[0].per_category_questions[cat]} | {_pct(value)} | "
+                           f"{_pct(top[0].per_category_all.get(cat, 0.0))} |")
+            out.append("")
     return "\n".join(out) + "\n"
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from memini_bench.core import hooks
 from memini_bench.core.contract import System
 from memini_bench.core.registry import SYSTEMS
 from memini_bench.core.settings import CommaList, setting
@@ -78,11 +79,18 @@ def build_systems(names: Sequence[str], ctx: SystemContext, flags: Mapping[str, 
         factory = SYSTEMS.get(name, flag=flag)
         if not callable(factory):
             raise BenchError(f"{flag} {name}: not a factory (a callable taking a SystemContext)")
-        made = factory(ctx)
-        for system in made if isinstance(made, list | tuple) else [made]:
-            if not isinstance(system, System):
+        made = hooks.call(name, "factory", factory, ctx)
+        made = made if isinstance(made, list | tuple) else [made]
+        if not made:
+            raise BenchError(f"{flag} {name}: its factory returned no system (an empty list); return a System or "
+                             "a list of them")
+        for system in made:
+            if not hooks.call(name, "factory", isinstance, system, System):
                 raise BenchError(f"{flag} {name}: its factory returned {type(system).__name__}, which lacks the "
                                  "System contract (name, ingest, recall); see memini_bench.core.contract")
+            if not isinstance(system.name, str) or not system.name.strip():
+                raise BenchError(f"{flag} {name}: its factory returned a system named {system.name!r}; a name is a "
+                                 "non-empty string")
             systems.append(system)
     seen: set[str] = set()
     for s in systems:

@@ -108,6 +108,10 @@ class RewriteSystem:
     def ingest_time_ms(self) -> float:
         return self.hybrid.ingest_time_ms
 
+    @property
+    def ingest_parts_ms(self) -> dict[str, float]:
+        return self.hybrid.ingest_parts_ms
+
     def ingest(self, items: Sequence[Item]) -> None:
         self.hybrid.ingest(items)
 

@@ -51,23 +51,49 @@ def _triple(doc: CompareResults | None, system: str) -> str:
     return f"{_pct(r5.recall_at_k)} / {_pct(r10.recall_at_k)} / {_pct(r10.mrr)}"
 
 
+HEADER = ["| data set | questions | system | embedder | R@5 | R@10 | RecallAll@10 | MRR | nDCG@10 | p50 ms |",
+          "|---|--:|---|---|--:|--:|--:|--:|--:|--:|"]
+#: The reference system's full-set runs (``make reference-held``), one per main data set.
+REFERENCE_FILES = ("reference/locomo-reference.json", "reference/locomo-sessions-reference.json",
+                   "reference/longmemeval-shared-reference.json")
+KEYWORD_ONLY = ("memini-keyword",)
+
+
+def _rows(doc: CompareResults, systems: list[str]) -> list[str]:
+    """One table row per system: R@5 / R@10 / RecallAll@10 / MRR / nDCG@10 and p50 at K 10."""
+    out = []
+    for system in systems:
+        r5, r10 = doc.score(system, 5), doc.score(system, 10)
+        if not (r5 and r10):
+            continue
+        embedder = doc.config.get("embed_model", "") if system not in KEYWORD_ONLY else "-"
+        embedder = embedder.replace("st:sentence-transformers/", "").replace("|max_tokens=", " @")
+        out.append(f"| {doc.dataset} | {r10.questions} | {system} | {embedder} | {_pct(r5.recall_at_k)} | "
+                   f"{_pct(r10.recall_at_k)} | {_pct(r10.recall_all_at_k)} | {_pct(r10.mrr)} | "
+                   f"{_pct(r10.ndcg_at_k)} | {r10.p50_ms:.2f} |")
+    return out
+
+
 def main_table(results_dir: Path) -> str:
     """One row per system of each main results file: R@5 / R@10 / RecallAll@10 / MRR / nDCG@10, p50."""
-    lines = ["| data set | questions | system | embedder | R@5 | R@10 | RecallAll@10 | MRR | nDCG@10 | p50 ms |",
-             "|---|--:|---|---|--:|--:|--:|--:|--:|--:|"]
+    lines = list(HEADER)
     for name in MAIN_FILES:
         doc = _get(results_dir, name, CompareResults)
-        if doc is None:
-            continue
-        for system in doc.systems:
-            r5, r10 = doc.score(system, 5), doc.score(system, 10)
-            if not (r5 and r10):
-                continue
-            embedder = doc.config.get("embed_model", "") if system != "memini-keyword" else "-"
-            embedder = embedder.replace("st:sentence-transformers/", "").replace("|max_tokens=", " @")
-            lines.append(f"| {doc.dataset} | {r10.questions} | {system} | {embedder} | {_pct(r5.recall_at_k)} | "
-                         f"{_pct(r10.recall_at_k)} | {_pct(r10.recall_all_at_k)} | {_pct(r10.mrr)} | "
-                         f"{_pct(r10.ndcg_at_k)} | {r10.p50_ms:.2f} |")
+        if doc is not None:
+            lines += _rows(doc, doc.systems)
+    return "\n".join(lines) + "\n"
+
+
+def reference_rows(results_dir: Path) -> str:
+    """The ``reference`` system's row on each main data set's full questions (its own runs beside memini's three,
+    ``results/reference/*-reference.json``), in the main table's columns."""
+    lines = list(HEADER)
+    for name in REFERENCE_FILES:
+        doc = _get(results_dir, name, CompareResults)
+        if doc is not None:
+            lines += _rows(doc, ["reference"])
+    if len(lines) == len(HEADER):
+        return "_(`results/reference/` is not committed yet: `make reference-held` writes it)_\n"
     return "\n".join(lines) + "\n"
 
 

@@ -30,7 +30,8 @@ def blocks() -> dict[str, Callable[[Path], str]]:
     from tools.readme import bench_blocks as bb
     from tools.readme import blocks as rb
 
-    return {"results": rb.main_table, "reproduction": rb.reproduction, "temporal": rb.temporal_boost,
+    return {"results": rb.main_table, "reference-rows": rb.reference_rows, "reproduction": rb.reproduction,
+            "temporal": rb.temporal_boost,
             "rerank": rb.rerank_table, "extractors": rb.extractor_diff, "vecgate": rb.vec_gate,
             "quality": rb.quality_table, "vetobench": rb.vetobench_table, "vetoscale": rb.vetobench_scale,
             "sweeps": rb.sweeps, "selection": rb.selection, "legs": rb.legs, "studies": studies_sections,

@@ -60,16 +60,17 @@ class ChromaSystem(PeerSystem):
         self.keep_items(items)
         assert self.encoder is not None
         vectors = np.asarray(self.encoder.documents([it.content for it in self.items]), dtype=np.float32)
-        self.client = chromadb.PersistentClient(path=str(self.workdir() / "chroma"),
-                                                settings=Settings(anonymized_telemetry=False))
-        batch = self.client.get_max_batch_size()
-        for n, (group, members) in enumerate(self.groups.members.items()):
-            self.ef_search[group] = ef = self.exact_ef_search(len(members))
-            collection = self.collections[group] = self.client.create_collection(
-                f"group-{n}", embedding_function=None, configuration={"hnsw": {"space": SPACE, "ef_search": ef}})
-            for start in range(0, len(members), batch):
-                rows = members[start:start + batch]
-                collection.add(ids=[str(i) for i in rows.tolist()], embeddings=vectors[rows])
+        with self.store_writes():
+            self.client = chromadb.PersistentClient(path=str(self.workdir() / "chroma"),
+                                                    settings=Settings(anonymized_telemetry=False))
+            batch = self.client.get_max_batch_size()
+            for n, (group, members) in enumerate(self.groups.members.items()):
+                self.ef_search[group] = ef = self.exact_ef_search(len(members))
+                collection = self.collections[group] = self.client.create_collection(
+                    f"group-{n}", embedding_function=None, configuration={"hnsw": {"space": SPACE, "ef_search": ef}})
+                for start in range(0, len(members), batch):
+                    rows = members[start:start + batch]
+                    collection.add(ids=[str(i) for i in rows.tolist()], embeddings=vectors[rows])
 
     def recall(self, group: str, query: str, k: int, *, now: datetime | None = None,
                context: Mapping[str, object] | None = None) -> list[Hit]:

@@ -2,16 +2,20 @@
 
 ``PeerSystem`` is the base of every adapter here: it keeps the ingested items and their groups, embeds every query
 in ``prepare`` through the shared encoder (so recall latency measures retrieval), owns a temporary folder made on
-first use and removed in ``close()``, and turns (item index, score) pairs into ``Hit``s, dropping any item of
-another group a library let through (counted in ``describe()["dropped_other_group"]``; 0 on every run so far).
+first use and removed in ``close()`` (a full or unwritable folder, while it is made or while a library writes its
+store there inside ``store_writes()``, is one line naming the folder and the fix), and turns (item index, score)
+pairs into ``Hit``s, dropping any item of another group a library let through (counted in
+``describe()["dropped_other_group"]``; 0 on every run so far).
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import importlib.metadata
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -37,6 +41,31 @@ def require_encoder(ctx: SystemContext, system: str) -> TextEncoder:
     if encoder is None:
         raise BenchError(f"-systems {system}: needs an embedder; give -embedder (e.g. minilm or hash)")
     return encoder
+
+
+#: What a library's error says when its store folder is full or unwritable (sqlite, Lance, Chroma, the OS).
+FULL_OR_UNWRITABLE = ("no space left", "disk is full", "file too large", "permission denied", "read-only file system",
+                      "readonly database", "quota exceeded", "disk quota", "disk i/o error")
+_FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EACCES, errno.EROFS, errno.EPERM}
+
+
+def store_failure(exc: BaseException) -> bool:
+    """Whether ``exc`` (or what caused it) says the store's folder is full or unwritable."""
+    seen = 0
+    while exc is not None and seen < 5:
+        if isinstance(exc, OSError) and exc.errno in _FULL_ERRNOS:
+            return True
+        if any(phrase in str(exc).lower() for phrase in FULL_OR_UNWRITABLE):
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
+
+
+def folder_fix(folder: object, exc: BaseException) -> str:
+    reason = (exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc).splitlines()[0]
+              if str(exc) else type(exc).__name__)
+    return (f"its store folder {str(folder)!r} is full or not writable ({reason}); free space there or set TMPDIR "
+            "to a writable folder with room")
 
 
 class GroupIndex:
@@ -72,8 +101,24 @@ class PeerSystem:
         """This system's private temporary folder (made on first use, removed by ``close``)."""
         if self._workdir is None:
             safe = "".join(c if c.isalnum() else "-" for c in self.name)
-            self._workdir = Path(tempfile.mkdtemp(prefix=f"memini-bench-{safe}-"))
+            try:
+                self._workdir = Path(tempfile.mkdtemp(prefix=f"memini-bench-{safe}-"))
+            except OSError as exc:
+                raise BenchError(f"{self.name}: {folder_fix(tempfile.gettempdir(), exc)}") from None
         return self._workdir
+
+    @contextlib.contextmanager
+    def store_writes(self) -> Iterator[None]:
+        """The block writes the library's store into ``workdir()``: a full or unwritable folder is one line naming
+        it (``store_failure``); any other error passes through."""
+        try:
+            yield
+        except BenchError:
+            raise
+        except Exception as exc:
+            if store_failure(exc):
+                raise BenchError(f"{self.name}: {folder_fix(self._workdir or tempfile.gettempdir(), exc)}") from None
+            raise
 
     def prepare(self, queries: Sequence[str]) -> None:
         """Embed every query at once (later ``encoder.query`` calls are memo look-ups)."""

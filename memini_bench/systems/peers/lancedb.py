@@ -71,10 +71,11 @@ class LanceSystem(PeerSystem):
         if self.encoder is not None:
             vectors = np.ascontiguousarray(self.encoder.documents([it.content for it in self.items]), np.float32)
             columns["vector"] = pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel()), vectors.shape[1])
-        db = lancedb.connect(str(self.workdir()))
-        self.table = db.create_table(TABLE, data=pa.table(columns))
-        if self.mode != "vector":
-            self.table.create_index("text", config=self.fts)
+        with self.store_writes():
+            db = lancedb.connect(str(self.workdir()))
+            self.table = db.create_table(TABLE, data=pa.table(columns))
+            if self.mode != "vector":
+                self.table.create_index("text", config=self.fts)
 
     def _query(self, group: str, query: str, k: int):
         assert self.table is not None, "ingest first"

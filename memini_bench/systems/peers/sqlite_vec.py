@@ -103,17 +103,18 @@ class SqliteVecSystem(PeerSystem):
         assert self.encoder is not None
         self.keep_items(items)
         vectors = np.ascontiguousarray(self.encoder.documents([it.content for it in self.items]), dtype=np.float32)
-        self.db = db = connect(str(self.workdir() / "memories.db"))
-        db.execute("CREATE VIRTUAL TABLE vec_items USING vec0(grp TEXT PARTITION KEY, "
-                   f"embedding FLOAT[{vectors.shape[1]}])")
-        db.executemany("INSERT INTO vec_items(rowid, grp, embedding) VALUES (?, ?, ?)",
-                       ((i + 1, it.group, vectors[i].tobytes()) for i, it in enumerate(self.items)))
-        if self.hybrid:
-            db.execute("CREATE VIRTUAL TABLE fts_items USING fts5(content, grp UNINDEXED, "
-                       "tokenize='porter unicode61')")
-            db.executemany("INSERT INTO fts_items(rowid, content, grp) VALUES (?, ?, ?)",
-                           ((i + 1, it.content, it.group) for i, it in enumerate(self.items)))
-        db.commit()
+        with self.store_writes():
+            self.db = db = connect(str(self.workdir() / "memories.db"))
+            db.execute("CREATE VIRTUAL TABLE vec_items USING vec0(grp TEXT PARTITION KEY, "
+                       f"embedding FLOAT[{vectors.shape[1]}])")
+            db.executemany("INSERT INTO vec_items(rowid, grp, embedding) VALUES (?, ?, ?)",
+                           ((i + 1, it.group, vectors[i].tobytes()) for i, it in enumerate(self.items)))
+            if self.hybrid:
+                db.execute("CREATE VIRTUAL TABLE fts_items USING fts5(content, grp UNINDEXED, "
+                           "tokenize='porter unicode61')")
+                db.executemany("INSERT INTO fts_items(rowid, content, grp) VALUES (?, ?, ?)",
+                               ((i + 1, it.content, it.group) for i, it in enumerate(self.items)))
+            db.commit()
 
     def _query_blob(self, query: str) -> bytes:
         assert self.encoder is not None

@@ -1,0 +1,129 @@
+"""What a system's ``recall`` returns, checked before it is scored, and the run's guard flags.
+
+The rules (``check_hits``), each violation one line naming the system, the question and the offending value:
+
+- the value is a ``list`` or ``tuple`` of ``Hit``s; a generator, a dict or ``None`` is refused (return a list: a
+  generator is not taken, since an iterator is consumed once and its length is unknown);
+- at most ``depth`` hits, ``depth`` being the largest K of the run (memini recalls once at max K and scores every
+  K from that one list); more is refused, never cut silently (500 hits would change MRR, which reads the whole
+  list);
+- every hit's ``ids`` is a non-empty tuple or list of strings (a bare string is refused, not read per character),
+  each the id of a data set item of the question's group; an id of another group is a *leak*;
+- within one hit no id repeats, and no two hits of one list are the same hit (equal ids and content); distinct
+  memories a system extracted from one item (mem0) may share that item's id;
+- every score is a finite real number (``bool`` refused), every content a string.
+
+``-leaks error`` (the default) refuses a leak like any other violation; ``-leaks count`` drops each leaked hit (a
+hit with any id of another group) before scoring and reports their number per system (the ``leaked`` column of
+the table and of each Score row). An id that is in no group of the data set is always refused.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import click
+
+from memini_bench.core.contract import Hit
+from memini_bench.core.dataset import Question
+from memini_bench.core.hooks import PluginError, one_line
+from memini_bench.core.settings import Real, setting
+
+#: ``-recall-timeout``'s default: far beyond any recall the harness has seen (a remote LLM rewrite takes seconds).
+RECALL_TIMEOUT_S = 600.0
+
+
+@dataclass(frozen=True)
+class RunGuardOptions:
+    """How the runner treats misbehaving systems, and what it prints while it works."""
+
+    GROUP = "run checks"
+
+    leaks: str = setting("leaks", "error", "A recalled hit from another group: error (exit 2, the default) or "
+                         "count (drop it before scoring and report the count per system).",
+                         type=click.Choice(["error", "count"]))
+    traceback: bool = setting("traceback", False, "When a system's factory or hook fails, print the whole trace "
+                              "(for the plugin's author) before the one-line error.")
+    recall_timeout: float = setting("recall-timeout", RECALL_TIMEOUT_S, "Bound on one recall call, in seconds "
+                                    "(0 = none); a recall past it ends the run with one line.",
+                                    type=Real(min=0))
+    quiet: bool = setting("quiet", False, "No progress lines on stderr (by default a line per stage with an ETA "
+                          "every ~10 s when stderr is not a terminal, a bar when it is).")
+
+
+@dataclass(frozen=True, slots=True)
+class Checked:
+    """One question's checked hits: ids, scores and contents of the kept hits, and how many leaked hits were
+    dropped."""
+
+    ids: tuple[tuple[str, ...], ...]
+    scores: tuple[float, ...]
+    contents: tuple[str, ...]
+    leaked: int
+
+
+def _short(value: object, limit: int = 80) -> str:
+    text = one_line(repr(value))
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def check_hits(system: str, question: Question, hits: object, depth: int, group_of: Mapping[str, str],
+               leaks: str = "error") -> Checked:
+    """``hits`` checked against the rules of the module docstring; ``group_of`` maps every item id of the data
+    set to its group. A violation raises a one-line ``PluginError``."""
+    where = f"system {system}: recall for question {question.id!r}"
+
+    def fail(problem: str) -> PluginError:
+        return PluginError(f"{where} {problem}; see memini_bench.core.contract")
+
+    if not isinstance(hits, list | tuple):
+        extra = " (a generator is not taken: return a list)" if hasattr(hits, "__next__") else ""
+        raise fail(f"returned {type(hits).__name__}, not a list of Hit{extra}")
+    if len(hits) > depth:
+        raise fail(f"returned {len(hits)} hits for depth {depth} (the largest K); return at most {depth}")
+    ids_out: list[tuple[str, ...]] = []
+    scores: list[float] = []
+    contents: list[str] = []
+    seen: set[tuple[tuple[str, ...], str]] = set()
+    leaked = 0
+    for n, hit in enumerate(hits):
+        if not isinstance(hit, Hit):
+            raise fail(f"hit {n} is {type(hit).__name__} {_short(hit)}, not a Hit")
+        ids = hit.ids
+        if not isinstance(ids, tuple | list) or not ids:
+            raise fail(f"hit {n} has ids {_short(ids)}: give a non-empty tuple of item id strings")
+        for i in ids:
+            if not isinstance(i, str):
+                raise fail(f"hit {n} has id {_short(i)} of type {type(i).__name__}, not a string")
+        if len(set(ids)) != len(ids):
+            raise fail(f"hit {n} repeats an id: {_short(ids)}")
+        score = hit.score
+        if isinstance(score, bool) or not isinstance(score, numbers.Real) or not math.isfinite(float(score)):
+            raise fail(f"hit {n} has score {_short(score)}: give a finite number")
+        if not isinstance(hit.content, str):
+            raise fail(f"hit {n} has content {_short(hit.content)} of type {type(hit.content).__name__}, not a "
+                       "string")
+        other = None
+        for i in ids:
+            g = group_of.get(i)
+            if g is None:
+                raise fail(f"hit {n} has id {_short(i)}, which is no item of the data set")
+            if g != question.group and other is None:
+                other = (i, g)
+        if other is not None:
+            if leaks != "count":
+                raise fail(f"hit {n} has id {other[0]!r} of group {other[1]!r}, not the question's group "
+                           f"{question.group!r} (a leak; -leaks count scores without it)")
+            leaked += 1
+            continue
+        key = (tuple(ids), hit.content)
+        if key in seen:
+            raise fail(f"hit {n} repeats an earlier hit: ids {_short(tuple(ids))}")
+        seen.add(key)
+        ids_out.append(tuple(ids))
+        scores.append(float(score))
+        contents.append(hit.content)
+    return Checked(tuple(ids_out), tuple(scores), tuple(contents), leaked)
