@@ -16,7 +16,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
 .PHONY: install bench run test test-all lint speed scale gpu quality results report report-scale clean \
-	reference-search reference-held
+	reference-search reference-held results-beam
 
 $(STAMP): pyproject.toml setup.py memini_bench/retrieval/_kernels.c
 	$(PYTHON) -m venv $(VENV)
@@ -45,16 +45,17 @@ lint: $(STAMP)
 	$(VENV)/bin/lint-imports
 
 speed: $(STAMP)
-	$(PY) cmd/speed.py --locomo $(LOCOMO)
+	$(PY) cmd/speed.py --locomo $(LOCOMO) --out results/bench/speed.json
 
 # MiniLM texts/s and recall per precision (fp32, bf16, fp16) and batch size (128-1024) on a CUDA GPU
 # (results/bench/gpu.json); needs a CUDA build of torch: make install TORCH_SPEC=... on the GPU machine
 gpu: $(STAMP)
-	$(PY) cmd/gpu_embed.py --device cuda --data $(LOCOMO) --lme $(LME)/longmemeval_oracle_sample97.json
+	$(PY) cmd/gpu_embed.py --device cuda --data $(LOCOMO) --lme $(LME)/longmemeval_oracle_sample97.json \
+		--out results/bench/gpu.json
 
 # 1/4, 1/2 and full LongMemEval-S shape (cold and warm) and the -M shape (once), hash embedder; not part of `make test`
 scale: $(STAMP)
-	$(PY) cmd/scale.py --data ../shared/data --dir $(SCALE_DIR)
+	$(PY) cmd/scale.py --data ../shared/data --dir $(SCALE_DIR) --out results/bench/scale.json
 
 # -executor ray's throughput here and the LongMemEval-M estimate (results/bench/ray-estimate.json; the ray extra,
 # which make install includes). results/bench/ holds the measurements of make speed, make scale and this target:
@@ -77,15 +78,17 @@ report: $(STAMP)
 report-scale: $(STAMP)
 	$(PY) cmd/report_scale.py
 
-# Every committed file in results/ but results/bench/ (the rest is emptied first) and the generated tables of
+# Every committed file in results/ but results/bench/, results/reference/ and the BEAM runs (the rest is emptied first) and the generated tables of
 # README.md and docs/*.md, from the shared data sets, with MiniLM pinned (7 min 44 s with a warm embedding cache on 2 cores, at 0f06621).
-MB := $(PY) -m memini_bench -embedder minilm
+# User runs write to the gitignored runs/ by default; only these targets write the committed results/.
+MB := $(PY) -m memini_bench -embedder minilm -out results
 # The side-by-side comparison: memini's systems and every peer adapter and recipe (memini_bench/systems/peers).
 PEERS ?= hybrid,keyword,vector,bm25s,sqlite-vec,sqlite-vec-hybrid,agentmemory,mempalace,lancedb,lancedb-fts,lancedb-hybrid,qdrant,chroma,mem0
 PEER_VARIANTS ?= bm25s-global,agentmemory-bm25,mempalace-hybrid,qdrant-bm25,qdrant-hybrid
 results: $(STAMP)
 	@test -z "$$MEMINI_LLM_BASE_URL" || { echo 'make results: unset MEMINI_LLM_BASE_URL (mem0 would become mem0-infer)'; exit 2; }
-	mkdir -p results && find results -mindepth 1 -maxdepth 1 ! -name bench -exec rm -rf {} +
+	mkdir -p results && find results -mindepth 1 -maxdepth 1 ! -name bench ! -name reference ! -name 'beam-*' \
+		-exec rm -rf {} +
 	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -significance
 	$(MB) -suite locomo-sessions -data $(LOCOMO) -k 5,10 -significance
 	$(MB) -suite longmemeval -data $(LME)/longmemeval_s_single.json -k 5,10
@@ -116,14 +119,18 @@ results: $(STAMP)
 		-systems $(PEER_VARIANTS) -name peers-variants
 	$(MB) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -session-doc user-only \
 		-k 5,10 -systems mempalace,mempalace-hybrid -name peers-user-only
-	$(PY) -m memini_bench -suite vetobench -data $(VETO) -scale -plot
+	$(PY) -m memini_bench -suite vetobench -data $(VETO) -scale -plot -out results
 	$(MB) -suite locomo -data $(LOCOMO) -multihop
 	$(MB) -suite locomo -data $(LOCOMO) -entity-bridge
 	$(MB) -suite locomo -data $(LOCOMO) -entity-bridge -bridge-vocab entities,concepts
 	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -poison 50
-	$(PY) -m memini_bench.studies.entity_eval -locomo $(LOCOMO)
+	$(PY) -m memini_bench.studies.entity_eval -locomo $(LOCOMO) -out results/entities.json
 	$(PY) -m memini_bench.studies.contradiction -embedders hash,minilm -locomo $(LOCOMO) \
-		-lme $(LME)/longmemeval_oracle_sample97.json
+		-lme $(LME)/longmemeval_oracle_sample97.json -out results/contradiction.json
+	for u in observation summary; do $(MB) -suite locomo -unit $$u -data $(LOCOMO) -k 5,10 || exit 1; done
+	for f in oracle_sample97 s_single oracle_examples; do \
+	  $(MB) -suite longmemeval -granularity turn -data $(LME)/longmemeval_$$f.json -k 5,10 \
+	    -name $$(echo $$f | tr _ -) || exit 1; done
 	$(PY) -m quality.scoreboard -embedders $(QUALITY_EMBEDDERS) -out results/quality.json
 	$(PY) -m quality.scoreboard -embedders $(QUALITY_EMBEDDERS) -variants fixed,pre-fix,ratio0.4,anchor-only \
 		-out results/quality-variants.json
@@ -162,6 +169,10 @@ reference-held: $(STAMP)
 		-systems reference,hybrid,keyword,vector -name reference -significance -out $(REF_OUT)
 	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -systems sqlite-vec-hybrid,sqlite-vec-hybrid-pool -name sqlite-vec-depth \
 		-significance -out $(REF_OUT)
+
+# BEAM's 100K tier (its license is not stated: fetch it yourself; memini-bench data fetch beam-100k)
+results-beam: $(STAMP)
+	$(MB) -suite beam -data beam-100k -k 5,10
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache *.egg-info

@@ -269,7 +269,7 @@ def _variants_config(variant_list: Sequence[Variant]) -> dict:
       help="Model name for -rerank-url, or local:PATH for a local sentence-transformers CrossEncoder folder.")
 @flag("variants", default=qvariants.DEFAULT, help="Comma-separated hybrid variants: fixed (memini's current), pre-fix "
       "(additive composite, gate 0.6 x evictee), ratio0.4, anchor-only (the gate probes).")
-@flag("out", default="results/quality.json", help="The JSON results file.")
+@flag("out", default="runs/quality.json", help="The JSON results file.")
 @flag("no-write", is_flag=True, default=False, help="Print the tables only.")
 def command(embedders: str, dims: int, keyword_backend: str, rerank_url: str, rerank_model: str, variants: str,
             out: str, no_write: bool) -> None:

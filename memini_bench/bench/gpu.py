@@ -144,7 +144,7 @@ class GpuOptions:
     precisions: str = setting("precisions", ",".join(PRECISIONS), "comma list of fp32, bf16, fp16")
     batches: str = setting("batches", "128,256,512,1024", "comma list of batch sizes")
     rounds: int = setting("rounds", 3, "timed passes per setting (the fastest counts)", type=Int())
-    out: str = setting("out", "results/bench/gpu.json", "the results file (docs/performance.md)")
+    out: str = setting("out", "runs/bench/gpu.json", "the results file (docs/performance.md)")
 
 
 @command(GpuOptions, name="gpu")

@@ -196,7 +196,7 @@ class RayEstimateOptions:
     gpu_texts_per_s: float = setting("gpu-texts-per-s", GPU_TEXTS_PER_S,
                                      f"MiniLM texts/s of one GPU on 512-token texts (default {GPU_TEXTS_PER_S:g}: an "
                                      f"assumption, see the JSON's inputs)", type=Real())
-    out: str = setting("out", "results/bench/ray-estimate.json", "the results file (docs/performance.md)")
+    out: str = setting("out", "runs/bench/ray-estimate.json", "the results file (docs/performance.md)")
 
 
 @command(RayEstimateOptions, name="ray-estimate")

@@ -185,7 +185,7 @@ class ScaleOptions:
     scales: str = setting("scales", "1/4,1/2,S,M", "comma list of 1/4, 1/2, S, M")
     max_rss_gb: float = setting("max-rss-gb", 22.0, "stop a run whose RSS passes this", type=Real())
     seed: int = setting("seed", 0, "the generated files' seed", type=Int())
-    out: str = setting("out", "results/bench/scale.json", "the results file (docs/performance.md)")
+    out: str = setting("out", "runs/bench/scale.json", "the results file (docs/performance.md)")
 
 
 @command(ScaleOptions, name="scale")

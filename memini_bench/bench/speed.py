@@ -292,7 +292,7 @@ class SpeedOptions:
     rounds: int = setting("rounds", 3, "interleaved rounds of the embedding part", type=Int())
     skip: str = setting("skip", "", "comma list of parts to skip: keyword,embedding,recall,end-to-end,hybrid,peers")
     hybrid_embedder: str = setting("hybrid-embedder", "minilm", "vectors for the hybrid part (minilm, hash)")
-    out: str = setting("out", "results/bench/speed.json", "the results file (docs/performance.md)")
+    out: str = setting("out", "runs/bench/speed.json", "the results file (docs/performance.md)")
 
 
 @command(SpeedOptions, name="speed")

@@ -12,7 +12,9 @@ line, exit 2.
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
 
 import click
 
@@ -75,6 +77,7 @@ def run_command(cmd: click.Command, argv: list[str] | None, prog: str) -> object
                 raise _BrokenPipe from None
 
         cmd.callback = guarded
+    previous = _term_as_interrupt()
     try:
         return cmd.main(args=argv, prog_name=prog, standalone_mode=False)
     except _BrokenPipe:
@@ -97,4 +100,18 @@ def run_command(cmd: click.Command, argv: list[str] | None, prog: str) -> object
         sys.exit(130)
     finally:
         cmd.callback = callback
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     return None
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _term_as_interrupt():
+    """SIGTERM behaves like SIGINT (an interrupt: a run's staged outputs are discarded, one line, exit 130); the
+    handler it replaces, or None where none can be set (not the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _interrupt)

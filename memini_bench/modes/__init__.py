@@ -82,18 +82,22 @@ def selected_mode(opts) -> ModuleType:
 
 
 def dispatch(opts) -> int:
-    """Run the selected mode; a plugin's failure (``core.hooks.PluginError``) prints its whole trace first under
-    ``-traceback``, then ends as the usual one line."""
+    """Run the selected mode with its output files as one unit (``results.atomic_io.RunOutputs``: staged while it
+    runs, placed together when it ends, none left after a failure or an interrupt); a plugin's failure
+    (``core.hooks.PluginError``) prints its whole trace first under ``-traceback``, then ends as the usual one
+    line."""
     import sys
 
     from memini_bench import progress
     from memini_bench.core.hooks import PluginError
+    from memini_bench.results.atomic_io import RunOutputs
 
     mod = selected_mode(opts)
     check_given(mod, opts)
     progress.set_quiet(opts.guard.quiet)
     try:
-        return mod.run(opts)
+        with RunOutputs():
+            return mod.run(opts)
     except PluginError as exc:
         if opts.guard.traceback and exc.trace:
             sys.stderr.write(exc.trace)

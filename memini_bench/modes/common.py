@@ -118,13 +118,49 @@ def embedder_name(ctx: SystemContext | None) -> str:
     return ctx.embed.resolved
 
 
+def run_identity(opts: RunOptions, ds: Dataset, ctx: SystemContext | None, systems: list[System] | None, *,
+                 mode: str = "compare", mode_settings: dict | None = None, settings_of_systems: bool = True) -> dict:
+    """A results file's identity (``results.identity.identity``) with what only the run knows: the data file's
+    sha256, the K list, the embedder as built (model, dimensions, query and document prefixes, max tokens; an
+    endpoint's model and dimensions are in its identity), each system's ``describe()`` (taken before the run, when
+    ``settings_of_systems``), the paired tests' settings and the leak rule."""
+    names = [s.name for s in systems or []]
+    run: dict[str, object] = {"data_sha256": ds.source_sha256, "ks": list(opts.k)}
+    if ctx is not None and ctx.encoder_built:
+        described = ctx.encoder.describe()
+        run["embedding"] = {k: described[k] for k in ("embed_model", "embed_dims", "query_prefix", "doc_prefix",
+                                                      "max_tokens") if k in described}
+    if settings_of_systems and systems:
+        run["system_settings"] = [describe(s) for s in systems]
+    c = opts.mode(CompareOptions)
+    if c.significance:
+        run["significance"] = {"resamples": c.resamples, "seed": c.seed}
+    if opts.guard.leaks != type(opts.guard)().leaks:
+        run["leaks"] = opts.guard.leaks
+    return {**identity(opts.settings, systems=names, embedder=embedder_name(ctx), mode=mode,
+                       mode_settings=mode_settings), "run": run}
+
+
+def check_run_outputs(opts: RunOptions, out: Path, ident: dict, names: list[str]) -> None:
+    """Before any embedding: refuse a results file that holds a run of another identity, a ``-per-question``
+    path that is the results file itself, and two systems whose TREC run files would be one file."""
+    check_overwrite(out, ident)
+    if opts.output.per_question and Path(opts.output.per_question).resolve() == out.resolve():
+        raise BenchError(f"-per-question {opts.output.per_question}: is this run's results file; give another path")
+    if opts.output.trec:
+        from memini_bench.results.write import trec_run_names
+
+        trec_run_names(names)
+
+
 def build_config(opts: RunOptions, ds: Dataset, ctx: SystemContext | None, systems: list[System] | None = None,
-                 *, mode: str = "compare", mode_settings: dict | None = None, **extra: object) -> dict:
-    """What a results file records: the data (path, sha256, sizes, notes), every setting (``identity``), the
-    systems' ``describe()``, the encoder, the executor, the harness version."""
+                 *, mode: str = "compare", mode_settings: dict | None = None, identity: dict | None = None,
+                 **extra: object) -> dict:
+    """What a results file records: the data (path, sha256, sizes, notes), every setting (``identity``: the one
+    checked before the run when given, else ``run_identity`` now, without the systems' settings, which a run may
+    change), the systems' ``describe()``, the encoder, the executor, the harness version."""
     data_path = opts.data or ("data/sample.json" if opts.suite == "sample" else "")
     embedder = embedder_name(ctx)
-    names = [s.name for s in systems or []]
     config: dict[str, object] = {
         "mode": mode, "suite": opts.suite, "dataset": ds.name, "data": data_path,
         "data_sha256": ds.source_sha256,  # of the bytes the loader parsed: a FIFO or <(...) is never read twice
@@ -133,7 +169,8 @@ def build_config(opts: RunOptions, ds: Dataset, ctx: SystemContext | None, syste
         "abstention": opts.load.abstention if opts.suite == "longmemeval" else "",
         "shared_haystack": opts.load.shared_haystack, "items": len(ds.items), "questions": len(ds.questions),
         **hybrid_settings(opts), "embedder": embedder,
-        "identity": identity(opts.settings, systems=names, embedder=embedder, mode=mode, mode_settings=mode_settings),
+        "identity": identity if identity is not None else run_identity(
+            opts, ds, ctx, systems, mode=mode, mode_settings=mode_settings, settings_of_systems=False),
         "systems": [describe(s) for s in systems or []],
     }
     if ctx is not None and ctx.encoder_built:

@@ -20,10 +20,12 @@ from memini_bench.modes.common import (
     build_config,
     category_systems,
     check_outputs,
+    check_run_outputs,
     load_prepared,
     log,
     reference_of,
     results_path,
+    run_identity,
     significance_of,
     write_results,
 )
@@ -77,6 +79,13 @@ def run(opts: RunOptions) -> int:
     elif "reference" in opts.given:
         raise BenchError("-reference: used with -significance (or -compare); add -significance or drop it")
     ds = load_prepared(opts)
+    debris = opts.mode(CompareOptions).poison
+    mode_settings = {"poison": debris} if debris else None
+    out = None
+    if not opts.output.no_write:  # the identity check and every refusal of the outputs: before any embedding
+        ident = run_identity(opts, ds, ctx, systems, mode_settings=mode_settings)
+        out = results_path(opts, ds, ctx, systems)
+        check_run_outputs(opts, out, ident, names)
     results = run_all(systems, ds, opts.depth, guard=opts.guard, clock=lambda: encoder_clock(ctx))
     scores = score_all(results, opts.k)
     sys.stdout.write(markdown(scores, ds.name, ds.category_labels, leaks=opts.guard.leaks == "count",
@@ -89,10 +98,8 @@ def run(opts: RunOptions) -> int:
     if opts.output.no_write:
         return 0
     backend = getattr(systems[0], "backend", None)
-    debris = opts.mode(CompareOptions).poison
     config = build_config(opts, ds, ctx, systems, timings_ms=getattr(backend, "timings_ms", {}),
-                          mode_settings={"poison": debris} if debris else None)
-    out = results_path(opts, ds, ctx, systems)
+                          mode_settings=mode_settings, identity=ident)
     write_results(out, results_document(config, scores, **extra))
     if opts.output.plot:
         from memini_bench.results.plots import category_bars

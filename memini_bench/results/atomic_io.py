@@ -5,7 +5,8 @@ destination checked for use before any work.
 temp file is unnamed (``O_TMPFILE``) until it is complete, so a process killed mid-write leaves nothing; elsewhere
 it is ``.<name>.<pid>.<hex>.tmp``, and the next write of the same name removes those whose process is gone.
 ``check_destinations`` probes each output folder by creating (and removing) a temp file there, so a read-only
-folder is refused up front rather than after the whole run.
+folder is refused up front rather than after the whole run. ``RunOutputs`` makes every file one run writes one
+unit: staged while the run goes, placed together at its end, none of them left after a failure.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import re
 import secrets
 import time
 from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from pathlib import Path
 
 from memini_bench.errors import BenchError
@@ -89,8 +91,13 @@ def _commit(fd: int, tmp: Path | None, path: Path) -> None:
 def atomic_write(path: Path, write: Callable[[Callable[[bytes], object]], None]) -> None:
     """Write through a temp file in the same folder, fsync, then rename over ``path``: a crash, a kill or an error
     leaves the previous file (or none) in place, never a half-written one, and no temp file. The file gets the
-    umask's mode, like any file the user creates."""
+    umask's mode, like any file the user creates. Inside ``RunOutputs`` the file is staged and placed with the
+    run's other outputs at the end instead."""
     path = Path(path)
+    unit = _UNIT.get()
+    if unit is not None:
+        unit.stage(path, write)
+        return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         remove_stale_temps(path.parent, path.name)
@@ -160,3 +167,86 @@ def check_destinations(*, folders: Sequence[tuple[str, str]] = (), files: Sequen
             why = f"cannot be used ({exc.strerror or exc})"
         if why:
             raise BenchError(f"{flag_name} {file}: {why}; choose another path")
+
+
+_UNIT: ContextVar[RunOutputs | None] = ContextVar("memini_bench_run_outputs", default=None)
+
+
+class RunOutputs:
+    """A run's output files placed as one unit: inside ``with RunOutputs():`` every ``atomic_write`` is staged
+    (written, flushed and fsynced to a named temp file beside its target, so a full disk or an unwritable folder
+    shows while staging), and the files are renamed into place together when the block ends without an error.
+    On an error, an interrupt or SIGTERM (which the CLI turns into an interrupt) before or while they are placed,
+    none of this run's files is left: placed ones are removed, the earlier files they replaced are put back, and
+    every temp file is removed. Two outputs of one run with the same path are refused (one would be lost)."""
+
+    def __init__(self) -> None:
+        self._staged: dict[Path, Path] = {}   # final path -> its written temp file
+
+    def __enter__(self) -> RunOutputs:
+        self._token = _UNIT.set(self)
+        return self
+
+    def __exit__(self, kind, value, tb) -> None:
+        _UNIT.reset(self._token)
+        if kind is None:
+            self.commit()
+        else:
+            self.discard()
+
+    def stage(self, path: Path, write: Callable[[Callable[[bytes], object]], None]) -> None:
+        final = Path(os.path.abspath(path))
+        if final in self._staged:
+            raise BenchError(f"{path}: two outputs of this run are this one file; give them different paths")
+        if final.is_dir():
+            raise BenchError(f"{path}: is a folder, where this run would write a file; choose another path")
+        try:
+            final.parent.mkdir(parents=True, exist_ok=True)
+            remove_stale_temps(final.parent, final.name)
+            tmp = final.parent / f".{final.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+            fd = os.open(tmp, os.O_WRONLY | os.O_CLOEXEC | os.O_CREAT | os.O_EXCL, 0o666)
+        except ValueError:
+            raise BenchError(f"{str(path)!r}: the path contains a NUL character; choose another path") from None
+        except OSError as exc:
+            raise BenchError(f"{path}: cannot write ({exc.strerror or exc}); choose another path") from None
+        self._staged[final] = tmp
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                write(fh.write)
+                fh.flush()
+                os.fsync(fh.fileno())
+        except OSError as exc:
+            raise BenchError(f"{path}: cannot write ({exc.strerror or exc}); choose another path") from None
+
+    def commit(self) -> None:
+        """Place every staged file; on any failure undo what was placed (see the class docstring)."""
+        placed: list[tuple[Path, Path | None]] = []   # (final, where the file it replaces was moved; None: none)
+        try:
+            for final, tmp in self._staged.items():
+                backup = None
+                if final.exists():
+                    backup = final.parent / f".{final.name}.{os.getpid()}.{secrets.token_hex(4)}.bak.tmp"
+                placed.append((final, backup))   # recorded first: an interrupt between the two renames is undone
+                if backup is not None:
+                    os.replace(final, backup)
+                os.replace(tmp, final)
+        except BaseException as exc:
+            for final, backup in reversed(placed):
+                if backup is None:
+                    final.unlink(missing_ok=True)      # a new file of this run (or not placed yet)
+                elif backup.exists():
+                    os.replace(backup, final)          # the earlier file back, over this run's
+            self.discard()
+            if isinstance(exc, OSError):
+                raise BenchError(f"{placed[-1][0] if placed else 'outputs'}: cannot place this run's outputs "
+                                 f"({exc.strerror or exc}); none of them was kept") from None
+            raise
+        for _, backup in placed:
+            if backup is not None:
+                backup.unlink(missing_ok=True)
+        self._staged.clear()
+
+    def discard(self) -> None:
+        for tmp in self._staged.values():
+            tmp.unlink(missing_ok=True)
+        self._staged.clear()

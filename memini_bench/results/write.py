@@ -34,7 +34,7 @@ class OutputOptions:
 
     GROUP = "outputs"
 
-    out: str = setting("out", "results", "Directory for the JSON results file (named after the data set and every "
+    out: str = setting("out", "runs", "Directory for the JSON results file (named after the data set and every "
                        "non-default setting; see -name).")
     name: str = setting("name", "", "Label for the results file instead of the settings suffix: "
                         "<out>/<dataset>-<LABEL>.json.")
@@ -145,14 +145,31 @@ def trec_id(text: str) -> str:
                    for c in text)
 
 
+def trec_run_names(systems: Sequence[str]) -> dict[str, str]:
+    """Each system's TREC run file name part: the name itself when it is a safe file name, else its safe form
+    (``file_safe_name``) and ``-`` and 8 hex digits of its SHA-1, so two systems never share a file (``x/y`` and
+    ``x_y`` would); a clash left (two systems of one name) is a BenchError."""
+    import hashlib
+
+    out: dict[str, str] = {}
+    for system in systems:
+        safe = file_safe_name(system)
+        if safe != system:
+            safe = f"{safe}-{hashlib.sha1(system.encode()).hexdigest()[:8]}"
+        out[system] = safe
+    if len(set(out.values())) != len(out):
+        raise BenchError(f"-trec: two systems would write one run file ({', '.join(systems)}); rename one")
+    return out
+
+
 def write_trec(directory: Path, dataset: str, results: Sequence[RunResult]) -> list[Path]:
     """TREC files for trec_eval / ir_measures: ``<dataset>.qrels`` (``qid 0 docid 1`` per gold id) and one
     ``<dataset>.<system>.run`` per system (``qid Q0 docid rank score system``; a hit standing for several items
     is written under its first id). The score column is ``depth - rank``: trec_eval orders by score and breaks
     ties by docid, so tied system scores would otherwise be re-ordered; the systems' own scores are in the
     per-question JSONL. Question ids, document ids and system names are escaped by ``trec_id``; file names are
-    made safe, never cut (``file_safe_name``: a system ``memini-hybrid/hash`` writes
-    ``<dataset>.memini-hybrid_hash.run``; a name too long for the file system is a BenchError)."""
+    made safe and one-to-one, never cut (``trec_run_names``: a system ``memini-hybrid/hash`` writes
+    ``<dataset>.memini-hybrid_hash-<8 hex>.run``; a name too long for the file system is a BenchError)."""
     written = []
     folder = Path(directory)
     stem = file_safe_name(dataset, None)  # never cut: a cut could give two runs one name
@@ -161,8 +178,9 @@ def write_trec(directory: Path, dataset: str, results: Sequence[RunResult]) -> l
     atomic_write(qrels, lambda w: [w(f"{trec_id(r.question.id)} 0 {trec_id(g)} 1\n".encode())
                                    for r in questions for g in dict.fromkeys(r.question.gold)])
     written.append(qrels)
+    run_names = trec_run_names([r.system for r in results])
     for result in results:
-        path = folder / f"{stem}.{file_safe_name(result.system)}.run"
+        path = folder / f"{stem}.{run_names[result.system]}.run"
         tag = trec_id(result.system)
 
         def emit(w: Callable[[bytes], object], result: RunResult = result, tag: str = tag) -> None:

@@ -237,7 +237,7 @@ def render(doc: dict) -> str:
 @flag("lme", default="", help="A LongMemEval file for wild nearest-neighbour pairs (skipped without it).")
 @flag("wild", "wild_limit", default=500, type=click.IntRange(min=2), help="Items per wild-pair source.")
 @flag("quads", default=str(QUADS_PATH), help="The authored quads file.")
-@flag("out", default="results/contradiction.json", help="The JSON results file.")
+@flag("out", default="runs/contradiction.json", help="The JSON results file.")
 @flag("no-write", is_flag=True, default=False, help="Print the tables only.")
 def command(embedders: str, locomo: str, lme: str, wild_limit: int, quads: str, out: str, no_write: bool) -> None:
     """memini's contradiction study: detector pricing, similarity gate, wild false positives, stale vs fresh."""

@@ -160,7 +160,7 @@ def run(locomo: str = "", labelled: Path = LABELLED_PATH) -> dict:
 @click.command(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
 @flag("locomo", default="", help="LoCoMo locomo10.json, for the sample's LoCoMo turns (skipped without it).")
 @flag("labelled", default=str(LABELLED_PATH), help="The hand-labelled sample.")
-@flag("out", default="results/entities.json", help="The JSON results file.")
+@flag("out", default="runs/entities.json", help="The JSON results file.")
 @flag("no-write", is_flag=True, default=False, help="Print the table only.")
 def command(locomo: str, labelled: str, out: str, no_write: bool) -> None:
     """Precision and recall of the no-LLM entity extractor on the hand-labelled sample."""
