@@ -7,19 +7,11 @@ import subprocess
 import sys
 
 import pytest
-
-from memini_bench.cli import main
-
-
-def _run(args, capsys):
-    with pytest.raises(SystemExit) as exc:
-        main(args)
-    out, err = capsys.readouterr()
-    return exc.value.code, out, err
+from cli_run import run_cli
 
 
 def test_sample_run_writes_results(tmp_path, capsys):
-    code, out, err = _run(["-suite", "sample", "-embedder", "hash", "-out", str(tmp_path)], capsys)
+    code, out, err = run_cli(["-suite", "sample", "-embedder", "hash", "-out", str(tmp_path)], capsys)
     assert code == 0
     assert "## memini-sample — 8 questions, recall_any@5" in out
     for name in ("memini-hybrid", "memini-vector", "memini-keyword"):
@@ -34,7 +26,7 @@ def test_sample_run_writes_results(tmp_path, capsys):
 
 def test_gnu_style_flags_limit_suffix_and_per_question(tmp_path, capsys):
     pq = tmp_path / "pq.jsonl"
-    code, out, _ = _run(["--suite=sample", "--embedder", "hash", "--k", "1,3", "--limit", "4", "--out",
+    code, out, _ = run_cli(["--suite=sample", "--embedder", "hash", "--k", "1,3", "--limit", "4", "--out",
                          str(tmp_path), "--per-question", str(pq), "--systems", "keyword"], capsys)
     assert code == 0 and "recall_any@1" in out and "recall_any@3" in out
     doc = json.loads((tmp_path / "memini-sample-limit4-sys-keyword.json").read_text())
@@ -55,7 +47,7 @@ def test_gnu_style_flags_limit_suffix_and_per_question(tmp_path, capsys):
     (["-embedder", "nonsense"], "unknown"),
 ])
 def test_bad_input_is_one_line_exit_2(tmp_path, capsys, args, fragment):
-    code, out, err = _run(["-out", str(tmp_path), *args], capsys)
+    code, out, err = run_cli(["-out", str(tmp_path), *args], capsys)
     assert code == 2
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("memini-bench: error:") and fragment in lines[0]
@@ -68,7 +60,7 @@ def test_malformed_file_leaves_previous_results_untouched(tmp_path, capsys):
     results = tmp_path / "out"
     results.mkdir()
     (results / "x.json").write_text("previous")
-    code, _, err = _run(["-suite", "file", "-data", str(bad), "-out", str(results)], capsys)
+    code, _, err = run_cli(["-suite", "file", "-data", str(bad), "-out", str(results)], capsys)
     assert code == 2 and "not valid JSON" in err and (results / "x.json").read_text() == "previous"
 
 
@@ -107,7 +99,7 @@ def test_trec_export_scores_the_same_in_ir_measures(tmp_path, capsys):
     import ir_measures
     from ir_measures import RR, Success, nDCG
 
-    code, _, _ = _run(["-suite", "sample", "-embedder", "hash", "-k", "1,5", "-out", str(tmp_path),
+    code, _, _ = run_cli(["-suite", "sample", "-embedder", "hash", "-k", "1,5", "-out", str(tmp_path),
                        "-trec", str(tmp_path / "trec")], capsys)
     assert code == 0
     doc = json.loads((tmp_path / "memini-sample-emb-hash.json").read_text())
@@ -127,12 +119,12 @@ def test_an_output_folder_that_is_a_file_is_refused_before_any_work(tmp_path, ca
     args = ["-suite", "sample", "-embedder", "hash", flag_name, str(taken)]
     if flag_name != "-out":
         args += ["-out", str(tmp_path / "out")]
-    code, _, err = _run(args, capsys)
+    code, _, err = run_cli(args, capsys)
     assert code == 2 and f"{flag_name} {taken}: is a file" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "out").exists()
 
 
 def test_per_question_onto_a_folder_is_refused(tmp_path, capsys):
-    code, _, err = _run(["-suite", "sample", "-embedder", "hash", "-out", str(tmp_path / "out"),
+    code, _, err = run_cli(["-suite", "sample", "-embedder", "hash", "-out", str(tmp_path / "out"),
                          "-per-question", str(tmp_path)], capsys)
     assert code == 2 and "-per-question" in err and not (tmp_path / "out").exists()

@@ -11,19 +11,18 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_run import run_cli
 from fuzz_strategies import time_limit
 
-from memini_bench.cli import main
 from memini_bench.loaders import _json
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sample.json"
 
 
 def _run(args, capsys):
-    with time_limit(60), pytest.raises(SystemExit) as exc:
-        main(["-embedder", "hash", *args])
-    out, err = capsys.readouterr()
-    return exc.value.code, out, err
+    """The CLI with the hash embedder, bounded to 60 s."""
+    with time_limit(60):
+        return run_cli(["-embedder", "hash", *args], capsys)
 
 
 def _refused(args, capsys, fragment: str, out: Path) -> None:

@@ -10,9 +10,9 @@ import json
 import numpy as np
 import pytest
 from cli_opts import cli_options
+from cli_run import run_cli
 
 from memini_bench import executors
-from memini_bench.cli import main
 from memini_bench.core.registry import EXECUTORS
 from memini_bench.embed import encoder as encoder_module
 from memini_bench.embed.factory import EmbedSettings, build_encoder
@@ -21,13 +21,6 @@ from memini_bench.errors import BenchError
 
 SAMPLE = ["-suite", "sample", "-embedder", "hash"]
 PICKLING = "pickling_executor:make"
-
-
-def _run(args, capsys):
-    with pytest.raises(SystemExit) as exc:
-        main(args)
-    out, err = capsys.readouterr()
-    return exc.value.code, out, err
 
 
 @pytest.fixture(autouse=True)
@@ -45,7 +38,7 @@ def _fresh_executors():
     (["-ray-workers", "-1", "-executor", "ray"], "below the allowed minimum 0"),
 ])
 def test_bad_or_unused_executor_flags_are_one_line(args, fragment, tmp_path, capsys):
-    code, out, err = _run([*SAMPLE, "-out", str(tmp_path / "out"), *args], capsys)
+    code, out, err = run_cli([*SAMPLE, "-out", str(tmp_path / "out"), *args], capsys)
     assert code == 2 and fragment in err and len(err.strip().splitlines()) == 1, err
     assert not out and not (tmp_path / "out").exists()
 
@@ -57,7 +50,7 @@ def test_ray_without_its_package_is_the_extra_line(mode, tmp_path, capsys):
     saved = EXECUTORS._entries["ray"]
     EXECUTORS.add("ray", "ray_is_not_installed_here.executor:make", saved.help, extra="ray")
     try:
-        code, out, err = _run([*SAMPLE, "-out", str(tmp_path / "out"), "-executor", "ray", *mode], capsys)
+        code, out, err = run_cli([*SAMPLE, "-out", str(tmp_path / "out"), "-executor", "ray", *mode], capsys)
     finally:
         EXECUTORS._entries["ray"] = saved
     assert code == 2 and len(err.strip().splitlines()) == 1, err
@@ -68,7 +61,7 @@ def test_ray_without_its_package_is_the_extra_line(mode, tmp_path, capsys):
 def test_the_executor_is_recorded_but_changes_no_name_or_identity(tmp_path, capsys):
     docs = {}
     for name, extra in (("local", []), ("plugin", ["-executor", PICKLING])):
-        code, _, err = _run([*SAMPLE, "-out", str(tmp_path / name), *extra], capsys)
+        code, _, err = run_cli([*SAMPLE, "-out", str(tmp_path / name), *extra], capsys)
         assert code == 0, err
         docs[name] = json.loads((tmp_path / name / "memini-sample-emb-hash.json").read_text())
     local, plugin = docs["local"]["config"], docs["plugin"]["config"]
@@ -132,7 +125,7 @@ def test_a_sweep_through_an_executor_gives_the_local_rankings(locomo_path):
 def test_a_ray_address_where_nothing_answers_is_one_line_at_once(monkeypatch, tmp_path, capsys):
     pytest.importorskip("ray")
     monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:1")  # loopback, a port nothing listens on
-    code, out, err = _run([*SAMPLE, "-out", str(tmp_path / "out"), "-executor", "ray"], capsys)
+    code, out, err = run_cli([*SAMPLE, "-out", str(tmp_path / "out"), "-executor", "ray"], capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1, err
     assert "RAY_ADDRESS=127.0.0.1:1: no Ray cluster answers there" in err and "unset RAY_ADDRESS" in err
     assert not out and not (tmp_path / "out").exists()

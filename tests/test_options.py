@@ -5,18 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from cli_run import run_cli
 
-from memini_bench.cli import main
 from memini_bench.modes.options import RunOptions
 
 SAMPLE = ["-suite", "sample", "-embedder", "hash"]
-
-
-def _run(args, capsys):
-    with pytest.raises(SystemExit) as exc:
-        main(args)
-    out, err = capsys.readouterr()
-    return exc.value.code, out, err
 
 
 @pytest.mark.parametrize(("args", "fragment"), [
@@ -29,7 +22,7 @@ def _run(args, capsys):
     (["-dims", "0"], "below the allowed minimum 1"), (["-max-tokens", "-1"], "below the allowed minimum 0"),
 ])
 def test_bad_values_are_one_line_and_write_nothing(args, fragment, tmp_path, capsys):
-    code, out, err = _run([*SAMPLE, "-out", str(tmp_path / "out"), *args], capsys)
+    code, out, err = run_cli([*SAMPLE, "-out", str(tmp_path / "out"), *args], capsys)
     assert code == 2 and fragment in err and len(err.strip().splitlines()) == 1, err
     assert not out and not (tmp_path / "out").exists()
 
@@ -45,7 +38,7 @@ def test_bad_values_are_one_line_and_write_nothing(args, fragment, tmp_path, cap
 ])
 def test_a_flag_the_mode_does_not_use_is_an_error(args, fragment, tmp_path, capsys):
     base = SAMPLE[2:] if "-suite" in args else SAMPLE  # a flag given twice is an error of its own
-    code, out, err = _run([*base, "-out", str(tmp_path / "out"), *args], capsys)
+    code, out, err = run_cli([*base, "-out", str(tmp_path / "out"), *args], capsys)
     assert code == 2 and fragment in err and len(err.strip().splitlines()) == 1, err
     assert not (tmp_path / "out").exists() and not (tmp_path / "T").exists()
 
@@ -53,31 +46,31 @@ def test_a_flag_the_mode_does_not_use_is_an_error(args, fragment, tmp_path, caps
 def test_runs_with_other_settings_get_their_own_file(tmp_path, capsys):
     out = tmp_path / "out"
     for fusion in ("0.5", "-1"):
-        code, _, err = _run([*SAMPLE, "-out", str(out), "-fusion", fusion], capsys)
+        code, _, err = run_cli([*SAMPLE, "-out", str(out), "-fusion", fusion], capsys)
         assert code == 0, err
     names = sorted(p.name for p in out.glob("*.json"))
     assert names == ["memini-sample-emb-hash-fusion-1.json", "memini-sample-emb-hash.json"]
     rrf = json.loads((out / "memini-sample-emb-hash-fusion-1.json").read_text())["config"]
     assert rrf["fusion_alpha"] == -1.0 and rrf["identity"]["hybrid"]["fusion"] == -1.0
-    code, _, err = _run([*SAMPLE, "-out", str(out), "-fusion", "-1"], capsys)      # same settings: replaced
+    code, _, err = run_cli([*SAMPLE, "-out", str(out), "-fusion", "-1"], capsys)      # same settings: replaced
     assert code == 0, err
 
 
 def test_a_label_never_overwrites_a_run_with_other_settings(tmp_path, capsys):
     out = tmp_path / "out"
-    code, _, err = _run([*SAMPLE, "-out", str(out), "-name", "trial"], capsys)
+    code, _, err = run_cli([*SAMPLE, "-out", str(out), "-name", "trial"], capsys)
     assert code == 0, err
     path = out / "memini-sample-trial.json"
     before = path.read_bytes()
-    code, _, err = _run([*SAMPLE, "-out", str(out), "-name", "trial", "-pool-floor", "80"], capsys)
+    code, _, err = run_cli([*SAMPLE, "-out", str(out), "-name", "trial", "-pool-floor", "80"], capsys)
     assert code == 2 and "holds a run made with other settings (hybrid)" in err
     assert path.read_bytes() == before
-    code, _, err = _run([*SAMPLE, "-out", str(out), "-name", "../escape"], capsys)
+    code, _, err = run_cli([*SAMPLE, "-out", str(out), "-name", "../escape"], capsys)
     assert code == 2 and "-name" in err
 
 
 def test_pool_floor_without_effect_is_reported(capsys):
-    code, _, err = _run([*SAMPLE, "-no-write", "-pool-floor", "20", "-k", "5,10"], capsys)
+    code, _, err = run_cli([*SAMPLE, "-no-write", "-pool-floor", "20", "-k", "5,10"], capsys)
     assert code == 0 and "-pool-floor 20 has no effect" in err
 
 

@@ -11,8 +11,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
-from memini_bench.cli import main
+from cli_run import run_cli
 
 PLUGIN = textwrap.dedent('''
     """A test plugin: word-overlap memory, a one-file suite and a constant embedder."""
@@ -76,15 +75,8 @@ def plugin_dir(tmp_path, monkeypatch):
     return tmp_path
 
 
-def _run(args, capsys):
-    with pytest.raises(SystemExit) as exc:
-        main(args)
-    out, err = capsys.readouterr()
-    return exc.value.code, out, err
-
-
 def test_module_factory_runs_beside_the_builtins(plugin_dir, tmp_path, capsys):
-    code, out, err = _run(["-suite", "sample", "-embedder", "hash", "-system", "tests_plugin:make",
+    code, out, err = run_cli(["-suite", "sample", "-embedder", "hash", "-system", "tests_plugin:make",
                            "-out", str(tmp_path / "out")], capsys)
     assert code == 0, err
     for name in ("memini-hybrid", "memini-vector", "memini-keyword", "word-overlap"):
@@ -98,7 +90,7 @@ def test_module_factory_runs_beside_the_builtins(plugin_dir, tmp_path, capsys):
 
 
 def test_systems_takes_module_factories_and_bad_factories_are_one_line(plugin_dir, capsys):
-    code, out, err = _run(["-suite", "sample", "-embedder", "hash", "-systems", "keyword,tests_plugin:make",
+    code, out, err = run_cli(["-suite", "sample", "-embedder", "hash", "-systems", "keyword,tests_plugin:make",
                            "-no-write"], capsys)
     assert code == 0, err
     assert "| word-overlap |" in out and "| memini-keyword |" in out and "memini-hybrid" not in out
@@ -106,7 +98,7 @@ def test_systems_takes_module_factories_and_bad_factories_are_one_line(plugin_di
                            ("tests_plugin:missing", "has no attribute"),
                            ("no_such_module_xyz:make", "cannot import no_such_module_xyz"),
                            ("nope", "unknown system; use one of memini-hybrid")]:
-        code, _, err = _run(["-suite", "sample", "-embedder", "hash", "-systems", spec, "-no-write"], capsys)
+        code, _, err = run_cli(["-suite", "sample", "-embedder", "hash", "-systems", spec, "-no-write"], capsys)
         assert code == 2 and fragment in err and len(err.strip().splitlines()) == 1, err
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from cli_run import run_cli
 
-from memini_bench.cli import main
 from memini_bench.core.dataset import Dataset, Item, Question
 from memini_bench.errors import BenchError
 from memini_bench.loaders.poison import FILLER, poison, render
@@ -40,16 +40,9 @@ def test_an_existing_debris_id_is_refused():
         poison(ds, 1)
 
 
-def _run(args, capsys):
-    with pytest.raises(SystemExit) as exc:
-        main(args)
-    out, err = capsys.readouterr()
-    return exc.value.code, out, err
-
-
 def test_cli_poison_50_on_the_sample(tmp_path, capsys):
     per_question = tmp_path / "pq.jsonl"
-    code, out, err = _run(["-suite", "sample", "-embedder", "hash", "-poison", "50", "-out", str(tmp_path),
+    code, out, err = run_cli(["-suite", "sample", "-embedder", "hash", "-poison", "50", "-out", str(tmp_path),
                            "-per-question", str(per_question)], capsys)
     assert code == 0, err
     assert "## memini-sample-poisoned — 8 questions" in out
@@ -64,9 +57,9 @@ def test_cli_poison_50_on_the_sample(tmp_path, capsys):
 
 
 def test_poison_is_refused_by_modes_that_do_not_use_it(capsys):
-    code, _, err = _run(["-suite", "sample", "-rerank", "-poison", "5"], capsys)
+    code, _, err = run_cli(["-suite", "sample", "-rerank", "-poison", "5"], capsys)
     assert code == 2 and "-poison: not used by -rerank" in err
-    code, _, err = _run(["-suite", "sample", "-poison", "-3"], capsys)
+    code, _, err = run_cli(["-suite", "sample", "-poison", "-3"], capsys)
     assert code == 2 and "-poison" in err
 
 

@@ -114,3 +114,13 @@ def test_a_longmemeval_m_sized_run_builds_in_under_a_minute(tmp_path, capsys):
     assert (line["items"], line["questions"], line["systems"]) == (250_000, 500, 20) and line["build_s"] < 60
     index = (tmp_path / "site" / "receipts" / "longmemeval-m-synthetic" / "index.js").read_text()
     assert len(json.loads(index[index.index("(") + 1:index.rindex(")")])["questions"]) == 500
+
+
+def test_category_bars_take_rates_of_zero_and_one():
+    """At p = 0 or 1 the Wilson bounds can round a hair past p: the error bars stay non-negative."""
+    from memini_bench.report.plots import category_bars
+    from memini_bench.results.schema import Score
+
+    score = Score("s", "d", 10, 7, 0.5, 0.5, 0.5, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0,
+                  {"a": 0.0, "b": 1.0, "c": 1 / 3}, {"a": 3, "b": 1, "c": 3}, {})
+    assert category_bars([score], {}, 10, "t").startswith("<svg")

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from cli_opts import cli_options
+from cli_run import run_cli
 
-from memini_bench.cli import main
 from memini_bench.core.dataset import Item
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.hashing import HashEmbedder
@@ -26,13 +26,6 @@ COMMITTED = Path(__file__).resolve().parents[1] / "results" / "locomo.json"
 
 def _r(ids, scores):
     return np.array(ids, dtype=np.int64), np.array(scores, dtype=np.float64)
-
-
-def _run(args, capsys):
-    with pytest.raises(SystemExit) as exc:
-        main(args)
-    out, err = capsys.readouterr()
-    return exc.value.code, out, err
 
 
 def test_rrf_k_hand_computed_both_paths():
@@ -91,12 +84,12 @@ def test_the_hybrid_uses_rrf_k_and_matches_the_reference_path():
 def test_sweep_over_rrf_k(tmp_path, capsys):
     axes = parse_grid("rrf-k=5,60")
     assert cells(axes) == [(("rrf_k", 5.0),), (("rrf_k", 60.0),)]
-    code, out, err = _run(["-suite", "sample", "-embedder", "hash", "-k", "1,3", "-out", str(tmp_path),
+    code, out, err = run_cli(["-suite", "sample", "-embedder", "hash", "-k", "1,3", "-out", str(tmp_path),
                            "-fusion", "-1", "-sweep", "rrf-k=5,60", "-resamples", "200"], capsys)
     assert code == 0, err
     folder = tmp_path / "memini-sample-emb-hash-fusion-1-sweep-rrf-k"
     cell = json.loads((folder / "rrf-k60.json").read_text())
     assert cell["config"]["identity"]["hybrid"]["rrf_k"] == 60.0
     assert "rrf_k" not in json.loads((folder / "rrf-k5.json").read_text())["config"]["identity"]["hybrid"]
-    code, _, err = _run(["-suite", "sample", "-embedder", "hash", "-rrf-k", "60", "-no-write"], capsys)
+    code, _, err = run_cli(["-suite", "sample", "-embedder", "hash", "-rrf-k", "60", "-no-write"], capsys)
     assert code == 2 and "add -fusion -1" in err and "Traceback" not in err

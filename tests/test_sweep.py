@@ -5,17 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from cli_run import run_cli
 
-from memini_bench.cli import main
 from memini_bench.errors import BenchError
 from memini_bench.modes.sweep_grid import cells, parse_grid, parse_metric
-
-
-def _run(args, capsys):
-    with pytest.raises(SystemExit) as exc:
-        main(args)
-    out, err = capsys.readouterr()
-    return exc.value.code, out, err
 
 
 def test_grid_parsing_checks_values_with_the_flags_types():
@@ -35,7 +28,7 @@ def test_grid_parsing_checks_values_with_the_flags_types():
 
 
 def test_sweep_writes_a_file_per_cell_a_summary_and_the_tests(tmp_path, capsys):
-    code, out, err = _run(["-suite", "sample", "-embedder", "hash", "-k", "1,3", "-out", str(tmp_path),
+    code, out, err = run_cli(["-suite", "sample", "-embedder", "hash", "-k", "1,3", "-out", str(tmp_path),
                            "-sweep", "fusion=0.5,-1", "-resamples", "500"], capsys)
     assert code == 0, err
     assert "| baseline (the run's settings) | 87.5 |" in out and "| fusion=-1 | 75.0 |" in out
@@ -54,13 +47,13 @@ def test_sweep_writes_a_file_per_cell_a_summary_and_the_tests(tmp_path, capsys):
 
 
 def test_select_needs_the_tune_split(capsys):
-    code, _, err = _run(["-suite", "sample", "-embedder", "hash", "-sweep", "fusion=0.5,-1", "-select", "MRR",
+    code, _, err = run_cli(["-suite", "sample", "-embedder", "hash", "-sweep", "fusion=0.5,-1", "-select", "MRR",
                          "-no-write"], capsys)
     assert code == 2 and "add -holdout tune" in err
 
 
 def test_tune_held_selection_reports_the_winner_on_held(locomo_path, tmp_path, capsys):
-    code, out, err = _run(["-suite", "locomo", "-data", str(locomo_path), "-embedder", "hash", "-k", "5",
+    code, out, err = run_cli(["-suite", "locomo", "-data", str(locomo_path), "-embedder", "hash", "-k", "5",
                            "-limit", "300", "-holdout", "tune", "-sweep", "fusion=0.3,0.5,-1", "-select", "MRR",
                            "-resamples", "500", "-out", str(tmp_path)], capsys)
     assert code == 0, err

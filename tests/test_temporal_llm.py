@@ -12,9 +12,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from cli_run import run_cli
 from loopback import ScriptedServer
 
-from memini_bench.cli import main
 from memini_bench.clients.llm import ChatClient
 from memini_bench.errors import BenchError
 from memini_bench.retrieval import temporal
@@ -73,26 +73,19 @@ def test_the_llm_extractor_needs_the_llm_settings(monkeypatch):
         temporal.extractor("llm")
 
 
-def _run(args, capsys):
-    with pytest.raises(SystemExit) as exc:
-        main(args)
-    out, err = capsys.readouterr()
-    return exc.value.code, out, err
-
-
 @pytest.mark.skipif(not LME.exists(), reason="needs ../shared/data/longmemeval/longmemeval_oracle_sample97.json")
 def test_rerank_row_and_hybrid_boost_match_the_oracle_extractor(tmp_path, capsys, monkeypatch):
     base = ["-suite", "longmemeval", "-data", str(LME), "-shared-haystack", "-embedder", "hash", "-limit", "40",
             "-out", str(tmp_path)]
-    code, _, err = _run([*base, "-rerank", "-temporal-extractor", "extended"], capsys)
+    code, _, err = run_cli([*base, "-rerank", "-temporal-extractor", "extended"], capsys)
     assert code == 0, err
     with ScriptedServer(oracle) as srv:
         monkeypatch.setenv("MEMINI_LLM_BASE_URL", srv.url + "/v1")
         monkeypatch.setenv("MEMINI_LLM_MODEL", "oracle-extended")
-        code, out, err = _run([*base, "-rerank", "-temporal-extractor", "llm"], capsys)
+        code, out, err = run_cli([*base, "-rerank", "-temporal-extractor", "llm"], capsys)
         assert code == 0, err
         rerank_calls = len(srv.requests)
-        code, _, err = _run([*base, "-k", "5", "-systems", "hybrid", "-temporal-boost", "0.4",
+        code, _, err = run_cli([*base, "-k", "5", "-systems", "hybrid", "-temporal-boost", "0.4",
                              "-temporal-extractor", "llm"], capsys)
         assert code == 0, err
     assert "| temporal0.40-llm |" in out
@@ -109,7 +102,7 @@ def test_rerank_row_and_hybrid_boost_match_the_oracle_extractor(tmp_path, capsys
     assert rerank_calls == llm["config"]["scored_questions"] == llm["config"]["temporal_llm"]["calls"]
     # the hybrid's boost through the llm extractor equals the extended one's, question for question
     capsys.readouterr()
-    code, _, err = _run([*base, "-k", "5", "-systems", "hybrid", "-temporal-boost", "0.4",
+    code, _, err = run_cli([*base, "-k", "5", "-systems", "hybrid", "-temporal-boost", "0.4",
                          "-temporal-extractor", "extended"], capsys)
     assert code == 0, err
     a = json.loads((tmp_path / "longmemeval-shared-limit40-emb-hash-tboost0.4-tx-llm-sys-hybrid.json").read_text())

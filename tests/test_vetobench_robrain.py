@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from cli_run import run_cli
 
-from memini_bench.cli import main
 from memini_bench.vetobench.summary import read_archives, summarize_archives
 
 OPTIONS = {"s01": "Express", "s02": "Redux Toolkit", "s03": "Prisma", "s04": "axios", "s05": "localStorage",
@@ -58,13 +58,6 @@ def series(tmp_path):
     return folder
 
 
-def _run(args, capsys):
-    with pytest.raises(SystemExit) as exc:
-        main(args)
-    out, err = capsys.readouterr()
-    return exc.value.code, out, err
-
-
 def test_the_plan_is_robrains_published_series():
     cells = [(run, sid) for run in range(5) for sid in OPTIONS]
     absent = [(r, s) for r, s in cells if s in ABSENT[r]]
@@ -74,7 +67,7 @@ def test_the_plan_is_robrains_published_series():
 
 
 def test_a_robrain_series_folder_reproduces_its_published_mem0_figures(series, capsys):
-    code, out, err = _run(["-veto-summary", str(series)], capsys)
+    code, out, err = run_cli(["-veto-summary", str(series)], capsys)
     assert code == 0, err
     assert "## vetobench: behaviour over 5 runs (2026-07-07..2026-07-07, model claude-haiku-4-5-20251001)" in out
     assert "| mem0 | 5 | 0%-20% | 50%-90% | 0-2/6 | 0/4 | 0 |" in out
@@ -120,11 +113,11 @@ def test_a_malformed_robrain_file_is_one_line_naming_it(tmp_path, capsys, change
     change(doc)
     path = tmp_path / "run-1.json"
     path.write_text(json.dumps(doc))
-    code, out, err = _run(["-veto-summary", str(path)], capsys)
+    code, out, err = run_cli(["-veto-summary", str(path)], capsys)
     assert code == 2 and fragment in err and str(path) in err and "Traceback" not in err and not out
     empty = tmp_path / "empty"
     empty.mkdir()
-    code, _, err = _run(["-veto-summary", str(empty)], capsys)
+    code, _, err = run_cli(["-veto-summary", str(empty)], capsys)
     assert code == 2 and "a folder with no .json archive" in err
 
 

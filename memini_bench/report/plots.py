@@ -55,8 +55,8 @@ def category_bars(scores: list, labels: dict, k: int, title: str) -> str:
             a, b = model.wilson(p, q)
             xs.append(i + (n - (len(systems) - 1) / 2) * width)
             ys.append(p * 100)
-            lo.append((p - a) * 100)
-            hi.append((b - p) * 100)
+            lo.append(max(0.0, p - a) * 100)   # >= 0: at p = 0 or 1 rounding can put p a hair outside [a, b]
+            hi.append(max(0.0, b - p) * 100)
         ax.bar(xs, ys, width, yerr=[lo, hi], capsize=2, label=system)
     ax.set_xticks(range(len(cats)), [f"{c}\n{labels.get(c, '')}".strip() for c in cats])
     ax.set_ylabel(f"R@{k} (%)")
