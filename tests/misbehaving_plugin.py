@@ -1,4 +1,5 @@
-"""A System plugin that misbehaves on request (the fuzz of ``tests/test_fuzz_plugins.py`` and the runner's checks).
+"""A System plugin that misbehaves on request (the fuzz of ``tests/evaluation/test_fuzz_plugins.py`` and the
+runner's checks).
 
 ``BEHAVIOUR`` (a dict, set by the test before each run) says what goes wrong: ``raise_in`` names a hook
 (factory, ingest, prepare, recall, close) that raises ``error`` (an exception instance or a callable making one);

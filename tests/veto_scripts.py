@@ -138,3 +138,26 @@ class OwnMemories:
 
 #: Scenarios whose veto OwnMemories (default ``forget``) loses: Express (d101), axios (d104), GraphQL (d110).
 OWN_ABSENT = ["s01", "s04", "s10"]
+
+
+def _chat(content: str) -> dict:
+    return {"choices": [{"message": {"role": "assistant", "content": content}}]}
+
+
+def scripted_agent(suite, fence: bool = False):
+    by_task = {s.task: s for s in suite.scenarios}
+
+    def handler(path: str, body: dict) -> tuple[int, object]:
+        assert path.endswith("/chat/completions") and body["temperature"] == 0
+        user = body["messages"][-1]["content"]
+        s = by_task[user.rsplit("Task: ", 1)[1]]
+        if f"REJECTED: {s.rejected_option} —" in user:
+            reply = {"proposal": f"Keep the current approach; {s.rejected_option} was ruled out.",
+                     "key_technologies": [], "acknowledged_rejections": [s.rejected_option]}
+        else:
+            reply = {"proposal": f"Adopt {s.rejected_option}.", "key_technologies": [s.rejected_option],
+                     "acknowledged_rejections": []}
+        text = json.dumps(reply)
+        return 200, _chat(f"```json\n{text}\n```" if fence else text)
+
+    return handler

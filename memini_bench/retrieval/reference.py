@@ -2,7 +2,8 @@
 
 Each piece is the straightforward transcription the fast implementations in ``keyword``, ``vector``, ``fusion``
 and ``composite`` replaced; the fast ones must give the same ids AND the same float scores, bit for bit
-(``tests/test_fast_path.py`` compares every ranking and score of both on LoCoMo and a LongMemEval-S-shaped file).
+(``tests/retrieval/test_fast_path.py`` compares every ranking and score of both on LoCoMo and a LongMemEval-S-shaped
+file).
 ``MeminiBackend(..., reference=True)`` runs the three memini systems on these.
 
 - ``ReferenceBM25``: per query, the terms' postings added one phrase at a time, ``scores[docs] += IDF_t * w``.

@@ -1,0 +1,300 @@
+"""``-qa`` end to end against a loopback chat server: the numbers against an independent oracle, retries, a server
+that dies midway, a killed run, resume equal to an uninterrupted run, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from cli_opts import cli_options
+from loopback import ScriptedServer
+from qa_server import ChatScript, words
+
+from memini_bench.cli import main
+from memini_bench.loaders import load
+from memini_bench.loaders.longmemeval import parse_lme_date
+from memini_bench.qa import prompts
+from memini_bench.systems.lineup import build_systems
+
+ROOT = Path(__file__).resolve().parents[2]
+ITEMS = [
+    ("a1", "g1", "Alice moved to Lisbon for a design job.", "2023-01-05T10:00:00Z"),
+    ("a2", "g1", "Alice now lives in Porto after moving again.", "2023-06-01T10:00:00Z"),
+    ("a3", "g1", "The payments service is written in Go and deployed on Tuesdays.", "2023-02-01T10:00:00Z"),
+    ("a4", "g1", "Bob adopted a cat named Miso from the shelter.", None),
+    ("b1", "g2", "The team standup moved from 9am to 10am in March.", "2023-03-01T09:00:00Z"),
+    ("b2", "g2", "Invoices are stored in Postgres because of the ledger constraints.", "2023-03-10T09:00:00Z"),
+    ("b3", "g2", "Carol leads the search team and prefers Rust for services.", "2023-04-02T09:00:00Z"),
+    ("b4", "g2", "The offsite is planned for the second week of May in Porto.", "2023-04-20T09:00:00Z"),
+]
+QUESTIONS = [
+    ("q1", "g1", "Where did Alice move to?", "Porto", "knowledge-update"),
+    ("q2", "g1", "Which language is the payments service written in?", "Go", "single-session-user"),
+    ("q3", "g1", "What is the name of the cat Bob adopted?", "Miso", "single-session-user"),
+    ("q4", "g2", "When does the team standup start now?", "10am", "temporal-reasoning"),
+    ("q5", "g2", "Where are invoices stored?", "Postgres", "multi-session"),
+    ("q6", "g2", "Which language does Carol prefer for services?", "Rust", "single-session-preference"),
+    ("q7", "g2", "Where is the offsite planned?", "Porto", "multi-session"),
+    ("q8_abs", "g2", "What is the name of Carol's dog?", "", "single-session-user"),
+]
+ARGS = ["-suite", "file", "-embedder", "hash", "-systems", "keyword", "-qa", "-qa-k", "1,3", "-concurrency", "2",
+        "-qa-retries", "2"]
+STEM = "tiny-qa-sys-keyword-qak1+3-m-scripted"
+
+
+@pytest.fixture
+def data(tmp_path):
+    doc = {"name": "tiny",
+           "items": [{"id": i, "group": g, "content": c, **({"time": t} if t else {})} for i, g, c, t in ITEMS],
+           "questions": [{"id": i, "group": g, "query": q, "answer": a, "category": c, "gold": []}
+                         for i, g, q, a, c in QUESTIONS]}
+    path = tmp_path / "tiny.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+@pytest.fixture(autouse=True)
+def _llm_env(monkeypatch):
+    for key in ("MEMINI_LLM_API", "MEMINI_LLM_API_KEY", "MEMINI_JUDGE_API", "MEMINI_JUDGE_BASE_URL",
+                "MEMINI_JUDGE_API_KEY", "MEMINI_JUDGE_MODEL"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("MEMINI_LLM_MODEL", "scripted")
+
+
+def _run(args, url, capsys, monkeypatch):
+    monkeypatch.setenv("MEMINI_LLM_BASE_URL", url)
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+    out, err = capsys.readouterr()
+    return exc.value.code, out, err
+
+
+def _qa(data, out, url, capsys, monkeypatch, *extra):
+    """The QA run of ``ARGS``, each flag in ``extra`` replacing ARGS's own (a flag given twice is refused)."""
+    base, i = [], 0
+    while i < len(ARGS):
+        step = 1 if ARGS[i] == "-qa" else 2
+        if ARGS[i] not in extra:
+            base += ARGS[i:i + step]
+        i += step
+    return _run([*base, "-data", str(data), "-out", str(out), *extra], url, capsys, monkeypatch)
+
+
+def _results(out):
+    doc = json.loads((out / f"{STEM}.json").read_text())
+    return doc["results"], doc["comparisons"]
+
+
+def _archive(out):
+    return [json.loads(line) for line in (out / f"{STEM}.archive.jsonl").read_text().splitlines()]
+
+
+def test_accuracy_tokens_and_mcnemar_match_an_independent_oracle(data, tmp_path, capsys, monkeypatch):
+    out = tmp_path / "out"
+    with ScriptedServer(ChatScript()) as srv:
+        code, stdout, err = _qa(data, out, srv.url + "/v1", capsys, monkeypatch)
+        calls = len(srv.requests)
+    assert code == 0, err
+    assert calls == 2 * 2 * len(QUESTIONS)  # reader + judge, two arms
+    # Oracle: recall with the keyword system directly; the scripted reader copies the memories and the scripted
+    # judge passes an answer holding every word of the reference (abstention: only "I don't know").
+    ds = load("file", str(data))
+    (system,) = build_systems(["memini-keyword"], cli_options(embedder="hash").context())
+    system.ingest(ds.items)
+    expected, recalled = {}, {}
+    for k in (1, 3):
+        for q in ds.questions:
+            hits = system.recall(q.group, q.query, 3)[:k]
+            recalled[(k, q.id)] = [list(h.ids) for h in hits]
+            text = set(words(" ".join(h.content for h in hits)))
+            expected[(k, q.id)] = (not q.id.endswith("_abs")) and set(words(q.answer)) <= text
+    results, (comparison,) = _results(out)
+    assert [r["arm"] for r in results] == ["memini-keyword@k1", "memini-keyword@k3"]
+    for r in results:
+        right = [expected[(r["k"], q[0])] for q in QUESTIONS]
+        assert r["correct"] == sum(right) and r["accuracy"] == pytest.approx(sum(right) / len(QUESTIONS))
+        by_cat = {c["category"]: (c["questions"], c["correct"]) for c in r["per_category"]}
+        assert by_cat["multi-session"] == (2, sum(expected[(r["k"], q)] for q in ("q5", "q7")))
+        assert by_cat["single-session-user_abs"] == (1, 0)
+        assert r["tokens"]["calls"] == 2 * len(QUESTIONS) and r["tokens"]["estimated_calls"] == 0
+        assert f"QA accuracy (LLM-judge) {r['arm']}: {r['accuracy'] * 100:.1f}%  ({r['correct']}/8 answered; 8 total " \
+               "questions)" in stdout
+    only_1 = sum(expected[(1, q[0])] and not expected[(3, q[0])] for q in QUESTIONS)
+    only_3 = sum(expected[(3, q[0])] and not expected[(1, q[0])] for q in QUESTIONS)
+    assert (comparison["only_a"], comparison["only_b"]) == (only_1, only_3) and only_3 > 0
+    assert "| memini-keyword@k1 | memini-keyword@k3 | 8 |" in stdout
+    # the archive: every prompt, reply and verdict, in arm then question order, with the rubric per category
+    rows = _archive(out)
+    assert [(r["arm"], r["id"]) for r in rows] == [(a, q[0]) for a in ("memini-keyword@k1", "memini-keyword@k3")
+                                                    for q in QUESTIONS]
+    by_id = {r["id"]: r for r in rows if r["arm"].endswith("@k3")}
+    assert by_id["q1"]["judge"]["system"] == "knowledge-update" and by_id["q4"]["judge"]["system"] == "temporal"
+    assert by_id["q8_abs"]["judge"]["system"] == "abstention"
+    assert "Reference: (no reference; unanswerable)" in by_id["q8_abs"]["judge"]["user"]
+    assert by_id["q1"]["reader"]["user"].startswith("Today's date: 2023-11-14\nMemories:\n--- ")
+    assert by_id["q1"]["answer"] == prompts.strip_thinking(by_id["q1"]["reader"]["reply"])
+    assert all(r["recalled"] == recalled[(int(r["arm"][-1]), r["id"])] for r in rows)
+    config = json.loads((out / f"{STEM}.json").read_text())["config"]
+    assert config["qa"]["system_prompts"]["reader"] == prompts.READER_SYSTEM
+    assert config["identity"]["mode_settings"]["prompts"] == prompts.fingerprint()
+
+    # a rerun finds everything graded: no call, the same numbers
+    with ScriptedServer(ChatScript()) as srv:
+        code, _, err = _qa(data, out, srv.url + "/v1", capsys, monkeypatch)
+        assert code == 0 and srv.requests == []
+    assert "16 of 16 already graded" in err and _results(out) == (results, [comparison])
+
+
+def _uninterrupted(data, tmp_path, capsys, monkeypatch):
+    out = tmp_path / "clean"
+    with ScriptedServer(ChatScript()) as srv:
+        code, _, err = _qa(data, out, srv.url + "/v1", capsys, monkeypatch)
+    assert code == 0, err
+    return out
+
+
+def test_server_errors_and_garbage_give_the_numbers_of_a_clean_run(data, tmp_path, capsys, monkeypatch):
+    clean = _uninterrupted(data, tmp_path, capsys, monkeypatch)
+    out = tmp_path / "flaky"
+    with ScriptedServer(ChatScript(fail=frozenset({2, 5, 9}), garbage=frozenset({3, 12}), usage=False)) as srv:
+        code, _, err = _qa(data, out, srv.url + "/v1", capsys, monkeypatch, "-concurrency", "1")
+    assert code == 0, err
+    attempts = [r[c]["attempts"] for r in _archive(out) for c in ("reader", "judge")]
+    assert sorted(attempts, reverse=True)[:4] == [3, 2, 2, 2] and sum(attempts) == 32 + 5
+    flaky, clean_results = _results(out), _results(clean)
+    assert flaky[1] == clean_results[1]
+    for a, b in zip(flaky[0], clean_results[0], strict=True):
+        assert {**a, "tokens": None} == {**b, "tokens": None}
+        assert a["tokens"]["estimated_calls"] == a["tokens"]["calls"]  # this server sent no usage
+
+
+def _dying_server(die_after):
+    proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "qa_server.py"), "--die-after", str(die_after)],
+                            stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    return proc, proc.stdout.readline().strip()
+
+
+def test_a_server_dying_midway_then_resume_equals_an_uninterrupted_run(data, tmp_path, capsys, monkeypatch):
+    clean = _uninterrupted(data, tmp_path, capsys, monkeypatch)
+    out = tmp_path / "out"
+    proc, url = _dying_server(7)
+    try:
+        code, stdout, err = _qa(data, out, url, capsys, monkeypatch, "-qa-retries", "1")
+    finally:
+        proc.kill()
+        proc.wait()
+    assert code == 2 and stdout == ""
+    line = err.strip().splitlines()[-1]
+    assert "answers are not graded (3 questions in a row failed" in line and "rerun the same command to resume" in line
+    assert "Traceback" not in err and not (out / f"{STEM}.json").exists()
+    ckpt = out / f"{STEM}.ckpt.jsonl"
+    graded = len(ckpt.read_text().splitlines()) - 1
+    assert 1 <= graded <= 3  # 7 requests answered: at most 3 reader + judge pairs
+    with open(ckpt, "ab") as fh:
+        fh.write(b'{"arm": "memini-keyword@k1", "id": "q')  # and the run was killed in mid-write
+    with ScriptedServer(ChatScript()) as srv:
+        code, _, err = _qa(data, out, srv.url + "/v1", capsys, monkeypatch)
+        calls = len(srv.requests)
+    assert code == 0, err
+    assert f"{graded} of 16 already graded; dropped a torn last line" in err and calls == 2 * (16 - graded)
+    assert _results(out) == _results(clean) and _archive(out) == _archive(clean)
+
+
+def test_a_killed_run_resumes_where_it_stopped(data, tmp_path, capsys, monkeypatch):
+    clean = _uninterrupted(data, tmp_path, capsys, monkeypatch)
+    out = tmp_path / "out"
+    ckpt = out / f"{STEM}.ckpt.jsonl"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT)}
+    with ScriptedServer(ChatScript(delay=0.05)) as srv:
+        env["MEMINI_LLM_BASE_URL"] = srv.url + "/v1"
+        proc = subprocess.Popen([sys.executable, "-m", "memini_bench", *ARGS, "-data", str(data), "-out", str(out)],
+                                cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 60
+        while time.time() < deadline and not (ckpt.exists() and len(ckpt.read_text().splitlines()) >= 4):
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    graded = len(ckpt.read_bytes().split(b"\n")) - 2
+    assert 3 <= graded < 16
+    with ScriptedServer(ChatScript()) as srv:
+        code, _, err = _qa(data, out, srv.url + "/v1", capsys, monkeypatch)
+    assert code == 0, err
+    assert _results(out) == _results(clean) and _archive(out) == _archive(clean)
+
+
+def test_bad_inputs_are_one_line_and_write_nothing(data, tmp_path, capsys, monkeypatch):
+    out = tmp_path / "out"
+    monkeypatch.delenv("MEMINI_LLM_BASE_URL", raising=False)
+    with pytest.raises(SystemExit) as exc:
+        main([*ARGS, "-data", str(data), "-out", str(out)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert exc.value.code == 2 and len(err) == 1 and "MEMINI_LLM_BASE_URL is not set" in err[0] and not out.exists()
+    code, _, err = _qa(data, out, "http://127.0.0.1:9/v1", capsys, monkeypatch, "-k", "5")
+    assert code == 2 and "-k: not used by -qa" in err and not out.exists()
+    code, _, err = _qa(data, out, "http://127.0.0.1:9/v1", capsys, monkeypatch, "-qa-k", "0")
+    assert code == 2 and "-qa-k" in err
+    # a checkpoint of another run is refused before any call
+    with ScriptedServer(ChatScript()) as srv:
+        assert _qa(data, out, srv.url + "/v1", capsys, monkeypatch)[0] == 0
+        code, _, err = _qa(data, out, srv.url + "/v1", capsys, monkeypatch, "-qa-k", "3",
+                           "-qa-checkpoint", str(out / f"{STEM}.ckpt.jsonl"))
+        assert code == 2 and "other settings (mode_settings)" in err.strip().splitlines()[-1]
+
+
+def test_no_write_prints_and_writes_nothing(data, tmp_path, capsys, monkeypatch):
+    out = tmp_path / "out"
+    with ScriptedServer(ChatScript()) as srv:
+        code, stdout, _ = _qa(data, out, srv.url + "/v1", capsys, monkeypatch, "-no-write")
+    assert code == 0 and "QA accuracy (LLM-judge) memini-keyword@k3" in stdout and not out.exists()
+
+
+def test_two_systems_are_two_arms_and_the_judge_can_be_another_model(data, tmp_path, capsys, monkeypatch):
+    out = tmp_path / "out"
+    monkeypatch.setenv("MEMINI_JUDGE_MODEL", "grader")
+    with ScriptedServer(ChatScript()) as srv:
+        code, stdout, err = _run(["-suite", "file", "-data", str(data), "-embedder", "hash", "-systems",
+                                  "keyword,vector", "-qa", "-qa-k", "2", "-out", str(out)], srv.url, capsys,
+                                 monkeypatch)
+        models = {(b["messages"][0]["content"] == prompts.READER_SYSTEM, b["model"]) for _, b, _ in srv.requests}
+    assert code == 0, err
+    assert models == {(True, "scripted"), (False, "grader")}
+    doc = json.loads((out / "tiny-qa-emb-hash-sys-keyword+vector-qak2-m-scripted-judge-grader.json").read_text())
+    assert [c["arm_a"] + " vs " + c["arm_b"] for c in doc["comparisons"]] == [
+        "memini-keyword@k2 vs memini-vector@k2"]
+    assert doc["config"]["qa"]["judge_model"] == "grader"
+
+
+def test_real_locomo_and_longmemeval_questions(tmp_path, capsys, monkeypatch, locomo_path, lme_dir):
+    out = tmp_path / "out"
+    with ScriptedServer(ChatScript()) as srv:
+        code, stdout, err = _run(["-suite", "locomo", "-data", str(locomo_path), "-embedder", "hash", "-systems",
+                                  "keyword", "-limit", "40", "-qa", "-qa-k", "5", "-out", str(out)], srv.url, capsys,
+                                 monkeypatch)
+        assert code == 0, err
+        rows = [json.loads(x) for x in (out / "locomo-limit40-qa-sys-keyword-qak5-m-scripted.archive.jsonl")
+                .read_text().splitlines()]
+        assert len(rows) == 40 and "5 (adversarial)" in stdout and "1 (multi-hop)" in stdout
+        adversarial = next(r for r in rows if r["category"] == "5")
+        assert adversarial["reference"] == "" and "(no reference; unanswerable)" in adversarial["judge"]["user"]
+        ds = load("locomo", str(locomo_path))
+        now = {q.id: q.now for q in ds.questions}
+        assert rows[0]["reader"]["user"].startswith(f"Today's date: {now[rows[0]['id']]:%Y-%m-%d}\n")
+
+        lme = lme_dir / "longmemeval_oracle_examples.json"
+        code, _, err = _run(["-suite", "longmemeval", "-data", str(lme), "-embedder", "hash", "-systems", "keyword",
+                             "-abstention", "include", "-qa", "-qa-k", "3", "-out", str(out)], srv.url, capsys,
+                            monkeypatch)
+        assert code == 0, err
+    rows = {r["id"]: r for r in (json.loads(x) for x in (out / "longmemeval-qa-abs-include-sys-keyword-qak3-m-"
+                                                               "scripted.archive.jsonl").read_text().splitlines())}
+    raw = {r["question_id"]: r for r in json.loads(lme.read_text())}
+    assert rows["09ba9854_abs"]["category"].endswith("_abs") and rows["09ba9854_abs"]["judge"]["system"] == "abstention"
+    assert rows["gpt4_2655b836"]["judge"]["system"] == "temporal"
+    when = parse_lme_date(raw["gpt4_2655b836"]["question_date"])
+    assert rows["gpt4_2655b836"]["reader"]["user"].startswith(f"Today's date: {when:%Y-%m-%d}\n")

@@ -1,0 +1,126 @@
+"""memini-bench report: the exports against the committed README and hand-computed cases, the inputs' errors,
+and the site's files (the browser tests are in test_report_browser.py)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memini_bench.errors import BenchError
+from memini_bench.report import exports, model
+from memini_bench.report.collect import collect
+
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS = ROOT / "results"
+MAIN = [RESULTS / n for n in ("locomo.json", "locomo-sessions.json", "longmemeval.json", "longmemeval-shared.json")]
+
+
+def _readme_block(name: str) -> str:
+    text = (ROOT / "README.md").read_text()
+    begin, end = f"<!-- {name}:begin -->\n", f"<!-- {name}:end -->"
+    if begin not in text:
+        pytest.skip(f"README.md has no {name} block")
+    return text.split(begin, 1)[1].split(end, 1)[0]
+
+
+def _report(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "memini_bench", "report", *args], capture_output=True, text=True,
+                          cwd=cwd)
+
+
+def test_markdown_export_is_the_readme_results_table():
+    out = _report(*map(str, MAIN), "-format", "md")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == _readme_block("results")
+
+
+def test_csv_and_json_hold_every_score_of_the_files():
+    inputs = collect([str(p) for p in MAIN])
+    raw = [r for p in MAIN for r in json.loads(p.read_text())["results"]]
+    rows = list(csv.DictReader(io.StringIO(exports.csv_text(inputs))))
+    assert len(rows) == len(raw)
+    for got, want in zip(rows, raw, strict=True):
+        assert (got["system"], int(got["k"])) == (want["system"], want["k"])
+        assert float(got["recall_at_k"]) == want["recall_at_k"] and float(got["p95_ms"]) == want["p95_ms"]
+    doc = json.loads(exports.json_text(inputs))
+    assert sum(len(r["by_k"]) for r in doc["rows"]) == len(raw)
+    assert [p["data_sha256"] for p in doc["provenance"]] == [json.loads(p.read_text())["config"]["data_sha256"]
+                                                            for p in MAIN]
+
+
+def test_latex_bolds_the_best_and_marks_significant_differences():
+    path = RESULTS / "locomo.json"
+    doc = json.loads(path.read_text())
+    text = exports.latex(collect([str(path)]))
+    assert r"\toprule" in text and r"\midrule" in text and r"\bottomrule" in text
+    lines = {line.split(" & ")[1]: line.split(" & ")[2:] for line in text.splitlines() if line.startswith("locomo &")}
+    r10 = {r["system"]: r["recall_at_k"] for r in doc["results"] if r["k"] == 10}
+    best = max(r10, key=r10.get)
+    assert lines[best][1].startswith(r"\textbf{")  # the R@10 column (R@5, R@10, ...)
+    for system in r10:
+        if system == best:
+            continue
+        test = next((t for t in doc["significance"] if {t["system_a"], t["system_b"]} == {best, system}
+                     and t["metric"] == "R@10"), None)
+        assert (r"$^\dagger$" in lines[system][1]) == bool(test and test["significant"])
+    assert exports.tex_escape("a_b & 50%") == r"a\_b \& 50\%"
+
+
+def test_pareto_front_and_wilson_interval():
+    # (latency, recall): (1, .5) dominates (2, .4); (3, .9) is on the front; (3, .9) again ties (neither dominates)
+    assert model.pareto([(1, .5), (2, .4), (3, .9), (3, .9)]) == [True, False, True, True]
+    lo, hi = model.wilson(0.6, 100)
+    # hand-computed: (0.6 + z²/200 ± z·sqrt(0.0024 + z²/40000)) / (1 + z²/100), z = 1.96
+    z = 1.959963984540054
+    assert lo == pytest.approx((0.6 + z * z / 200 - z * math.sqrt(0.0024 + z * z / 40000)) / (1 + z * z / 100))
+    assert (round(lo, 4), round(hi, 4)) == (0.5020, 0.6906)
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["nowhere.json", "-o", "x"], "nowhere.json: no such file or folder"),
+    ([str(RESULTS / "quality.json"), "-o", "x"], "no leaderboard results"),
+    ([str(RESULTS / "locomo.json")], "give -o DIR"),
+    ([str(RESULTS / "locomo.json"), "-format", "md", "-k", "7"], "-k 7: the inputs were scored at K = 5, 10"),
+    ([str(RESULTS / "locomo.json"), "-format", "csv", "-k", "5"], "-k: only -format md and -format latex"),
+    ([str(RESULTS / "locomo.json"), "-format", "pdf"], "'pdf' is not one of"),
+])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, args, needle):
+    out = _report(*args, cwd=ROOT)
+    assert out.returncode == 2, out.stderr
+    assert needle in out.stderr and out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
+    assert not (ROOT / "x").exists()
+
+
+def test_a_per_question_file_that_fits_no_results_file_is_refused(tmp_path):
+    pq = tmp_path / "other.jsonl"
+    pq.write_text(json.dumps({"system": "nobody", "id": "q1", "gold": ["a"], "ranked": [["a"]]}) + "\n")
+    with pytest.raises(BenchError, match="matches 0 results files"):
+        collect([str(RESULTS / "locomo.json"), str(pq)])
+
+
+@pytest.mark.slow
+def test_a_longmemeval_m_sized_run_builds_in_under_a_minute(tmp_path, capsys):
+    from memini_bench.bench.report_scale import main
+
+    assert main(["--dir", str(tmp_path), "--no-browser"]) == 0
+    line = json.loads(capsys.readouterr().out)
+    assert (line["items"], line["questions"], line["systems"]) == (250_000, 500, 20) and line["build_s"] < 60
+    index = (tmp_path / "site" / "receipts" / "longmemeval-m-synthetic" / "index.js").read_text()
+    assert len(json.loads(index[index.index("(") + 1:index.rindex(")")])["questions"]) == 500
+
+
+def test_category_bars_take_rates_of_zero_and_one():
+    """At p = 0 or 1 the Wilson bounds can round a hair past p: the error bars stay non-negative."""
+    from memini_bench.report.plots import category_bars
+    from memini_bench.results.schema import Score
+
+    score = Score("s", "d", 10, 7, 0.5, 0.5, 0.5, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0,
+                  {"a": 0.0, "b": 1.0, "c": 1 / 3}, {"a": 3, "b": 1, "c": 3}, {})
+    assert category_bars([score], {}, 10, "t").startswith("<svg")

@@ -1,0 +1,188 @@
+"""A user's run never touches the committed results and its outputs are one unit (issue 21, items 1, 2 and 5):
+the default output folder is runs/; a results file's identity covers the data's sha256, the K list, the
+embedder and each system's settings, and a clash is refused before any system ingests anything; the results
+JSON, per-question JSONL, TREC files and plots of one run are placed together, none left after a failure or an
+interrupt, earlier files intact; -per-question equal to the results file is refused; TREC run names are
+one-to-one."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from pathlib import Path
+
+import pytest
+from cli_run import run_cli
+
+from memini_bench.errors import BenchError
+from memini_bench.results.atomic_io import RunOutputs, atomic_write
+from memini_bench.results.write import trec_run_names
+
+SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample.json"
+HASH = ["-suite", "file", "-data", str(SAMPLE), "-embedder", "hash"]
+
+PLUGIN = '''
+from memini_bench.core.contract import Hit
+
+MARKER = {marker!r}
+
+class Marked:
+    name = "marked"
+    def ingest(self, items):
+        open(MARKER, "a").write("ingested\\n")
+        self.items = list(items)
+    def recall(self, group, query, k, *, now=None, context=None):
+        return [Hit((it.id,), 1.0, it.content) for it in self.items if it.group == group][:k]
+
+def make(ctx):
+    return Marked()
+'''
+
+
+def _files(folder: Path) -> set[str]:
+    return {str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()}
+
+
+def test_a_run_without_out_writes_into_runs_not_results(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run_cli([*HASH], capsys)
+    assert code == 0, err
+    assert _files(tmp_path) == {"runs/memini-sample-emb-hash.json"}
+
+
+def test_an_identity_clash_is_refused_before_any_system_ingests(tmp_path, capsys):
+    marker = tmp_path / "marker"
+    plugin = tmp_path / "marked.py"
+    plugin.write_text(PLUGIN.format(marker=str(marker)))
+    out = tmp_path / "out"
+    base = [*HASH, "-systems", f"{plugin}:make", "-out", str(out), "-name", "mine"]
+    assert run_cli([*base, "-k", "5"], capsys)[0] == 0
+    first = (out / "memini-sample-mine.json").read_bytes()
+    assert marker.read_text() == "ingested\n"
+    ident = json.loads(first)["config"]["identity"]
+    assert ident["run"]["ks"] == [5] and len(ident["run"]["data_sha256"]) == 64
+    assert ident["run"]["system_settings"] == [{"name": "marked"}]
+    code, _, err = run_cli([*base, "-k", "5,10"], capsys)           # another K list, same name
+    assert code == 2 and "holds a run made with other settings (run)" in err
+    assert marker.read_text() == "ingested\n"                       # refused before the system ingested
+    edited = tmp_path / "sample.json"
+    doc = json.loads(SAMPLE.read_text())
+    doc["items"][0]["content"] += " (edited)"
+    edited.write_text(json.dumps(doc))
+    code, _, err = run_cli([*[a if a != str(SAMPLE) else str(edited) for a in base], "-k", "5"], capsys)
+    assert code == 2 and "other settings (run)" in err              # the data file's sha256 differs
+    assert marker.read_text() == "ingested\n" and (out / "memini-sample-mine.json").read_bytes() == first
+    assert run_cli([*base, "-k", "5"], capsys)[0] == 0              # the same run again: the same identity
+
+
+def test_per_question_equal_to_the_results_file_is_refused_first(tmp_path, capsys):
+    out = tmp_path / "out"
+    code, _, err = run_cli([*HASH, "-out", str(out), "-per-question", str(out / "memini-sample-emb-hash.json")],
+                           capsys)
+    assert code == 2 and "-per-question" in err and "is this run's results file" in err
+    assert not out.exists() or _files(out) == set()
+
+
+def test_trec_run_names_are_one_to_one():
+    names = trec_run_names(["x/y", "x_y", "memini-hybrid"])
+    assert names["memini-hybrid"] == "memini-hybrid" and names["x_y"] == "x_y"
+    assert names["x/y"].startswith("x_y-") and len(set(names.values())) == 3
+
+
+def test_two_systems_whose_safe_names_meet_write_two_trec_files(tmp_path, capsys):
+    plugin = tmp_path / "twins.py"
+    plugin.write_text(PLUGIN.format(marker=str(tmp_path / "m")).replace('name = "marked"', "name = NAME").replace(
+        "class Marked:", "NAME = 'x'\nclass Marked:") + '''
+
+def make_slash(ctx):
+    s = Marked(); s.name = "x/y"; return s
+
+def make_under(ctx):
+    s = Marked(); s.name = "x_y"; return s
+''')
+    code, _, err = run_cli([*HASH, "-systems", f"{plugin}:make_slash,{plugin}:make_under", "-out", str(tmp_path / "o"),
+                            "-trec", str(tmp_path / "trec")], capsys)
+    assert code == 0, err
+    runs = sorted(p.name for p in (tmp_path / "trec").glob("*.run"))
+    assert len(runs) == 2 and any(".x_y.run" in r for r in runs)
+
+
+def test_outputs_are_placed_together_at_the_end(tmp_path):
+    a, b = tmp_path / "a.json", tmp_path / "sub" / "b.jsonl"
+    with RunOutputs():
+        atomic_write(a, lambda w: w(b"A"))
+        atomic_write(b, lambda w: w(b"B"))
+        assert not a.exists() and not b.exists()                     # staged, not placed
+    assert a.read_bytes() == b"A" and b.read_bytes() == b"B"
+    assert _files(tmp_path) == {"a.json", "sub/b.jsonl"}            # no temp file left
+
+
+def test_a_failure_or_an_interrupt_leaves_none_of_the_runs_files(tmp_path):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_bytes(b"earlier")
+    with pytest.raises(BenchError), RunOutputs():
+        atomic_write(a, lambda w: w(b"new"))
+        raise BenchError("the run failed after writing a.json")
+    assert a.read_bytes() == b"earlier" and _files(tmp_path) == {"a.json"}
+    with pytest.raises(KeyboardInterrupt), RunOutputs():
+        atomic_write(a, lambda w: w(b"new"))
+        atomic_write(b, lambda w: w(b"new"))
+        os.kill(os.getpid(), signal.SIGINT)
+    assert a.read_bytes() == b"earlier" and _files(tmp_path) == {"a.json"}
+
+
+def test_a_destination_that_cannot_take_its_file_undoes_the_files_placed_before(tmp_path, monkeypatch):
+    from memini_bench.results import atomic_io
+
+    a, b, blocked = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "blocked"
+    a.write_bytes(b"earlier")
+    (blocked / "inside").mkdir(parents=True)                         # a folder where a file should go
+    with pytest.raises(BenchError, match="is a folder"), RunOutputs():
+        atomic_write(a, lambda w: w(b"new"))
+        atomic_write(blocked, lambda w: w(b"new"))
+    assert a.read_bytes() == b"earlier" and _files(tmp_path) == {"a.json"}
+    real, calls = os.replace, []
+
+    def failing(src, dst):                                           # the disk fills while b.json is placed
+        calls.append(dst)
+        if Path(dst) == b:
+            raise OSError(28, "No space left on device")
+        return real(src, dst)
+
+    monkeypatch.setattr(atomic_io.os, "replace", failing)
+    with pytest.raises(BenchError, match="none of them was kept"), RunOutputs():
+        atomic_write(a, lambda w: w(b"new"))
+        atomic_write(b, lambda w: w(b"new"))
+    assert a.read_bytes() == b"earlier" and _files(tmp_path) == {"a.json"} and (blocked / "inside").is_dir()
+
+
+def test_one_path_twice_in_one_run_is_refused(tmp_path):
+    with pytest.raises(BenchError, match="two outputs of this run are this one file"), RunOutputs():
+        atomic_write(tmp_path / "x", lambda w: w(b"1"))
+        atomic_write(tmp_path / "x", lambda w: w(b"2"))
+    assert _files(tmp_path) == set()
+
+
+def test_sigterm_is_an_interrupt_that_leaves_nothing(tmp_path):
+    """A real process: SIGTERM while the run's files are staged ends as one line and exit 130, nothing placed."""
+    import subprocess
+    import sys
+    import time
+
+    script = tmp_path / "slow.py"
+    script.write_text(
+        "import time\nfrom memini_bench.core.contract import Hit\n"
+        "class Slow:\n    name = 'slow'\n    def ingest(self, items):\n        self.items = list(items)\n"
+        "    def recall(self, group, query, k, *, now=None, context=None):\n        time.sleep(0.5)\n"
+        "        return [Hit((it.id,), 1.0, it.content) for it in self.items if it.group == group][:k]\n"
+        "def make(ctx):\n    return Slow()\n")
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "memini_bench", *HASH, "-systems", f"{script}:make", "-out",
+                             str(out), "-per-question", str(tmp_path / "pq.jsonl")], stderr=subprocess.PIPE, text=True,
+                            cwd=Path(__file__).resolve().parents[2])
+    time.sleep(2.5)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and err.strip().splitlines()[-1] == "memini-bench: interrupted"
+    assert not (tmp_path / "pq.jsonl").exists() and (not out.exists() or _files(out) == set())
