@@ -63,7 +63,7 @@ def test_a_label_never_overwrites_a_run_with_other_settings(tmp_path, capsys):
     path = out / "memini-sample-trial.json"
     before = path.read_bytes()
     code, _, err = run_cli([*SAMPLE, "-out", str(out), "-name", "trial", "-pool-floor", "80"], capsys)
-    assert code == 2 and "holds a run made with other settings (hybrid)" in err
+    assert code == 2 and "holds a run made with other settings (hybrid, run)" in err
     assert path.read_bytes() == before
     code, _, err = run_cli([*SAMPLE, "-out", str(out), "-name", "../escape"], capsys)
     assert code == 2 and "-name" in err

@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-import orjson
-
 from memini_bench.studies import bridge, published
 from tools.readme import studies
 
@@ -91,9 +89,5 @@ SECTIONS: tuple[tuple[str, str, str, Callable[[dict], str]], ...] = (
 
 def block(results_dir: Path) -> str:
     """Every section whose results file is committed, with its command."""
-    out = []
-    for title, name, command, render in SECTIONS:
-        path = results_dir / name
-        if path.exists():
-            out.append(f"### {title}\n\n`{command}`\n\n{render(orjson.loads(path.read_bytes()))}")
+    out = studies.rendered(results_dir, SECTIONS)
     return "\n".join(out) if out else "_(none of these results files is committed yet: `make results` writes them)_\n"

@@ -35,12 +35,15 @@ def _read(path: Path) -> dict:
     return orjson.loads(path.read_bytes())
 
 
+def rendered(results_dir: Path, specs) -> list[str]:
+    """Each ``(title, file, command, render)`` of ``specs`` whose results file is committed, as a section with
+    its command."""
+    return [f"### {title}\n\n`{command}`\n\n{render(_read(results_dir / name))}"
+            for title, name, command, render in specs if (results_dir / name).exists()]
+
+
 def sections(results_dir: Path) -> str:
-    out = []
-    for title, name, command, render in STUDIES:
-        path = results_dir / name
-        if path.exists():
-            out.append(f"### {title}\n\n`{command}`\n\n{render(_read(path))}")
+    out = rendered(results_dir, STUDIES)
     clean, poisoned, command = POISON
     if (results_dir / clean).exists() and (results_dir / poisoned).exists():
         out.append(f"### Poison\n\n`{command}`\n\n"
