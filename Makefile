@@ -81,10 +81,11 @@ report-scale: $(STAMP)
 # Every committed file in results/ but results/bench/, results/reference/ and the BEAM runs (the rest is emptied first) and the generated tables of
 # README.md and docs/*.md, from the shared data sets, with MiniLM pinned (7 min 44 s with a warm embedding cache on 2 cores, at 0f06621).
 # User runs write to the gitignored runs/ by default; only these targets write the committed results/.
-MB := $(PY) -m memini_bench -embedder minilm -out results
+MB_ANY := $(PY) -m memini_bench -embedder minilm
+MB := $(MB_ANY) -out results
 # The side-by-side comparison: memini's systems and every peer adapter and recipe (memini_bench/systems/peers).
 PEERS ?= hybrid,keyword,vector,bm25s,sqlite-vec,sqlite-vec-hybrid,agentmemory,mempalace,lancedb,lancedb-fts,lancedb-hybrid,qdrant,chroma,mem0
-PEER_VARIANTS ?= bm25s-global,agentmemory-bm25,mempalace-hybrid,qdrant-bm25,qdrant-hybrid
+PEER_VARIANTS ?= bm25s-global,agentmemory-bm25,mempalace-hybrid,qdrant-bm25,qdrant-hybrid,sqlite-vec-hybrid-pool
 results: $(STAMP)
 	@test -z "$$MEMINI_LLM_BASE_URL" || { echo 'make results: unset MEMINI_LLM_BASE_URL (mem0 would become mem0-infer)'; exit 2; }
 	mkdir -p results && find results -mindepth 1 -maxdepth 1 ! -name bench ! -name reference ! -name 'beam-*' \
@@ -141,6 +142,8 @@ results: $(STAMP)
 # best mean (R@5 + R@10 + MRR) / 3 over the three; no held figure is read. make reference-held then evaluates the
 # chosen defaults on held once, against every peer, with Holm-corrected significance.
 REF_OUT := results/reference
+# The peer variants the committed held runs had (the pooled sqlite-vec-hybrid came later)
+REF_PEER_VARIANTS := bm25s-global,agentmemory-bm25,mempalace-hybrid,qdrant-bm25,qdrant-hybrid
 REF_GRID ?= ref-stemmer=porter,snowball ref-stopwords=none,english ref-bm25-idf=fts5,lucene ref-fusion=minmax,rrf \
 	ref-alpha=0.2,0.3,0.5 ref-session-weight=0,0.2 ref-temporal-boost=0,0.2
 REF_BASE := -ref-stemmer porter -ref-stopwords none -ref-bm25-idf fts5 -ref-fusion minmax -ref-alpha 0.5 \
@@ -148,26 +151,26 @@ REF_BASE := -ref-stemmer porter -ref-stopwords none -ref-bm25-idf fts5 -ref-fusi
 REF_SWEEP := -k 5,10 -holdout tune -systems reference $(REF_BASE) -name search -out $(REF_OUT) -sweep '$(REF_GRID)'
 reference-search: $(STAMP)
 	mkdir -p $(REF_OUT)
-	$(MB) -suite locomo -data $(LOCOMO) $(REF_SWEEP)
-	$(MB) -suite locomo-sessions -data $(LOCOMO) $(REF_SWEEP)
-	$(MB) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack $(REF_SWEEP)
+	$(MB_ANY) -suite locomo -data $(LOCOMO) $(REF_SWEEP)
+	$(MB_ANY) -suite locomo-sessions -data $(LOCOMO) $(REF_SWEEP)
+	$(MB_ANY) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack $(REF_SWEEP)
 	$(PY) cmd/reference_select.py -sweeps $(REF_OUT) -out $(REF_OUT)/selection.json
 
 # Held, once, with the committed defaults: reference against every peer (and memini's three), -significance
 # (reference against each, Holm across the family); then the full sets with memini-hybrid beside it.
 reference-held: $(STAMP)
-	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -holdout held -systems reference,$(PEERS),$(PEER_VARIANTS) \
+	$(MB_ANY) -suite locomo -data $(LOCOMO) -k 5,10 -holdout held -systems reference,$(PEERS),$(REF_PEER_VARIANTS) \
 		-name peers -significance -out $(REF_OUT)
-	$(MB) -suite locomo-sessions -data $(LOCOMO) -k 5,10 -holdout held -systems reference,$(PEERS),$(PEER_VARIANTS) \
+	$(MB_ANY) -suite locomo-sessions -data $(LOCOMO) -k 5,10 -holdout held -systems reference,$(PEERS),$(REF_PEER_VARIANTS) \
 		-name peers -significance -out $(REF_OUT)
-	$(MB) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -k 5,10 -holdout held \
-		-systems reference,$(PEERS),$(PEER_VARIANTS) -name peers -significance -out $(REF_OUT)
+	$(MB_ANY) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -k 5,10 -holdout held \
+		-systems reference,$(PEERS),$(REF_PEER_VARIANTS) -name peers -significance -out $(REF_OUT)
 	for s in locomo locomo-sessions; do \
-	  $(MB) -suite $$s -data $(LOCOMO) -k 5,10 -systems reference,hybrid,keyword,vector -name reference \
+	  $(MB_ANY) -suite $$s -data $(LOCOMO) -k 5,10 -systems reference,hybrid,keyword,vector -name reference \
 	    -significance -out $(REF_OUT) || exit 1; done
-	$(MB) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -k 5,10 \
+	$(MB_ANY) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -k 5,10 \
 		-systems reference,hybrid,keyword,vector -name reference -significance -out $(REF_OUT)
-	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -systems sqlite-vec-hybrid,sqlite-vec-hybrid-pool -name sqlite-vec-depth \
+	$(MB_ANY) -suite locomo -data $(LOCOMO) -k 5,10 -systems sqlite-vec-hybrid,sqlite-vec-hybrid-pool -name sqlite-vec-depth \
 		-significance -out $(REF_OUT)
 
 # BEAM's 100K tier (its license is not stated: fetch it yourself; memini-bench data fetch beam-100k)

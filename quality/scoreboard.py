@@ -46,7 +46,7 @@ import click
 
 from memini_bench.core.dataset import Dataset
 from memini_bench.core.runs import RunResult, first_gold_rank
-from memini_bench.core.settings import flag
+from memini_bench.core.settings import Int, command, setting
 from memini_bench.embed import endpoints
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.factory import EmbedSettings, build_encoder
@@ -258,22 +258,32 @@ def _variants_config(variant_list: Sequence[Variant]) -> dict:
     return {"variants": {v.name: v.describe() for v in variant_list}}
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
-@flag("embedders", default="hash,minilm", help="Comma-separated embedders: hash, minilm, st:PATH_OR_NAME, ..., "
-      "sweep (every MEMINI_SWEEP_EMBEDDERS endpoint, url|model|dims).")
-@flag("dims", default=256, type=int, help="Dimensions of the hash embedder.")
-@flag("keyword-backend", default="numpy", type=click.Choice(["numpy", "fts5"]), help="BM25 backend.")
-@flag("rerank-url", default=lambda: os.environ.get("MEMINI_RERANK_URL", ""), show_default="$MEMINI_RERANK_URL",
-      help="Cross-encoder /rerank base URL: adds the rerank rows (Bearer MEMINI_RERANK_API_KEY).")
-@flag("rerank-model", default=lambda: os.environ.get("MEMINI_RERANK_MODEL", ""), show_default="$MEMINI_RERANK_MODEL",
-      help="Model name for -rerank-url, or local:PATH for a local sentence-transformers CrossEncoder folder.")
-@flag("variants", default=qvariants.DEFAULT, help="Comma-separated hybrid variants: fixed (memini's current), pre-fix "
-      "(additive composite, gate 0.6 x evictee), ratio0.4, anchor-only (the gate probes).")
-@flag("out", default="runs/quality.json", help="The JSON results file.")
-@flag("no-write", is_flag=True, default=False, help="Print the tables only.")
-def command(embedders: str, dims: int, keyword_backend: str, rerank_url: str, rerank_model: str, variants: str,
-            out: str, no_write: bool) -> None:
+@dataclass(frozen=True)
+class ScoreboardOptions:
+    """The flags of ``python -m quality.scoreboard``."""
+
+    embedders: str = setting("embedders", "hash,minilm", "Comma-separated embedders: hash, minilm, st:PATH_OR_NAME, "
+                             "..., sweep (every MEMINI_SWEEP_EMBEDDERS endpoint, url|model|dims).")
+    dims: int = setting("dims", 256, "Dimensions of the hash embedder.", type=Int(min=1, max=65536))
+    keyword_backend: str = setting("keyword-backend", "numpy", "BM25 backend.", type=click.Choice(["numpy", "fts5"]))
+    rerank_url: str = setting("rerank-url", "", "Cross-encoder /rerank base URL (default $MEMINI_RERANK_URL): adds the "
+                              "rerank rows (Bearer MEMINI_RERANK_API_KEY).")
+    rerank_model: str = setting("rerank-model", "", "Model name for -rerank-url, or local:PATH for a local "
+                                "sentence-transformers CrossEncoder folder (default $MEMINI_RERANK_MODEL).")
+    variants: str = setting("variants", qvariants.DEFAULT, "Comma-separated hybrid variants: fixed (memini's current), "
+                            "pre-fix (additive composite, gate 0.6 x evictee), ratio0.4, anchor-only (the gate "
+                            "probes).")
+    out: str = setting("out", "runs/quality.json", "The JSON results file.")
+    no_write: bool = setting("no-write", False, "Print the tables only.")
+
+
+@command(ScoreboardOptions, name="quality")
+def scoreboard_command(args: ScoreboardOptions) -> None:
     """memini's recall-quality scoreboard: durable and episodic recall, precision and injections."""
+    embedders, dims, keyword_backend, variants, out, no_write = (args.embedders, args.dims, args.keyword_backend,
+                                                                 args.variants, args.out, args.no_write)
+    rerank_url = args.rerank_url or os.environ.get("MEMINI_RERANK_URL", "")
+    rerank_model = args.rerank_model or os.environ.get("MEMINI_RERANK_MODEL", "")
     names = endpoints.expand([n.strip() for n in embedders.split(",") if n.strip()])
     if not names:
         raise BenchError("-embedders: name at least one embedder (hash, minilm, st:PATH_OR_NAME)")
@@ -297,7 +307,7 @@ def command(embedders: str, dims: int, keyword_backend: str, rerank_url: str, re
 def main(argv: list[str] | None = None) -> None:
     from memini_bench.core.console import run_command
 
-    run_command(command, argv, "quality")
+    run_command(scoreboard_command, argv, "quality")
 
 
 if __name__ == "__main__":

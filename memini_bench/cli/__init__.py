@@ -17,6 +17,7 @@ from memini_bench.core.console import run_command
 from memini_bench.core.settings import click_options
 from memini_bench.modes import dispatch, modes
 from memini_bench.modes.options import RunOptions
+from memini_bench.results.provenance import set_command
 
 
 def _options() -> list:
@@ -93,6 +94,7 @@ def repeated_flag(cmd: click.Command, args: list[str]) -> str | None:
 def main(argv: list[str] | None = None) -> None:
     """Entry point of ``memini-bench`` and ``python -m memini_bench``."""
     args = sys.argv[1:] if argv is None else list(argv)
+    set_command(["memini-bench", *args])
     if args and args[0] in SUBCOMMANDS:
         from memini_bench.core.registry import load_target
 

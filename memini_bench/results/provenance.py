@@ -38,8 +38,27 @@ def git_commit() -> str:
     return f"{head}-dirty" if dirty else head
 
 
+_COMMAND: list[str] = []
+
+
+def set_command(argv: list[str]) -> None:
+    """The command line the CLI runs (``memini-bench`` and its arguments, given or from ``sys.argv``)."""
+    _COMMAND[:] = argv
+
+
+def command_line() -> str:
+    """The command line that made this run's files, shell-quoted: the CLI's (``set_command``), else this
+    process's script and arguments (for the report's provenance)."""
+    import shlex
+    import sys
+
+    argv = _COMMAND or ([Path(sys.argv[0]).name, *sys.argv[1:]] if sys.argv else [])
+    return " ".join(shlex.quote(a) for a in argv)
+
+
 def harness() -> dict[str, str]:
-    return {"harness_version": __version__, "git_commit": git_commit()}
+    """What every results file records about what made it: the harness version, the git commit and the command."""
+    return {"harness_version": __version__, "git_commit": git_commit(), "command": command_line()}
 
 
 def bench_start() -> dict:

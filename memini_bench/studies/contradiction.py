@@ -23,11 +23,10 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import click
 import numpy as np
 import orjson
 
-from memini_bench.core.settings import flag
+from memini_bench.core.settings import Int, command, setting
 from memini_bench.embed import endpoints
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.factory import EmbedSettings, build_encoder
@@ -230,17 +229,25 @@ def render(doc: dict) -> str:
     return "\n".join(out) + "\n"
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
-@flag("embedders", default="hash,minilm", help="Comma-separated embedders for the gate, wild and stale parts; "
-      "sweep = every MEMINI_SWEEP_EMBEDDERS endpoint (url|model|dims).")
-@flag("locomo", default="", help="LoCoMo locomo10.json for wild nearest-neighbour pairs (skipped without it).")
-@flag("lme", default="", help="A LongMemEval file for wild nearest-neighbour pairs (skipped without it).")
-@flag("wild", "wild_limit", default=500, type=click.IntRange(min=2), help="Items per wild-pair source.")
-@flag("quads", default=str(QUADS_PATH), help="The authored quads file.")
-@flag("out", default="runs/contradiction.json", help="The JSON results file.")
-@flag("no-write", is_flag=True, default=False, help="Print the tables only.")
-def command(embedders: str, locomo: str, lme: str, wild_limit: int, quads: str, out: str, no_write: bool) -> None:
+@dataclass(frozen=True)
+class ContradictionOptions:
+    """The flags of ``python -m memini_bench.studies.contradiction``."""
+
+    embedders: str = setting("embedders", "hash,minilm", "Comma-separated embedders for the gate, wild and stale "
+                             "parts; sweep = every MEMINI_SWEEP_EMBEDDERS endpoint (url|model|dims).")
+    locomo: str = setting("locomo", "", "LoCoMo locomo10.json for wild nearest-neighbour pairs (skipped without it).")
+    lme: str = setting("lme", "", "A LongMemEval file for wild nearest-neighbour pairs (skipped without it).")
+    wild_limit: int = setting("wild", 500, "Items per wild-pair source.", type=Int(min=2))
+    quads: str = setting("quads", str(QUADS_PATH), "The authored quads file.")
+    out: str = setting("out", "runs/contradiction.json", "The JSON results file.")
+    no_write: bool = setting("no-write", False, "Print the tables only.")
+
+
+@command(ContradictionOptions, name="contradiction")
+def contradiction_command(args: ContradictionOptions) -> None:
     """memini's contradiction study: detector pricing, similarity gate, wild false positives, stale vs fresh."""
+    embedders, locomo, lme, wild_limit, quads, out, no_write = (args.embedders, args.locomo, args.lme,
+                                                                 args.wild_limit, args.quads, args.out, args.no_write)
     names = endpoints.expand([e.strip() for e in embedders.split(",") if e.strip()])
     if not names:
         raise BenchError("-embedders: name at least one embedder (hash, minilm, wordllama, ...)")
@@ -254,7 +261,7 @@ def command(embedders: str, locomo: str, lme: str, wild_limit: int, quads: str, 
 def main(argv: list[str] | None = None) -> None:
     from memini_bench.core.console import run_command
 
-    run_command(command, argv, "contradiction")
+    run_command(contradiction_command, argv, "contradiction")
 
 
 if __name__ == "__main__":

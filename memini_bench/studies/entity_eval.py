@@ -22,10 +22,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import click
 import orjson
 
-from memini_bench.core.settings import flag
+from memini_bench.core.settings import command, setting
 from memini_bench.errors import BenchError
 from memini_bench.results.provenance import file_sha256, harness
 from memini_bench.results.schema import study_document
@@ -157,24 +156,30 @@ def run(locomo: str = "", labelled: Path = LABELLED_PATH) -> dict:
     return {"config": config, "results": [asdict(r) for r in evaluate(sentences)], "errors": errors(sentences)}
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
-@flag("locomo", default="", help="LoCoMo locomo10.json, for the sample's LoCoMo turns (skipped without it).")
-@flag("labelled", default=str(LABELLED_PATH), help="The hand-labelled sample.")
-@flag("out", default="runs/entities.json", help="The JSON results file.")
-@flag("no-write", is_flag=True, default=False, help="Print the table only.")
-def command(locomo: str, labelled: str, out: str, no_write: bool) -> None:
+@dataclass(frozen=True)
+class EntityEvalOptions:
+    """The flags of ``python -m memini_bench.studies.entity_eval``."""
+
+    locomo: str = setting("locomo", "", "LoCoMo locomo10.json, for the sample's LoCoMo turns (skipped without it).")
+    labelled: str = setting("labelled", str(LABELLED_PATH), "The hand-labelled sample.")
+    out: str = setting("out", "runs/entities.json", "The JSON results file.")
+    no_write: bool = setting("no-write", False, "Print the table only.")
+
+
+@command(EntityEvalOptions, name="entity_eval")
+def entity_eval_command(args: EntityEvalOptions) -> None:
     """Precision and recall of the no-LLM entity extractor on the hand-labelled sample."""
-    doc = run(locomo, Path(labelled))
+    doc = run(args.locomo, Path(args.labelled))
     sys.stdout.write(render(doc))
-    if not no_write:
-        write_results_file(Path(out), study_document(doc))
-        print(f"wrote {out}", file=sys.stderr)
+    if not args.no_write:
+        write_results_file(Path(args.out), study_document(doc))
+        print(f"wrote {args.out}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> None:
     from memini_bench.core.console import run_command
 
-    run_command(command, argv, "entity_eval")
+    run_command(entity_eval_command, argv, "entity_eval")
 
 
 if __name__ == "__main__":

@@ -63,6 +63,7 @@ def test_an_identity_clash_is_refused_before_any_system_ingests(tmp_path, capsys
     ident = json.loads(first)["config"]["identity"]
     assert ident["run"]["ks"] == [5] and len(ident["run"]["data_sha256"]) == 64
     assert ident["run"]["system_settings"] == [{"name": "marked"}]
+    assert json.loads(first)["config"]["command"].startswith("memini-bench -suite file -data ")   # provenance
     code, _, err = run_cli([*base, "-k", "5,10"], capsys)           # another K list, same name
     assert code == 2 and "holds a run made with other settings (run)" in err
     assert marker.read_text() == "ingested\n"                       # refused before the system ingested
