@@ -51,6 +51,8 @@ class OutputOptions:
         if self.no_write and (self.per_question or self.trec):
             flag = "-per-question" if self.per_question else "-trec"
             raise BenchError(f"{flag}: cannot be combined with -no-write (which writes nothing); drop one of them")
+        if not self.out.strip():
+            raise BenchError("-out '': give a folder for the results file (the default is runs/; '.' is this folder)")
         if self.name and (set(self.name) & set('/\\\0') or self.name.startswith(".")):
             raise BenchError(f"-name {self.name!r}: use a plain label (no slashes, not starting with a dot)")
 

@@ -187,3 +187,9 @@ def test_sigterm_is_an_interrupt_that_leaves_nothing(tmp_path):
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 130 and err.strip().splitlines()[-1] == "memini-bench: interrupted"
     assert not (tmp_path / "pq.jsonl").exists() and (not out.exists() or _files(out) == set())
+
+
+def test_an_empty_out_is_refused_not_taken_as_this_folder(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run_cli([*HASH, "-out", ""], capsys)
+    assert code == 2 and "-out ''" in err and _files(tmp_path) == set()
