@@ -27,11 +27,12 @@ STALE_TEMP_S = 3600.0
 _UNNAMED_TEMP = hasattr(os, "O_TMPFILE") and os.path.isdir("/proc/self/fd")
 
 
-def _temp_file(folder: Path, name: str) -> tuple[int, Path | None]:
-    """A new file in ``folder`` with the umask's mode, open for writing: unnamed where the system allows it
-    (Linux ``O_TMPFILE``: a process killed while writing leaves nothing behind), else ``.<name>.<pid>.<hex>.tmp``."""
+def _temp_file(folder: Path, name: str, *, named: bool = False) -> tuple[int, Path | None]:
+    """A new file in ``folder`` with the umask's mode, open for writing: unnamed where the system allows it and
+    ``named`` is not asked for (Linux ``O_TMPFILE``: a process killed while writing leaves nothing behind), else
+    ``.<name>.<pid>.<hex>.tmp``."""
     flags = os.O_WRONLY | os.O_CLOEXEC
-    if _UNNAMED_TEMP:
+    if _UNNAMED_TEMP and not named:
         try:
             return os.open(folder, flags | os.O_TMPFILE, 0o666), None
         except OSError as exc:
@@ -88,6 +89,27 @@ def _commit(fd: int, tmp: Path | None, path: Path) -> None:
         raise
 
 
+def _open_temp(path: Path, *, named: bool = False) -> tuple[int, Path | None]:
+    """The temp file ``path`` is written through (``_temp_file``; its folder made, stale temps of earlier writes
+    removed); a path that cannot take it is a one-line BenchError."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        remove_stale_temps(path.parent, path.name)
+        return _temp_file(path.parent, path.name, named=named)
+    except ValueError:  # a NUL in the path
+        raise BenchError(f"{str(path)!r}: the path contains a NUL character; choose another path") from None
+    except OSError as exc:
+        raise BenchError(f"{path}: cannot write ({exc.strerror or exc}); choose another path") from None
+
+
+def _fill(fd: int, write: Callable[[Callable[[bytes], object]], None]) -> None:
+    """Run ``write`` on the open file ``fd``, then flush and fsync it (``fd`` stays open)."""
+    with os.fdopen(fd, "wb", closefd=False) as fh:
+        write(fh.write)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
 def atomic_write(path: Path, write: Callable[[Callable[[bytes], object]], None]) -> None:
     """Write through a temp file in the same folder, fsync, then rename over ``path``: a crash, a kill or an error
     leaves the previous file (or none) in place, never a half-written one, and no temp file. The file gets the
@@ -98,19 +120,9 @@ def atomic_write(path: Path, write: Callable[[Callable[[bytes], object]], None])
     if unit is not None:
         unit.stage(path, write)
         return
+    fd, tmp = _open_temp(path)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        remove_stale_temps(path.parent, path.name)
-        fd, tmp = _temp_file(path.parent, path.name)
-    except ValueError:  # a NUL in the path
-        raise BenchError(f"{str(path)!r}: the path contains a NUL character; choose another path") from None
-    except OSError as exc:
-        raise BenchError(f"{path}: cannot write ({exc.strerror or exc}); choose another path") from None
-    try:
-        with os.fdopen(fd, "wb", closefd=False) as fh:
-            write(fh.write)
-            fh.flush()
-            os.fsync(fh.fileno())
+        _fill(fd, write)
         _commit(fd, tmp, path)
     except OSError as exc:  # a full disk, or a folder where the file should go
         raise BenchError(f"{path}: cannot write ({exc.strerror or exc}); choose another path") from None
@@ -200,23 +212,15 @@ class RunOutputs:
             raise BenchError(f"{path}: two outputs of this run are this one file; give them different paths")
         if final.is_dir():
             raise BenchError(f"{path}: is a folder, where this run would write a file; choose another path")
-        try:
-            final.parent.mkdir(parents=True, exist_ok=True)
-            remove_stale_temps(final.parent, final.name)
-            tmp = final.parent / f".{final.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
-            fd = os.open(tmp, os.O_WRONLY | os.O_CLOEXEC | os.O_CREAT | os.O_EXCL, 0o666)
-        except ValueError:
-            raise BenchError(f"{str(path)!r}: the path contains a NUL character; choose another path") from None
-        except OSError as exc:
-            raise BenchError(f"{path}: cannot write ({exc.strerror or exc}); choose another path") from None
+        fd, tmp = _open_temp(final, named=True)   # named: it is renamed into place at the end
+        assert tmp is not None
         self._staged[final] = tmp
         try:
-            with os.fdopen(fd, "wb") as fh:
-                write(fh.write)
-                fh.flush()
-                os.fsync(fh.fileno())
+            _fill(fd, write)
         except OSError as exc:
             raise BenchError(f"{path}: cannot write ({exc.strerror or exc}); choose another path") from None
+        finally:
+            os.close(fd)
 
     def commit(self) -> None:
         """Place every staged file; on any failure undo what was placed (see the class docstring)."""
