@@ -12,9 +12,9 @@ import click
 from click.core import ParameterSource
 
 from memini_bench import __version__
-from memini_bench.cli.help import HELP_SETTINGS, GroupedCommand, show_all, topics
+from memini_bench.cli.help import GroupedCommand, show_all, topics
 from memini_bench.core.console import run_command
-from memini_bench.core.settings import click_options
+from memini_bench.core.settings import HELP_SETTINGS, click_options
 from memini_bench.modes import dispatch, modes
 from memini_bench.modes.options import RunOptions
 from memini_bench.results.provenance import set_command
@@ -50,7 +50,8 @@ command.topic_list = topics(RunOptions.concern_classes(), modes())
 @click.argument("topic", required=False)
 def help_command(topic: str | None) -> None:
     """One help topic in full (without TOPIC: the grouped --help)."""
-    ctx = click.Context(command, info_name="memini-bench")
+    ctx = click.Context(command, info_name="memini-bench", max_content_width=HELP_SETTINGS["max_content_width"],
+                        terminal_width=HELP_SETTINGS["terminal_width"])
     click.echo(command.get_help(ctx) if topic is None else command.topic_help(ctx, topic), nl=topic is None)
 
 

@@ -18,13 +18,12 @@ import click
 
 from memini_bench.core.settings import flag_fields, group_of
 
-#: One width for every help text, in a terminal or not.
-HELP_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 118, "terminal_width": 118}
 #: Topics of the concern options, in --help order, with their titles.
 CONCERN_TOPICS = {"core": "Core", "data": "Data and its preparation", "systems": "Systems",
                   "outputs": "Outputs", "hybrid": "memini's hybrid (memini-hybrid and its store)",
                   "embedding": "Embedding and the cache", "execution": "Where the work runs",
-                  "reference": "The reference system (-systems reference)"}
+                  "reference": "The reference system (-systems reference)",
+                  "checks": "Run checks (what a recall must return, plugin failures, progress)"}
 #: The topics --help shows in full; the rest get one line each.
 FULL = ("core", "data", "systems", "outputs")
 EXAMPLES = (

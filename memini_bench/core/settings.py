@@ -24,6 +24,11 @@ import click
 T = TypeVar("T")
 
 
+#: One help layout for every command (the CLI, its subcommands, the studies, the benchmark scripts): ``-h`` as well
+#: as ``--help``, one width in a terminal or not.
+HELP_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 118, "terminal_width": 118}
+
+
 def setting(name: str, default: Any, help: str, *, group: str = "", token: str | None = None,
             **click_kwargs: Any) -> Any:
     """A dataclass field that is also the CLI flag ``-name`` (see the module docstring). ``group`` is its heading
@@ -190,8 +195,7 @@ def command(cls: type[T], *, name: str | None = None) -> Callable[[Callable[[T],
             return func(build(cls, values))
 
         cmd = click.Command(name or func.__name__, callback=callback, help=func.__doc__,
-                            context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 118,
-                                              "terminal_width": 118})
+                            context_settings=HELP_SETTINGS)
         for option in click_options(cls):
             cmd = option(cmd)
         return cmd

@@ -15,6 +15,7 @@ import sys
 
 import click
 
+from memini_bench.core.settings import HELP_SETTINGS
 from memini_bench.data import registry
 from memini_bench.data.download import fetch_file, mismatch
 from memini_bench.errors import BenchError
@@ -24,7 +25,7 @@ def _mb(size: int | None) -> str:
     return "size unknown" if size is None else f"{size / 1e6:,.1f} MB"
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
+@click.group(context_settings=HELP_SETTINGS)
 def command() -> None:
     """The data sets memini-bench knows: list, fetch and verify them (see docs/datasets.md)."""
 

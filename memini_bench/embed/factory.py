@@ -20,6 +20,7 @@ from pathlib import Path
 
 import click
 
+from memini_bench.core import builtins
 from memini_bench.core.settings import Int, Real, setting
 from memini_bench.embed.base import Embedder
 from memini_bench.embed.encoder import TextEncoder
@@ -103,8 +104,7 @@ def make_fnv64(settings: EmbedSettings, argument: str = "") -> Embedder:
 
 #: The model and endpoint settings a built-in embedder may or may not honour (each declares which, as ``uses`` in
 #: ``core.builtins``); the rest of EmbedSettings (which embedder, the cache) applies to every one.
-MODEL_SETTINGS = ("max_tokens", "batch_size", "device", "precision", "embed_backend", "embed_timeout",
-                  "embed_concurrency", "dims")
+MODEL_SETTINGS = (*builtins.LOCAL, *builtins.ENDPOINT, "dims")
 
 
 def check_settings_used(settings: EmbedSettings, uses: tuple[str, ...] | None) -> None:

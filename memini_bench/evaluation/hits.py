@@ -40,7 +40,7 @@ RECALL_TIMEOUT_S = 600.0
 class RunGuardOptions:
     """How the runner treats misbehaving systems, and what it prints while it works."""
 
-    GROUP = "run checks"
+    GROUP = "checks"
 
     leaks: str = setting("leaks", "error", "A recalled hit from another group: error (exit 2, the default) or "
                          "count (drop it before scoring and report the count per system).",

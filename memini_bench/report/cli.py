@@ -8,10 +8,11 @@ from pathlib import Path
 
 import click
 
+from memini_bench.core.settings import HELP_SETTINGS
 from memini_bench.errors import BenchError
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
+@click.command(context_settings=HELP_SETTINGS)
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("-o", "--out", "out", default="", help="The site's folder (made if missing); with -format, the table's "
               "file (default: stdout).")
