@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from memini_bench.report.model import embedder_label
 from memini_bench.results.read import load
 from memini_bench.results.schema import (
     CompareResults,
@@ -29,7 +30,8 @@ def _pct(x: float) -> str:
     return f"{x * 100:.1f}"
 
 
-def _get(results_dir: Path, name: str, kind: type) -> ResultsFile | None:
+def get(results_dir: Path, name: str, kind: type) -> ResultsFile | None:
+    """The committed results file ``name`` as ``kind``, None when absent or of another kind."""
     path = results_dir / name
     if not path.exists():
         return None
@@ -56,7 +58,6 @@ HEADER = ["| data set | questions | system | embedder | R@5 | R@10 | RecallAll@1
 #: The reference system's full-set runs (``make reference-held``), one per main data set.
 REFERENCE_FILES = ("reference/locomo-reference.json", "reference/locomo-sessions-reference.json",
                    "reference/longmemeval-shared-reference.json")
-KEYWORD_ONLY = ("memini-keyword",)
 
 
 def _rows(doc: CompareResults, systems: list[str]) -> list[str]:
@@ -66,8 +67,7 @@ def _rows(doc: CompareResults, systems: list[str]) -> list[str]:
         r5, r10 = doc.score(system, 5), doc.score(system, 10)
         if not (r5 and r10):
             continue
-        embedder = doc.config.get("embed_model", "") if system not in KEYWORD_ONLY else "-"
-        embedder = embedder.replace("st:sentence-transformers/", "").replace("|max_tokens=", " @")
+        embedder = embedder_label(doc.config, system)
         out.append(f"| {doc.dataset} | {r10.questions} | {system} | {embedder} | {_pct(r5.recall_at_k)} | "
                    f"{_pct(r10.recall_at_k)} | {_pct(r10.recall_all_at_k)} | {_pct(r10.mrr)} | "
                    f"{_pct(r10.ndcg_at_k)} | {r10.p50_ms:.2f} |")
@@ -78,7 +78,7 @@ def main_table(results_dir: Path) -> str:
     """One row per system of each main results file: R@5 / R@10 / RecallAll@10 / MRR / nDCG@10, p50."""
     lines = list(HEADER)
     for name in MAIN_FILES:
-        doc = _get(results_dir, name, CompareResults)
+        doc = get(results_dir, name, CompareResults)
         if doc is not None:
             lines += _rows(doc, doc.systems)
     return "\n".join(lines) + "\n"
@@ -89,7 +89,7 @@ def reference_rows(results_dir: Path) -> str:
     ``results/reference/*-reference.json``), in the main table's columns."""
     lines = list(HEADER)
     for name in REFERENCE_FILES:
-        doc = _get(results_dir, name, CompareResults)
+        doc = get(results_dir, name, CompareResults)
         if doc is not None:
             lines += _rows(doc, ["reference"])
     if len(lines) == len(HEADER):
@@ -111,9 +111,9 @@ PUBLISHED = {
 def reproduction(results_dir: Path) -> str:
     """memini's published LoCoMo figures beside ours (``locomo.json``, ``locomo-sessions.json`` and the
     ``-reinforce`` run ``locomo-reinforce-sys-hybrid.json``)."""
-    turn = _get(results_dir, "locomo.json", CompareResults)
-    session = _get(results_dir, "locomo-sessions.json", CompareResults)
-    reinforce = _get(results_dir, "locomo-reinforce-sys-hybrid.json", CompareResults)
+    turn = get(results_dir, "locomo.json", CompareResults)
+    session = get(results_dir, "locomo-sessions.json", CompareResults)
+    reinforce = get(results_dir, "locomo-reinforce-sys-hybrid.json", CompareResults)
     lines = ["| LoCoMo | published (memini) | this harness |", "|---|---|---|"]
     for level, doc in (("turn", turn), ("session", session)):
         for system in ("memini-keyword", "memini-vector", "memini-hybrid"):
@@ -136,7 +136,7 @@ def temporal_boost(results_dir: Path) -> str:
         cells = []
         for base in ("locomo", "longmemeval-shared"):
             name = f"{base}.json" if not token else f"{base}{token}-sys-hybrid.json"
-            cells.append(_triple(_get(results_dir, name, CompareResults), "memini-hybrid"))
+            cells.append(_triple(get(results_dir, name, CompareResults), "memini-hybrid"))
         lines.append(f"| {label} | {' | '.join(cells)} |")
     return "\n".join(lines) + "\n"
 
@@ -150,7 +150,7 @@ RERANK_COLUMNS = ((*LOCOMO_RERANK, "all", "LoCoMo all"), (*LOCOMO_RERANK, "2", "
 
 def rerank_table(results_dir: Path) -> str:
     """R@1 / R@5 / MRR of memini's five re-rank strategies (regex extractor, then extended's temporal row)."""
-    docs = {stem: _get(results_dir, f"{stem}.json", RankingResults)
+    docs = {stem: get(results_dir, f"{stem}.json", RankingResults)
             for regex, extended, _, _ in RERANK_COLUMNS for stem in (regex, extended)}
     first = docs[RERANK_COLUMNS[0][0]]
     if first is None:
@@ -179,7 +179,7 @@ def rerank_table(results_dir: Path) -> str:
 
 def vec_gate(results_dir: Path) -> str:
     """The vector-gate sweep on LoCoMo: the score distributions and every threshold row."""
-    doc = _get(results_dir, "locomo-vec-gate.json", GateResults)
+    doc = get(results_dir, "locomo-vec-gate.json", GateResults)
     if doc is None:
         return _missing("locomo-vec-gate.json")
     dist = doc.distribution
@@ -196,7 +196,7 @@ def vec_gate(results_dir: Path) -> str:
 
 def quality_table(results_dir: Path) -> str:
     """The recall-quality scoreboard, one row per embedder and config."""
-    doc = _get(results_dir, "quality.json", QualityResults)
+    doc = get(results_dir, "quality.json", QualityResults)
     if doc is None:
         return _missing("quality.json")
     lines = ["| embedder · config | dur R@k / MRR | epi R@k / MRR | P@3 / P@5 | spray q/n | inj q/n |",
@@ -215,7 +215,7 @@ def _ranks(ranks: dict) -> str:
 
 def vetobench_table(results_dir: Path) -> str:
     """Veto recall@1 / @5 of every system on each VetoBench suite, with the rank of each veto."""
-    doc = _get(results_dir, "vetobench.json", VetoResults)
+    doc = get(results_dir, "vetobench.json", VetoResults)
     if doc is None:
         return _missing("vetobench.json")
     suites = [s["suite"] for s in doc.suites]
@@ -234,7 +234,7 @@ def vetobench_table(results_dir: Path) -> str:
 
 def vetobench_scale(results_dir: Path) -> str:
     """Veto recall@5 of every system at each corpus size of the scale curve."""
-    doc = _get(results_dir, "vetobench-scale.json", VetoScaleResults)
+    doc = get(results_dir, "vetobench-scale.json", VetoScaleResults)
     if doc is None:
         return _missing("vetobench-scale.json")
     sizes = [p["size"] for p in doc.points]
@@ -355,7 +355,7 @@ def legs(results_dir: Path) -> str:
     lines = ["| level | hybrid vs | metric | hybrid | leg | Δ (pp) [95% CI] | test | p (Holm) | significant |",
              "|---|---|---|--:|--:|---|---|--:|:-:|"]
     for level, name in (("turn", "locomo.json"), ("session", "locomo-sessions.json")):
-        doc = _get(results_dir, name, CompareResults)
+        doc = get(results_dir, name, CompareResults)
         for r in (doc.raw.get("significance", []) if doc else []):
             if r["metric"] not in ("R@5", "R@10", "MRR"):
                 continue
@@ -376,7 +376,7 @@ def peers(results_dir: Path) -> str:
     bootstrap on MRR, Holm; from ``-significance`` in the main file)."""
     out = []
     for title, base in PEER_SETS:
-        docs = [d for d in (_get(results_dir, f"{base}-{s}.json", CompareResults) for s in ("peers", "peers-variants"))
+        docs = [d for d in (get(results_dir, f"{base}-{s}.json", CompareResults) for s in ("peers", "peers-variants"))
                 if d is not None]
         if not docs:
             out.append(_missing(f"{base}-peers.json"))

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memini_bench.results.read import load
 from memini_bench.results.schema import CompareResults
+from tools.readme.blocks import get
 
 FILES = ("beam-100k.json", "locomo-observations.json", "locomo-summaries.json",
          "longmemeval-turns-oracle-sample97.json", "longmemeval-turns-s-single.json",
@@ -25,8 +25,7 @@ def _cell(doc: CompareResults, system: str, k: int) -> str:
 
 
 def table(results_dir: Path) -> str:
-    docs = [(name, load(Path(results_dir) / name)) for name in FILES if (Path(results_dir) / name).exists()]
-    docs = [(n, d) for n, d in docs if isinstance(d, CompareResults)]
+    docs = [(name, doc) for name in FILES if (doc := get(Path(results_dir), name, CompareResults)) is not None]
     if not docs:
         return "_(none of these results files is committed yet: the commands above write them)_\n"
     k = max(s.k for _, d in docs for s in d.scores)

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memini_bench.results.read import load
 from memini_bench.results.schema import CompareResults
+from tools.readme.blocks import get
 
 METRICS = (("R@5", 5, "recall_at_k"), ("R@10", 10, "recall_at_k"), ("MRR", 10, "mrr"))
 FOLDER = "reference"
@@ -47,7 +47,7 @@ def table(doc: CompareResults) -> str:
 
 def _tables(results_dir: Path, pattern: str, make: str) -> str:
     paths = sorted((Path(results_dir) / FOLDER).glob(pattern))
-    docs = [d for d in (load(p) for p in paths) if isinstance(d, CompareResults)]
+    docs = [d for d in (get(p.parent, p.name, CompareResults) for p in paths) if d is not None]
     if not docs:
         return f"_(`results/{FOLDER}/{pattern}` is not committed yet: `{make}` writes it)_\n"
     return "\n".join(table(d) for d in docs)
