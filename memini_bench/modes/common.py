@@ -1,8 +1,8 @@
 """What every mode shares: loading and preparing the data set (``load_prepared``), what a results file records
-(``build_config``), its path (``results_path``), the identity-checked write (``write_results``), the checks of the
-destinations before any work (``check_outputs``), the paired tests of a run's systems (``significance_of``) and the
-normal run's own flags (``CompareOptions``: -significance, -resamples, -seed, -poison), which -sweep and -compare
-read too.
+(``build_config``), its path (``results_path``) and identity claimed before any work (``plan_results``), the
+identity-checked write (``write_results``), the checks of the destinations before any work (``check_outputs``),
+the paired tests of a run's systems (``significance_of``) and the normal run's own flags (``CompareOptions``:
+-significance, -resamples, -seed, -poison), which -sweep and -compare read too.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from memini_bench.executors import describe as describe_executor
 from memini_bench.loaders import load
 from memini_bench.loaders.poison import poison, poison_setting
 from memini_bench.modes.options import RunOptions
-from memini_bench.results.identity import check_overwrite, identity, stem
+from memini_bench.results.identity import Companion, check_overwrite, claim, identity, stem
 from memini_bench.results.provenance import harness
 from memini_bench.results.schema import ResultsFile
 from memini_bench.results.write import (
@@ -118,6 +119,16 @@ def embedder_name(ctx: SystemContext | None) -> str:
     return ctx.embed.resolved
 
 
+EMBEDDING_IDENTITY = ("embed_model", "embed_dims", "query_prefix", "doc_prefix", "max_tokens")
+
+
+def embedding_identity(encoder) -> dict[str, object]:
+    """What of an encoder changes its vectors: the model (an endpoint's model and dimensions are in its
+    identity), the dimensions, the query and document prefixes, the max tokens."""
+    described = encoder.describe()
+    return {k: described[k] for k in EMBEDDING_IDENTITY if k in described}
+
+
 def run_identity(opts: RunOptions, ds: Dataset, ctx: SystemContext | None, systems: list[System] | None, *,
                  mode: str = "compare", mode_settings: dict | None = None, settings_of_systems: bool = True) -> dict:
     """A results file's identity (``results.identity.identity``) with what only the run knows: the data file's
@@ -127,9 +138,7 @@ def run_identity(opts: RunOptions, ds: Dataset, ctx: SystemContext | None, syste
     names = [s.name for s in systems or []]
     run: dict[str, object] = {"data_sha256": ds.source_sha256, "ks": list(opts.k)}
     if ctx is not None and ctx.encoder_built:
-        described = ctx.encoder.describe()
-        run["embedding"] = {k: described[k] for k in ("embed_model", "embed_dims", "query_prefix", "doc_prefix",
-                                                      "max_tokens") if k in described}
+        run["embedding"] = embedding_identity(ctx.encoder)
     if settings_of_systems and systems:
         run["system_settings"] = [describe(s) for s in systems]
     c = opts.mode(CompareOptions)
@@ -141,16 +150,32 @@ def run_identity(opts: RunOptions, ds: Dataset, ctx: SystemContext | None, syste
                        mode_settings=mode_settings), "run": run}
 
 
-def check_run_outputs(opts: RunOptions, out: Path, ident: dict, names: list[str]) -> None:
-    """Before any embedding: refuse a results file that holds a run of another identity, a ``-per-question``
-    path that is the results file itself, and two systems whose TREC run files would be one file."""
-    check_overwrite(out, ident)
+def claim_outputs(opts: RunOptions, path: Path, ident: dict, names: list[str] = (), *,
+                  companions: Sequence[Companion] = ()) -> Path:
+    """Before any embedding: the path this run's results take (``results.identity.claim``: ``path``, or its hashed
+    name when ``path`` holds a run of another identity), after refusing a ``-per-question`` path that is that
+    file and two systems whose TREC run files would be one file."""
+    out = claim(path, ident, companions=companions)
     if opts.output.per_question and Path(opts.output.per_question).resolve() == out.resolve():
         raise BenchError(f"-per-question {opts.output.per_question}: is this run's results file; give another path")
     if opts.output.trec:
         from memini_bench.results.write import trec_run_names
 
-        trec_run_names(names)
+        trec_run_names(list(names))
+    return out
+
+
+def plan_results(opts: RunOptions, ds: Dataset, ctx: SystemContext | None, systems: list[System] | None, *,
+                 mode: str, mode_settings: dict | None = None, suffix: str = "", extra_tokens: tuple[str, ...] = (),
+                 named_systems: bool = True, companions: Sequence[Companion] = ()) -> tuple[dict, Path | None]:
+    """A mode's results identity (``run_identity``, the systems' ``describe()`` taken now) and the path it claims
+    (None under ``-no-write``), both before any work; ``named_systems`` False = the stem names no lineup (a mode
+    that spells its systems in ``extra_tokens``)."""
+    ident = run_identity(opts, ds, ctx, systems, mode=mode, mode_settings=mode_settings)
+    if opts.output.no_write:
+        return ident, None
+    path = results_path(opts, ds, ctx, systems if named_systems else None, suffix, extra_tokens)
+    return ident, claim_outputs(opts, path, ident, [s.name for s in systems or []], companions=companions)
 
 
 def build_config(opts: RunOptions, ds: Dataset, ctx: SystemContext | None, systems: list[System] | None = None,

@@ -5,7 +5,8 @@ One file: its ``-reference`` system (default memini-hybrid) against each other s
 both files hold (or ``-compare-systems``) in A against the same system in B, e.g. a run with ``-fusion -1``
 against the default. Tests (``memini_bench.evaluation.significance``): exact McNemar on recall_any@K, a paired bootstrap
 interval on MRR and nDCG@K, Holm across the family; questions are paired by id. Prints the table; with ``-out``
-writes ``<out>/compare-<A>[-vs-<B>].json``. A results JSON holds per-system scores only: a paired test needs the
+writes ``<out>/compare-<A>[-vs-<B>].json`` (its hashed name when that file holds another comparison:
+``results.identity.claim``). A results JSON holds per-system scores only: a paired test needs the
 per-question files.
 """
 
@@ -18,12 +19,12 @@ from pathlib import Path
 
 from memini_bench.core.settings import CommaList, setting
 from memini_bench.errors import BenchError
-from memini_bench.modes.common import CompareOptions, log
+from memini_bench.modes.common import CompareOptions, write_results
 from memini_bench.modes.options import RunOptions
-from memini_bench.results.identity import safe_name
-from memini_bench.results.provenance import harness
+from memini_bench.results.identity import claim, safe_name
+from memini_bench.results.provenance import file_sha256, harness
 from memini_bench.results.schema import CompareFilesResults
-from memini_bench.results.write import check_destinations, write_results_file
+from memini_bench.results.write import check_destinations
 
 NAME = "-compare"
 SUMMARY = "paired significance of runs read back from -per-question files"
@@ -63,8 +64,11 @@ def run(opts: RunOptions) -> int:
     if len(s.compare) == 2 and "reference" in opts.given:
         raise BenchError("-reference: names the baseline within one file; with two files each system is paired "
                          "with itself (use -compare-systems)")
+    out, ident = None, _identity(opts)
     if not opts.output.no_write:
         check_destinations(folders=[("-out", opts.output.out)])
+        stem = "-vs-".join(safe_name(Path(p).stem) for p in s.compare)
+        out = claim(Path(opts.output.out) / f"compare-{stem}.json", ident)
     if len(s.compare) == 1:
         reference = s.reference or "memini-hybrid"
         sig = compare_file_systems(s.compare[0], opts.k, reference=reference, resamples=c.resamples, seed=c.seed)
@@ -74,14 +78,28 @@ def run(opts: RunOptions) -> int:
         title = f"{Path(s.compare[0]).name} vs {Path(s.compare[1]).name}"
     sys.stdout.write(markdown(sig, title))
     sys.stdout.flush()
-    if opts.output.no_write:
+    if out is None:
         return 0
-    stem = "-vs-".join(safe_name(Path(p).stem) for p in s.compare)
-    out = Path(opts.output.out) / f"compare-{stem}.json"
-    write_results_file(out, CompareFilesResults(
+    write_results(out, CompareFilesResults(
         config={"mode": "compare-files", "files": list(s.compare), "ks": list(opts.k),
                 "reference": s.reference if len(s.compare) == 1 else "", "resamples": c.resamples, "seed": c.seed,
-                **harness()},
+                "identity": ident, **harness()},
         extra={"results": [dataclasses.asdict(r) for r in sig.rows]}))
-    log(f"wrote {out}")
     return 0
+
+
+def _sha256(path: str) -> str:
+    try:
+        return file_sha256(path) if Path(path).is_file() else f"not a regular file: {path}"
+    except OSError:  # unreadable: the comparison itself says so, in one line
+        return f"unreadable: {path}"
+
+
+def _identity(opts: RunOptions) -> dict:
+    """What changes the comparison's numbers: each file's sha256 (a FIFO or other special file, read once by the
+    comparison, is named instead), the K list, the reference, the paired systems, the bootstrap's settings."""
+    s, c = opts.mode(SignificanceOptions), opts.mode(CompareOptions)
+    return {"mode": "compare-files",
+            "files": [_sha256(p) for p in s.compare],
+            "ks": list(opts.k), "reference": s.reference if len(s.compare) == 1 else "",
+            "systems": list(s.compare_systems), "resamples": c.resamples, "seed": c.seed}

@@ -14,7 +14,7 @@ from memini_bench.core.settings import CommaList, Real, setting
 from memini_bench.embed.factory import EmbedSettings
 from memini_bench.evaluation.runner import close_all
 from memini_bench.loaders import LoadOptions
-from memini_bench.modes.common import build_config, check_outputs, results_path, write_results
+from memini_bench.modes.common import build_config, check_outputs, plan_results, write_results
 from memini_bench.modes.multihop import MultihopOptions, prepared, study_k, warm_queries
 from memini_bench.modes.options import RunOptions
 from memini_bench.results.schema import study_document
@@ -57,6 +57,18 @@ def run(opts: RunOptions) -> int:
     systems = systems_for(opts.lineup, ctx)
     ds = prepared(opts)
     names = list(dict.fromkeys(opts.mode(EntityBridgeOptions).bridge_vocab))
+    m = opts.mode(MultihopOptions)
+    settings = {"category": m.multihop_category, "min_gold": m.multihop_min_gold, "k": k, "df_caps": list(caps)}
+    if names != [bridge.DEFAULT_VOCABULARY]:
+        settings["vocabularies"] = names
+    tokens = tuple(t for t, default in ((f"cat{m.multihop_category}", m.multihop_category == "1"),
+                                        (f"mingold{m.multihop_min_gold}", m.multihop_min_gold == 2),
+                                        (f"k{k}", k == 10),
+                                        ("caps" + "+".join(f"{c:g}" for c in caps), caps == bridge.DEFAULT_CAPS),
+                                        ("vocab-" + "+".join(names), names == [bridge.DEFAULT_VOCABULARY]))
+                   if not default)
+    ident, out = plan_results(opts, ds, ctx, systems, mode="entity-bridge", mode_settings=settings,
+                              suffix="-entity-bridge", extra_tokens=tokens)
     vocabs = {name: bridge.Vocabulary(ds, bridge.VOCABULARIES[name]) for name in names}
     results = []
     try:
@@ -69,11 +81,7 @@ def run(opts: RunOptions) -> int:
     finally:
         close_all(systems)
 
-    m = opts.mode(MultihopOptions)
-    settings = {"category": m.multihop_category, "min_gold": m.multihop_min_gold, "k": k, "df_caps": list(caps)}
-    if names != [bridge.DEFAULT_VOCABULARY]:
-        settings["vocabularies"] = names
-    config = build_config(opts, ds, ctx, systems, mode="entity-bridge", mode_settings=settings,
+    config = build_config(opts, ds, ctx, systems, mode="entity-bridge", mode_settings=settings, identity=ident,
                           multihop_category=m.multihop_category, multihop_min_gold=m.multihop_min_gold, bridge_k=k,
                           bridge_pool=pool_size(k), bridge_df_caps=list(caps), anchors=bridge.ANCHORS,
                           max_promote=bridge.MAX_PROMOTE)
@@ -84,14 +92,7 @@ def run(opts: RunOptions) -> int:
         doc["vocabularies"] = others
     sys.stdout.write(bridge.render(doc))
     sys.stdout.flush()
-    if opts.output.no_write:
+    if out is None:
         return 0
-    tokens = tuple(t for t, default in ((f"cat{m.multihop_category}", m.multihop_category == "1"),
-                                        (f"mingold{m.multihop_min_gold}", m.multihop_min_gold == 2),
-                                        (f"k{k}", k == 10),
-                                        ("caps" + "+".join(f"{c:g}" for c in caps), caps == bridge.DEFAULT_CAPS),
-                                        ("vocab-" + "+".join(names), names == [bridge.DEFAULT_VOCABULARY]))
-                   if not default)
-    write_results(results_path(opts, ds, ctx, systems, suffix="-entity-bridge", extra_tokens=tokens),
-                  study_document(doc))
+    write_results(out, study_document(doc))
     return 0

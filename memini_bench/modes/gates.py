@@ -39,7 +39,7 @@ from memini_bench.embed.factory import EmbedSettings, build_encoder
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.metrics import percentile
 from memini_bench.loaders import LoadOptions
-from memini_bench.modes.common import build_config, check_outputs, load_prepared, results_path, write_results
+from memini_bench.modes.common import build_config, check_outputs, load_prepared, plan_results, write_results
 from memini_bench.modes.options import RunOptions
 from memini_bench.modes.rerank_tier import RerankTierOptions, cross_encoder_configured, hybrid_for, reranker_from
 from memini_bench.modes.rerank_tier import selected as tier_selected
@@ -195,6 +195,14 @@ def run(opts: RunOptions) -> int:
         reranker.load()
     encoder = build_encoder(opts.embed)
     ds = load_prepared(opts)
+    ctx = opts.fixed_context(encoder)
+    extra: dict = {}
+    if reranker is not None:
+        tier = opts.mode(RerankTierOptions)
+        extra = {"rerank_gate_pool": g.rerank_gate_pool, "rerank_url": tier.rerank_url,
+                 "rerank_model": tier.rerank_model}
+    ident, out = plan_results(opts, ds, ctx, None, mode=name, mode_settings={"thresholds": thresholds, **extra},
+                              suffix=f"-{name}")
     hybrid = hybrid_for(opts, encoder)
     hybrid.ingest(ds.items)
     hybrid.backend.prepare([q.query for q in ds.questions])
@@ -203,26 +211,21 @@ def run(opts: RunOptions) -> int:
         probes = vec_gate_probes(hybrid, ds.questions, k)
         label, note, title, column = ("top vector-score distribution (1/(1+L2))", "",
                                       "per-query vector-relevance gate sweep", "min_vec_score")
-        extra: dict = {}
     else:
         pool = g.rerank_gate_pool
         probes = rerank_gate_probes(hybrid, reranker, ds.questions, k, pool)
         label, note, title, column = ("top rerank-score distribution", f" (pool={pool})",
                                       "cross-encoder rerank-gate sweep", "min_rerank_score")
-        tier = opts.mode(RerankTierOptions)
-        extra = {"rerank_gate_pool": pool, "rerank_url": tier.rerank_url, "rerank_model": tier.rerank_model}
     rows = sweep(probes, thresholds)
     pos, neg = [p.pos_top for p in probes], [p.neg_top for p in probes]
     sys.stdout.write(_distribution_lines(label, pos, neg, len(probes), note) + "\n")
     sys.stdout.write(_markdown(rows, k, title, column))
     sys.stdout.flush()
-    if opts.output.no_write:
+    if out is None:
         return 0
     dist = {side: {f"p{p}": percentile(xs, p) for p in PERCENTILES} for side, xs in (("positive", pos),
                                                                                        ("negative", neg))}
-    ctx = opts.fixed_context(encoder)
     config = build_config(opts, ds, ctx, mode=name, mode_settings={"thresholds": thresholds, **extra}, gate_k=k,
-                          thresholds=thresholds, **extra)
-    write_results(results_path(opts, ds, ctx, None, suffix=f"-{name}"),
-                  GateResults(config=config, rows=tuple(asdict(r) for r in rows), distribution=dist))
+                          thresholds=thresholds, identity=ident, **extra)
+    write_results(out, GateResults(config=config, rows=tuple(asdict(r) for r in rows), distribution=dist))
     return 0

@@ -17,7 +17,7 @@ from memini_bench.core.settings import Int, setting
 from memini_bench.embed.factory import EmbedSettings
 from memini_bench.evaluation.runner import close_all
 from memini_bench.loaders import LoadOptions
-from memini_bench.modes.common import build_config, check_outputs, load_prepared, log, results_path, write_results
+from memini_bench.modes.common import build_config, check_outputs, load_prepared, log, plan_results, write_results
 from memini_bench.modes.options import RunOptions
 from memini_bench.results.schema import study_document
 from memini_bench.results.write import write_jsonl
@@ -80,6 +80,11 @@ def run(opts: RunOptions) -> int:
     ctx = opts.context()
     systems = systems_for(opts.lineup, ctx)
     ds = prepared(opts)
+    settings = {"category": m.multihop_category, "min_gold": m.multihop_min_gold, "k": k}
+    tokens = tuple(t for t, default in ((f"cat{m.multihop_category}", m.multihop_category == "1"),
+                                        (f"mingold{m.multihop_min_gold}", m.multihop_min_gold == 2),
+                                        (f"k{k}", k == DEFAULT_K)) if not default)
+    ident, out = plan_results(opts, ds, ctx, systems, mode="multihop", mode_settings=settings, extra_tokens=tokens)
     results, per_question = [], []
     try:
         for system in systems:
@@ -90,18 +95,14 @@ def run(opts: RunOptions) -> int:
             per_question += [{"system": system.name, **asdict(r)} for r in rows]
     finally:
         close_all(systems)
-    settings = {"category": m.multihop_category, "min_gold": m.multihop_min_gold, "k": k}
-    config = build_config(opts, ds, ctx, systems, mode="multihop", mode_settings=settings,
+    config = build_config(opts, ds, ctx, systems, mode="multihop", mode_settings=settings, identity=ident,
                           multihop_category=m.multihop_category, multihop_min_gold=m.multihop_min_gold, multihop_k=k)
     doc = {"config": config, "results": results}
     sys.stdout.write(multihop.render(doc))
     sys.stdout.flush()
-    if opts.output.no_write:
+    if out is None:
         return 0
-    tokens = tuple(t for t, default in ((f"cat{m.multihop_category}", m.multihop_category == "1"),
-                                        (f"mingold{m.multihop_min_gold}", m.multihop_min_gold == 2),
-                                        (f"k{k}", k == DEFAULT_K)) if not default)
-    write_results(results_path(opts, ds, ctx, systems, extra_tokens=tokens), study_document(doc))
+    write_results(out, study_document(doc))
     if opts.output.per_question:
         write_jsonl(Path(opts.output.per_question), per_question)
         log(f"wrote {opts.output.per_question}")

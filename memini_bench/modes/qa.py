@@ -45,15 +45,24 @@ from memini_bench.embed.factory import EmbedSettings
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.runner import close_all
 from memini_bench.loaders import LoadOptions
-from memini_bench.modes.common import build_config, check_outputs, load_prepared, log, results_path, write_results
+from memini_bench.modes.common import (
+    build_config,
+    check_outputs,
+    claim_outputs,
+    load_prepared,
+    log,
+    results_path,
+    run_identity,
+    write_results,
+)
 from memini_bench.modes.options import RunOptions
 from memini_bench.qa import categories, estimate, judged_retrieval, lexical, prompts, scores, summary
 from memini_bench.qa.agreement import read_labels
-from memini_bench.qa.checkpoint import Checkpoint
+from memini_bench.qa.checkpoint import Checkpoint, header_identity
 from memini_bench.qa.cost import prices_from
 from memini_bench.qa.engine import Graded, Task, grade_all
 from memini_bench.qa.prompt_sets import prompt_set
-from memini_bench.results.identity import check_overwrite, safe_name
+from memini_bench.results.identity import Companion, safe_name
 from memini_bench.results.schema import study_document
 from memini_bench.results.write import check_destinations, write_jsonl
 from memini_bench.systems.config import HybridConfig
@@ -220,15 +229,21 @@ def run(opts: RunOptions) -> int:
         log("  note: the abstention (_abs) questions are excluded; memini's QA figure counts them "
             "(-abstention include)")
     log(f"  {categories.heading(cats, ds.category_labels)}")
-    recalled = recall_all(systems, ds, max(x.qa_k))
     names = [s.name for s in systems]
-    id_less = [n for n in names if x.qa_judged_k and judged_retrieval.id_less(recalled[n])]
     arms = [summary.Arm(summary.arm_name(s, k), s, k) for s in names for k in x.qa_k]
-    first = build_tasks(arms, ds, recalled)
-    tasks = [dataclasses.replace(t, run=r) for r in range(1, x.qa_runs + 1) for t in first]
     mode_settings = {"qa_k": list(x.qa_k), "arms": [a.name for a in arms], "reader_model": reader.model,
                      "judge_model": judge.model, "temperature": 0.0, "max_tokens": reader.max_tokens,
                      "prompts": prompts.fingerprint(), **_qa_settings(x, pset, cats)}
+    ident = run_identity(opts, ds, ctx, systems, mode="qa", mode_settings=mode_settings)
+    identity = {**ident, "dataset": ds.name, "data_sha256": ds.source_sha256}  # the checkpoint's
+    path = results_path(opts, ds, ctx, None, suffix="-qa", extra_tokens=_name_tokens(x, names, reader, judge))
+    if not opts.output.no_write:  # before any recall: the path this run's results (and checkpoint) take
+        own = () if x.qa_checkpoint else (Companion(".ckpt.jsonl", identity, header_identity),)
+        path = claim_outputs(opts, path, ident, names, companions=own)
+    recalled = recall_all(systems, ds, max(x.qa_k))
+    id_less = [n for n in names if x.qa_judged_k and judged_retrieval.id_less(recalled[n])]
+    first = build_tasks(arms, ds, recalled)
+    tasks = [dataclasses.replace(t, run=r) for r in range(1, x.qa_runs + 1) for t in first]
     qa_config = {**mode_settings, "reader_url": reader.url, "judge_url": judge.url, "concurrency": x.concurrency,
                  "retries": x.qa_retries, "timeout_s": x.qa_timeout,
                  "system_prompts": {"reader": prompts.READER_SYSTEM, **prompts.RUBRICS},
@@ -236,12 +251,8 @@ def run(opts: RunOptions) -> int:
                  "lexical": "SQuAD normalisation; F1, EM, BLEU-1 (nltk, method1 smoothing) over run 1",
                  "prices": prices.to_json([reader.model, judge.model, *(j.model for j in extra)]) if prices else None}
     config = build_config(opts, ds, ctx, systems, mode="qa", mode_settings=mode_settings, ks=list(x.qa_k),
-                          qa=qa_config)
-    path = results_path(opts, ds, ctx, None, suffix="-qa", extra_tokens=_name_tokens(x, names, reader, judge))
-    if not opts.output.no_write and not x.estimate:
-        check_overwrite(path, config["identity"])
+                          identity=ident, qa=qa_config)
     ckpt_path = None if opts.output.no_write else Path(x.qa_checkpoint or path.with_suffix(".ckpt.jsonl"))
-    identity = {**config["identity"], "dataset": ds.name, "data_sha256": config["data_sha256"]}
     if x.estimate:
         return _estimate(x, ckpt_path, identity, tasks, pset, ds, recalled, id_less, reader, judge, extra, prices,
                          len(arms))

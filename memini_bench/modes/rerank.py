@@ -25,7 +25,7 @@ from memini_bench.embed.factory import EmbedSettings, build_encoder
 from memini_bench.errors import BenchError
 from memini_bench.loaders import LoadOptions
 from memini_bench.modes import ranking as _ranking
-from memini_bench.modes.common import build_config, check_outputs, load_prepared, log, results_path, write_results
+from memini_bench.modes.common import build_config, check_outputs, load_prepared, log, plan_results, write_results
 from memini_bench.modes.options import RunOptions
 from memini_bench.results.schema import RankingResults
 from memini_bench.results.write import write_jsonl
@@ -80,6 +80,13 @@ def run(opts: RunOptions) -> int:
         have = ", ".join(sorted({q.category for q in ds.questions if q.category})) or "none"
         raise BenchError(f"-rerank-cats {','.join(cats)!r}: no question has these categories (this data set has: "
                          f'{have}); use -rerank-cats "" for all')
+    settings: dict[str, object] = {"rerank_cats": cats}
+    if hasattr(extract, "describe"):  # the llm extractor: its model is known before any call
+        settings["temporal_llm_model"] = extract.describe()["model"]
+    cats_token = () if tuple(cats) == RerankOptions().rerank_cats else ("cats-" + ("+".join(cats) or "all"),)
+    ctx = opts.fixed_context(encoder)
+    ident, out = plan_results(opts, ds, ctx, None, mode="rerank", mode_settings=settings, suffix="-rerank",
+                              extra_tokens=cats_token)
     backend = MeminiBackend(encoder, opts.hybrid.keyword_backend)
     backend.ingest(ds.items)
     backend.prepare([q.query for q in questions])
@@ -113,20 +120,13 @@ def run(opts: RunOptions) -> int:
     llm = extract.describe() if hasattr(extract, "describe") else None  # the llm extractor: model, calls, misses
     if hasattr(extract, "note") and extract.note():
         log(extract.note())
-    if opts.output.no_write:
+    if out is None:
         return 0
-    ctx = opts.fixed_context(encoder)
-    settings: dict[str, object] = {"rerank_cats": cats}
-    extra = {}
-    if llm is not None:
-        settings["temporal_llm_model"] = llm["model"]
-        extra["temporal_llm"] = llm
-    config = build_config(opts, ds, ctx, mode="rerank", mode_settings=settings, **extra,
+    extra = {} if llm is None else {"temporal_llm": llm}
+    config = build_config(opts, ds, ctx, mode="rerank", mode_settings=settings, identity=ident, **extra,
                           rerank_cats=cats, rerank_k=k, rerank_pool=pool, scored_questions=len(questions),
                           anchored_questions=anchored, strategies=[dataclasses.asdict(s) for s in plan])
-    cats_token = () if tuple(cats) == RerankOptions().rerank_cats else ("cats-" + ("+".join(cats) or "all"),)
-    write_results(results_path(opts, ds, ctx, None, suffix="-rerank", extra_tokens=cats_token),
-                  RankingResults(config=config, rows=tuple(rows)))
+    write_results(out, RankingResults(config=config, rows=tuple(rows)))
     if opts.output.per_question:
         write_jsonl(Path(opts.output.per_question), per_question)
         log(f"wrote {opts.output.per_question}")

@@ -25,7 +25,7 @@ from memini_bench.embed.factory import EmbedSettings, build_encoder
 from memini_bench.evaluation.metrics import percentile
 from memini_bench.loaders import LoadOptions
 from memini_bench.modes import ranking as _ranking
-from memini_bench.modes.common import build_config, check_outputs, load_prepared, log, results_path, write_results
+from memini_bench.modes.common import build_config, check_outputs, load_prepared, log, plan_results, write_results
 from memini_bench.modes.options import RunOptions
 from memini_bench.rerankers import Candidate, Reranker, build_reranker, cross_encoder_requested, reorder_by_id
 from memini_bench.rerankers.crossencoder import APIS
@@ -100,6 +100,10 @@ def run(opts: RunOptions) -> int:
     reranker.load()  # a local model loads here, before latencies are timed
     encoder = build_encoder(opts.embed)
     ds = load_prepared(opts)
+    ctx = opts.fixed_context(encoder)
+    settings = asdict(tier)
+    ident, out = plan_results(opts, ds, ctx, None, mode="rerank-tier", mode_settings=settings,
+                              suffix=f"-rerank-tier-{reranker.name}")
     hybrid = hybrid_for(opts, encoder)
     backend = hybrid.backend
     hybrid.ingest(ds.items)
@@ -132,12 +136,9 @@ def run(opts: RunOptions) -> int:
     if note:
         sys.stdout.write(f"\nNote: {note}.\n")
     sys.stdout.flush()
-    if opts.output.no_write:
+    if out is None:
         return 0
-    ctx = opts.fixed_context(encoder)
-    settings = asdict(tier)
     config = build_config(opts, ds, ctx, mode="rerank-tier", mode_settings=settings, reranker=reranker.name,
-                          rerank_k=k, **settings, **({"notes_rerank": [note]} if note else {}))
-    out = results_path(opts, ds, ctx, None, suffix=f"-rerank-tier-{reranker.name}")
+                          rerank_k=k, identity=ident, **settings, **({"notes_rerank": [note]} if note else {}))
     write_results(out, RankingResults(config=config, rows=tuple(rows), extra={"latency": timing}))
     return 0

@@ -20,12 +20,10 @@ from memini_bench.modes.common import (
     build_config,
     category_systems,
     check_outputs,
-    check_run_outputs,
     load_prepared,
     log,
+    plan_results,
     reference_of,
-    results_path,
-    run_identity,
     significance_of,
     write_results,
 )
@@ -81,11 +79,8 @@ def run(opts: RunOptions) -> int:
     ds = load_prepared(opts)
     debris = opts.mode(CompareOptions).poison
     mode_settings = {"poison": debris} if debris else None
-    out = None
-    if not opts.output.no_write:  # the identity check and every refusal of the outputs: before any embedding
-        ident = run_identity(opts, ds, ctx, systems, mode_settings=mode_settings)
-        out = results_path(opts, ds, ctx, systems)
-        check_run_outputs(opts, out, ident, names)
+    # the identity, the path it claims and every refusal of the outputs: before any embedding
+    ident, out = plan_results(opts, ds, ctx, systems, mode="compare", mode_settings=mode_settings)
     results = run_all(systems, ds, opts.depth, guard=opts.guard, clock=lambda: encoder_clock(ctx))
     scores = score_all(results, opts.k)
     sys.stdout.write(markdown(scores, ds.name, ds.category_labels, leaks=opts.guard.leaks == "count",

@@ -10,7 +10,8 @@ same questions: exact McNemar on recall_any@K and a paired bootstrap interval on
 
 With ``-select METRIC`` (needs ``-holdout tune``) the best cell on the tune split (ties: the earlier cell) and
 the baseline are then run on the held split; the report states how many cells were tried, since the held number
-is the only honest one. Writes ``<out>/<stem>-sweep-<axes>/``: one results file per cell (``<cell>.json``,
+is the only honest one. Writes ``<out>/<stem>-sweep-<axes>/`` (claimed before any cell runs: its hashed name when
+that folder holds another sweep, ``results.identity.claim``): one results file per cell (``<cell>.json``,
 ``baseline.json``, and ``held-*.json`` for a selection), ``summary.json`` and ``sweep.png`` (the selected metric,
 or R@<smallest K>, over the grid with bootstrap intervals; needs matplotlib). Progress goes to stderr.
 
@@ -48,6 +49,7 @@ from memini_bench.modes.common import (
     load_prepared,
     log,
     results_path,
+    run_identity,
     write_results,
 )
 from memini_bench.modes.options import RunOptions
@@ -63,6 +65,7 @@ from memini_bench.modes.sweep_grid import (
     parse_metric,
 )
 from memini_bench.modes.sweep_targets import TARGETS, target_for
+from memini_bench.results.identity import claim, results_identity
 from memini_bench.results.schema import SweepSummary
 from memini_bench.results.write import results_document, write_results_file
 from memini_bench.systems.config import HybridConfig
@@ -253,6 +256,7 @@ def run(opts: RunOptions) -> int:
     executor_for(opts.executor)  # a missing extra or an unreachable cluster: one line before any work
     log(f"sweep: {len(grid)} cells over {', '.join(a.flag for a in axes)}, each against the baseline")
     runner = CellRunner()
+    folder, ident = (None, {}) if opts.output.no_write else sweep_folder(opts, runner, axes, grid, metric)
     tune = run_phase(runner, opts, axes, grid, opts.core.holdout)
     title = (f"sweep over {', '.join(a.flag for a in axes)}: {len(grid)} cells, split {opts.core.holdout}, "
              f"{len(tune.baseline.questions)} questions")
@@ -269,17 +273,33 @@ def run(opts: RunOptions) -> int:
         sys.stdout.write(markdown(held, opts.k, f"selected cell vs baseline on held ({len(held.baseline.questions)} "
                                                 "questions)"))
     sys.stdout.flush()
-    if opts.output.no_write:
+    if folder is None:
         return 0
-    write_sweep(opts, runner, axes, grid, tune, held, winner, metric)
+    write_sweep(opts, runner, axes, grid, tune, held, winner, metric, folder, ident)
     return 0
 
 
-def write_sweep(opts, runner, axes, grid, tune, held, winner, metric) -> None:
-    ds = runner.dataset(apply(opts, (), axes, opts.core.holdout))
-    encoder = runner.encoder(opts)
-    stem = results_path(opts, ds, opts.fixed_context(encoder), None).stem
+def sweep_folder(opts: RunOptions, runner: CellRunner, axes: list[Axis], grid: list[Cell],
+                 metric) -> tuple[Path, dict]:
+    """Before any cell runs: the sweep's identity (the grid, the selection, the paired tests' settings and the
+    baseline's run identity: data sha256, K list, embedder, every setting) and the folder it claims,
+    ``<out>/<stem>-sweep-<axes>`` or, when that folder's ``summary.json`` records another sweep, its hashed name
+    (``results.identity.claim``)."""
+    base_opts = apply(opts, (), axes, opts.core.holdout)
+    ds = runner.dataset(base_opts)
+    ctx = opts.fixed_context(runner.encoder(opts))
+    c = opts.mode(CompareOptions)
+    ident = {"mode": "sweep", "sweep": opts.mode(SweepOptions).sweep, "axes": [a.flag for a in axes],
+             "cells": len(grid), "select": metric.name if metric else "",
+             "significance": {"resamples": c.resamples, "seed": c.seed},
+             "baseline": run_identity(base_opts, ds, ctx, None, mode="sweep-cell", mode_settings={"cell": {}})}
+    stem = results_path(opts, ds, ctx, None).stem
     folder = Path(opts.output.out) / f"{stem}-sweep-{'-'.join(a.flag for a in axes)}"
+    return claim(folder, ident, suffix="", read=lambda f: results_identity(f / "summary.json")), ident
+
+
+def write_sweep(opts, runner, axes, grid, tune, held, winner, metric, folder: Path, ident: dict) -> None:
+    encoder = runner.encoder(opts)
     for phase, phase_grid in ((tune, grid), (held, [grid[winner]] if winner is not None else [])):
         if phase is None:
             continue
@@ -293,7 +313,8 @@ def write_sweep(opts, runner, axes, grid, tune, held, winner, metric) -> None:
             write_results(folder / name, results_document(config, scores))
     summary = {"config": {"sweep": opts.mode(SweepOptions).sweep, "axes": [dataclasses.asdict(a) | {"owner": a.owner
                .__name__} for a in axes], "select": metric.name if metric else "", "holdout": opts.core.holdout,
-               "cells": len(grid), "ks": list(opts.k), "executor": describe_executor(opts.executor)},
+               "cells": len(grid), "ks": list(opts.k), "executor": describe_executor(opts.executor),
+               "identity": ident},
                "tune": _phase_doc(tune), "held": _phase_doc(held) if held else None,
                "selected": tune.labels[winner] if winner is not None else None}
     write_results_file(folder / "summary.json", SweepSummary(config=summary.pop("config"), extra=summary))

@@ -24,18 +24,19 @@ from pathlib import Path
 
 import click
 
-from memini_bench.core.contract import System
+from memini_bench.core.contract import System, describe
 from memini_bench.core.dataset import Dataset, EmptyDataset, prepare
 from memini_bench.core.settings import CommaList, Int, setting
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.factory import EmbedSettings, build_encoder
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.runner import close_all
-from memini_bench.modes.common import hybrid_settings, log
+from memini_bench.modes.common import embedding_identity, hybrid_settings, log, write_results
 from memini_bench.modes.options import RunOptions
+from memini_bench.results.identity import claim
 from memini_bench.results.provenance import harness
 from memini_bench.results.schema import VetoResults, VetoScaleResults
-from memini_bench.results.write import check_destinations, write_json, write_results_file
+from memini_bench.results.write import check_destinations, write_json
 from memini_bench.systems.config import HybridConfig
 from memini_bench.vetobench.composite import COMPOSITE_EMBEDDER, DEFAULT_FILES, FILES_KNOWN, VETO_FILES
 from memini_bench.vetobench.conditions import EXTRACT_E2E, Makers
@@ -172,6 +173,23 @@ def run(opts: RunOptions) -> int:
         log(f"gate: {GATE_SYSTEM} is not in this run (-systems / -veto-files); the {GATE_MIN:.2f} veto recall@5 "
             "gate is not checked")
 
+    # the identity of each results file and the path it claims, before any system ingests
+    config = {"suite": "vetobench", "data": opts.data,
+              "data_sha256": {source.path: source.sha256 for suite in suites for source in suite.sources},
+              "systems": names, "veto_files": x.veto_files, "composite_embedder": x.composite_embedder,
+              **hybrid_settings(opts), "holdout": opts.core.holdout, "limit": opts.core.limit}
+    ident = {"mode": "vetobench", **{k: v for k, v in config.items() if k != "data"},
+             "embedding": {name: embedding_identity(enc) for name, enc in encoders.items()},
+             "composite_embedding": embedding_identity(composite_encoder),
+             "system_settings": [describe(s) for s in runs[0][2]]}
+    scale_ident = {**ident, "sizes": sizes, "seed": x.scale_seed}
+    config["identity"] = ident
+    out = scale_out = None
+    if not opts.output.no_write:
+        out = claim(Path(opts.output.out) / "vetobench.json", ident)
+        if x.scale:
+            scale_out = claim(Path(opts.output.out) / "vetobench-scale.json", scale_ident)
+
     records, live_suites, gate = [], [], None
     for suite, ds, systems in runs:
         log(f'suite "{ds.name}": {len(ds.items)} decisions, {len(ds.questions)} scenarios'
@@ -192,27 +210,21 @@ def run(opts: RunOptions) -> int:
         verdict = "PASS" if gate >= GATE_MIN else "FAIL"
         print(f"gate: {GATE_SYSTEM} veto recall@5 (files known) {gate:.2f} >= {GATE_MIN:.2f}: {verdict}\n")
 
-    out = Path(opts.output.out)
-    config = {"suite": "vetobench", "data": opts.data,
-              "data_sha256": {source.path: source.sha256 for suite in suites for source in suite.sources},
-              "systems": names, "veto_files": x.veto_files, "composite_embedder": x.composite_embedder,
-              "embedders": {name: enc.describe() for name, enc in encoders.items()},
-              **hybrid_settings(opts), "holdout": opts.core.holdout, "limit": opts.core.limit, **harness()}
-    if not opts.output.no_write:
-        write_results_file(out / "vetobench.json", VetoResults(config=config, suites=tuple(records)))
-        log(f"wrote {out / 'vetobench.json'}")
+    config = {**config, "embedders": {name: enc.describe() for name, enc in encoders.items()}, **harness()}
+    if out is not None:
+        write_results(out, VetoResults(config=config, suites=tuple(records)))
 
     if base is not None:
         points = scale.curve(base, systems_for, sizes, seed=x.scale_seed, echo=log)
         sys.stdout.write(scale.markdown(points, base.name))
-        if not opts.output.no_write:
-            write_results_file(out / "vetobench-scale.json", VetoScaleResults(
-                config={**config, "sizes": sizes, "seed": x.scale_seed}, points=tuple(scale.as_json(points))))
-            log(f"wrote {out / 'vetobench-scale.json'}")
+        if scale_out is not None:
+            write_results(scale_out, VetoScaleResults(
+                config={**config, "sizes": sizes, "seed": x.scale_seed, "identity": scale_ident},
+                points=tuple(scale.as_json(points))))
             if opts.output.plot:
-                scale.plot(points, out / "vetobench-scale.png", f"{base.name}: veto recall@5 vs decision-log size",
-                           len(base.active))
-                log(f"wrote {out / 'vetobench-scale.png'}")
+                png = scale_out.with_suffix(".png")
+                scale.plot(points, png, f"{base.name}: veto recall@5 vs decision-log size", len(base.active))
+                log(f"wrote {png}")
 
     if client is not None:
         try:

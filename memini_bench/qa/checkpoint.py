@@ -22,9 +22,25 @@ from typing import Generic, TypeVar
 import orjson
 
 from memini_bench.errors import BenchError
+from memini_bench.results.identity import NO_IDENTITY
 
 VERSION = 1
 R = TypeVar("R")
+
+
+def header_identity(path: Path) -> object:
+    """The identity line 1 of the checkpoint at ``path`` records (``results.identity.IdentityReader``);
+    ``NO_IDENTITY`` when it is no regular file, or its first line is no checkpoint header."""
+    if not path.is_file():
+        return NO_IDENTITY
+    try:
+        with open(path, "rb") as fh:
+            header = orjson.loads(fh.readline())
+    except (OSError, ValueError):
+        return NO_IDENTITY
+    if not isinstance(header, dict) or header.get("qa_checkpoint") != VERSION:
+        return NO_IDENTITY
+    return header["identity"] if isinstance(header.get("identity"), dict) else NO_IDENTITY
 
 
 class Checkpoint(Generic[R]):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from cli_run import run_cli
@@ -63,8 +64,11 @@ def test_a_label_never_overwrites_a_run_with_other_settings(tmp_path, capsys):
     path = out / "memini-sample-trial.json"
     before = path.read_bytes()
     code, _, err = run_cli([*SAMPLE, "-out", str(out), "-name", "trial", "-pool-floor", "80"], capsys)
-    assert code == 2 and "holds a run made with other settings (hybrid, run)" in err
+    assert code == 0 and "holds a run made with other settings (hybrid, run); this run writes" in err
     assert path.read_bytes() == before
+    other = list(out.glob("memini-sample-trial-*.json"))
+    assert len(other) == 1 and re.fullmatch(r"memini-sample-trial-[0-9a-f]{8}\.json", other[0].name)
+    assert json.loads(other[0].read_text())["config"]["identity"]["hybrid"]["pool_floor"] == 80
     code, _, err = run_cli([*SAMPLE, "-out", str(out), "-name", "../escape"], capsys)
     assert code == 2 and "-name" in err
 

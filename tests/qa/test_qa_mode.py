@@ -298,3 +298,30 @@ def test_real_locomo_and_longmemeval_questions(tmp_path, capsys, monkeypatch, lo
     assert rows["gpt4_2655b836"]["judge"]["system"] == "temporal"
     when = parse_lme_date(raw["gpt4_2655b836"]["question_date"])
     assert rows["gpt4_2655b836"]["reader"]["user"].startswith(f"Today's date: {when:%Y-%m-%d}\n")
+
+
+def test_a_run_of_other_data_never_meets_a_checkpoint_under_the_same_name(data, tmp_path, capsys, monkeypatch):
+    """The results name is claimed with its checkpoint: a checkpoint another run left (here A's, its results file
+    gone as after a kill) sends a run of other data to the hashed name, results and checkpoint; A resumes from its
+    own checkpoint untouched."""
+    out = tmp_path / "out"
+    edited = tmp_path / "edited" / "tiny.json"
+    edited.parent.mkdir()
+    doc = json.loads(data.read_text())
+    doc["items"][0]["content"] = "Alice moved to Lisbon for a research job."
+    edited.write_text(json.dumps(doc))
+    with ScriptedServer(ChatScript()) as srv:
+        assert _qa(data, out, srv.url + "/v1", capsys, monkeypatch)[0] == 0
+        (out / f"{STEM}.json").unlink()
+        (out / f"{STEM}.archive.jsonl").unlink()
+        a_ckpt = (out / f"{STEM}.ckpt.jsonl").read_bytes()
+        code, _, err = _qa(edited, out, srv.url + "/v1", capsys, monkeypatch)
+        assert code == 0 and "this run writes" in err, err
+        hashed = sorted(p.name for p in out.glob(f"{STEM}-*.json"))
+        assert len(hashed) == 1 and (out / hashed[0].replace(".json", ".ckpt.jsonl")).exists()
+        assert (out / f"{STEM}.ckpt.jsonl").read_bytes() == a_ckpt and not (out / f"{STEM}.json").exists()
+        calls = len(srv.requests)
+        code, _, err = _qa(data, out, srv.url + "/v1", capsys, monkeypatch)
+        assert code == 0 and "already graded" in err and len(srv.requests) == calls, err   # resumed: no call
+    assert json.loads((out / f"{STEM}.json").read_text())["config"]["identity"]["run"]["data_sha256"] != \
+        json.loads((out / hashed[0]).read_text())["config"]["identity"]["run"]["data_sha256"]

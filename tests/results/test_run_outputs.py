@@ -7,6 +7,7 @@ one-to-one."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import signal
@@ -51,7 +52,15 @@ def test_a_run_without_out_writes_into_runs_not_results(tmp_path, capsys, monkey
     assert _files(tmp_path) == {"runs/memini-sample-emb-hash.json"}
 
 
-def test_an_identity_clash_is_refused_before_any_system_ingests(tmp_path, capsys):
+def _hashed(out: Path, stem: str, run_folder: Path) -> Path:
+    """The hashed name a run's results take beside ``<stem>.json``: the first 8 hex digits of the SHA-256 of the
+    identity that the same run recorded in ``run_folder`` (computed here from the file, not by the harness)."""
+    ident = json.loads((run_folder / f"{stem}.json").read_text())["config"]["identity"]
+    canonical = json.dumps(ident, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    return out / f"{stem}-{hashlib.sha256(canonical).hexdigest()[:8]}.json"
+
+
+def test_runs_the_name_cannot_tell_apart_get_a_hashed_name_and_nothing_is_lost(tmp_path, capsys):
     marker = tmp_path / "marker"
     plugin = tmp_path / "marked.py"
     plugin.write_text(PLUGIN.format(marker=str(marker)))
@@ -59,22 +68,45 @@ def test_an_identity_clash_is_refused_before_any_system_ingests(tmp_path, capsys
     base = [*HASH, "-systems", f"{plugin}:make", "-out", str(out), "-name", "mine"]
     assert run_cli([*base, "-k", "5"], capsys)[0] == 0
     first = (out / "memini-sample-mine.json").read_bytes()
-    assert marker.read_text() == "ingested\n"
     ident = json.loads(first)["config"]["identity"]
     assert ident["run"]["ks"] == [5] and len(ident["run"]["data_sha256"]) == 64
     assert ident["run"]["system_settings"] == [{"name": "marked"}]
     assert json.loads(first)["config"]["command"].startswith("memini-bench -suite file -data ")   # provenance
-    code, _, err = run_cli([*base, "-k", "5,10"], capsys)           # another K list, same name
-    assert code == 2 and "holds a run made with other settings (run)" in err
-    assert marker.read_text() == "ingested\n"                       # refused before the system ingested
+    code, _, err = run_cli([*base, "-k", "5,10"], capsys)           # another K list, same readable name
+    alone = tmp_path / "alone"                                       # the same run where nothing is in the way
+    assert run_cli([*base[:-4], "-out", str(alone), "-name", "mine", "-k", "5,10"], capsys)[0] == 0
+    hashed = _hashed(out, "memini-sample-mine", alone)
+    assert code == 0 and f"this run writes {hashed}" in err and "(run)" in err
+    assert json.loads(hashed.read_text())["config"]["identity"]["run"]["ks"] == [5, 10]
     edited = tmp_path / "sample.json"
     doc = json.loads(SAMPLE.read_text())
     doc["items"][0]["content"] += " (edited)"
     edited.write_text(json.dumps(doc))
     code, _, err = run_cli([*[a if a != str(SAMPLE) else str(edited) for a in base], "-k", "5"], capsys)
-    assert code == 2 and "other settings (run)" in err              # the data file's sha256 differs
-    assert marker.read_text() == "ingested\n" and (out / "memini-sample-mine.json").read_bytes() == first
-    assert run_cli([*base, "-k", "5"], capsys)[0] == 0              # the same run again: the same identity
+    assert code == 0 and "this run writes" in err                   # the data file's sha256 differs
+    assert (out / "memini-sample-mine.json").read_bytes() == first
+    assert len(_files(out)) == 3
+    assert run_cli([*base, "-k", "5"], capsys)[0] == 0              # the same run again: its own file, replaced
+    assert run_cli([*base, "-k", "5,10"], capsys)[0] == 0           # and the same hashed file again
+    assert len(_files(out)) == 3 and json.loads((out / "memini-sample-mine.json").read_text())["config"][
+        "identity"] == ident
+
+
+def test_a_hashed_name_holding_another_file_is_refused_before_any_system_ingests(tmp_path, capsys):
+    marker = tmp_path / "marker"
+    plugin = tmp_path / "marked.py"
+    plugin.write_text(PLUGIN.format(marker=str(marker)))
+    out, alone = tmp_path / "out", tmp_path / "alone"
+    base = [*HASH, "-systems", f"{plugin}:make"]
+    assert run_cli([*base, "-k", "5", "-out", str(out)], capsys)[0] == 0       # takes the readable name
+    assert run_cli([*base, "-k", "5,10", "-out", str(alone)], capsys)[0] == 0
+    hashed = _hashed(out, "memini-sample-sys-marked", alone)
+    hashed.write_text("{}")                                                      # a foreign file there
+    marker.write_text("")
+    code, _, err = run_cli([*base, "-k", "5,10", "-out", str(out)], capsys)
+    last = err.strip().splitlines()[-1]
+    assert code == 2 and str(hashed) in last and "other settings (no identity)" in last, err
+    assert marker.read_text() == "" and hashed.read_text() == "{}"              # refused before any ingest
 
 
 def test_per_question_equal_to_the_results_file_is_refused_first(tmp_path, capsys):
