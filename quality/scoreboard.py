@@ -54,6 +54,7 @@ from memini_bench.errors import BenchError
 from memini_bench.evaluation.metrics import recall_any, reciprocal_rank
 from memini_bench.evaluation.runner import run_system
 from memini_bench.rerankers import Candidate, Reranker, build_reranker, cross_encoder_requested, reorder_by_id
+from memini_bench.results.identity import claim, script_identity
 from memini_bench.results.provenance import harness
 from memini_bench.results.schema import QualityResults
 from memini_bench.results.write import write_results_file
@@ -293,12 +294,15 @@ def scoreboard_command(args: ScoreboardOptions) -> None:
         reranker = build_reranker(url=rerank_url, model=rerank_model)
         reranker.load()
         label = rerank_model or rerank_url
+    ident = script_identity("quality", args, embedders=names, rerank_url=rerank_url, rerank_model=rerank_model)
+    path = None if no_write else claim(Path(out), ident)  # before any embedding
     doc, problems = run(names, dims=dims, keyword_backend=keyword_backend, reranker=reranker, reranker_label=label,
                         variant_list=variant_list, emit=lambda text: (sys.stdout.write(text), sys.stdout.flush()))
-    if not no_write:
+    if path is not None:
         rest = {k: v for k, v in doc.items() if k not in ("config", "results")}
-        write_results_file(Path(out), QualityResults(config=doc["config"], boards=tuple(doc["results"]), extra=rest))
-        print(f"wrote {out}", file=sys.stderr)
+        write_results_file(path, QualityResults(config={**doc["config"], "identity": ident},
+                                                boards=tuple(doc["results"]), extra=rest))
+        print(f"wrote {path}", file=sys.stderr)
     for p in problems:
         print(f"quality: sanity check failed: {p}", file=sys.stderr)
     sys.exit(1 if problems else 0)

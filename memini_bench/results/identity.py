@@ -200,6 +200,27 @@ def claim(path: Path, ident: dict, *, suffix: str = ".json", companions: Sequenc
     return hashed
 
 
+def script_identity(kind: str, settings: object, *, inputs: Sequence[str] = (), **resolved: object) -> dict:
+    """A study script's results identity: ``kind``, every field of its settings dataclass but where it writes
+    (``out``, ``no_write``), each input file named by a field in ``inputs`` as its sha256 (a path that is no
+    regular file as itself: the script says what is wrong with it), and ``resolved`` (what the settings leave to
+    the environment, e.g. the embedders an endpoint name expands to)."""
+    from memini_bench.results.provenance import file_sha256
+
+    out: dict[str, object] = {"mode": kind}
+    for f in dataclasses.fields(settings):  # type: ignore[arg-type]
+        if f.name in ("out", "no_write"):
+            continue
+        value = getattr(settings, f.name)
+        if f.name in inputs and value and Path(value).is_file():
+            try:
+                value = {"sha256": file_sha256(value)}
+            except OSError:
+                pass
+        out[f.name] = value
+    return {**out, **resolved}
+
+
 def check_overwrite(path: Path, ident: dict) -> None:
     """Refuse to replace ``path`` when it holds a run whose recorded identity differs from ``ident`` (the last
     guard at write time: ``claim`` chose the path before the run, so this fires only when another process wrote

@@ -31,6 +31,7 @@ from memini_bench.embed import endpoints
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.factory import EmbedSettings, build_encoder
 from memini_bench.errors import BenchError
+from memini_bench.results.identity import claim, script_identity
 from memini_bench.results.provenance import file_sha256, harness
 from memini_bench.results.schema import study_document
 from memini_bench.results.write import write_results_file
@@ -251,11 +252,14 @@ def contradiction_command(args: ContradictionOptions) -> None:
     names = endpoints.expand([e.strip() for e in embedders.split(",") if e.strip()])
     if not names:
         raise BenchError("-embedders: name at least one embedder (hash, minilm, wordllama, ...)")
+    ident = script_identity("contradiction", args, inputs=("locomo", "lme", "quads"), embedders=names)
+    path = None if no_write else claim(Path(out), ident)  # before any embedding
     doc = run(names, locomo=locomo, lme=lme, wild_limit=wild_limit, quads_path=Path(quads),
               emit=lambda text: (sys.stdout.write(text), sys.stdout.flush()))
-    if not no_write:
-        write_results_file(Path(out), study_document(doc))
-        print(f"wrote {out}", file=sys.stderr)
+    if path is not None:
+        doc["config"]["identity"] = ident
+        write_results_file(path, study_document(doc))
+        print(f"wrote {path}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> None:

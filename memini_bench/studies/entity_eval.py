@@ -26,6 +26,7 @@ import orjson
 
 from memini_bench.core.settings import command, setting
 from memini_bench.errors import BenchError
+from memini_bench.results.identity import claim, script_identity
 from memini_bench.results.provenance import file_sha256, harness
 from memini_bench.results.schema import study_document
 from memini_bench.results.write import write_results_file
@@ -169,11 +170,14 @@ class EntityEvalOptions:
 @command(EntityEvalOptions, name="entity_eval")
 def entity_eval_command(args: EntityEvalOptions) -> None:
     """Precision and recall of the no-LLM entity extractor on the hand-labelled sample."""
+    ident = script_identity("entity-eval", args, inputs=("locomo", "labelled"))
+    path = None if args.no_write else claim(Path(args.out), ident)
     doc = run(args.locomo, Path(args.labelled))
     sys.stdout.write(render(doc))
-    if not args.no_write:
-        write_results_file(Path(args.out), study_document(doc))
-        print(f"wrote {args.out}", file=sys.stderr)
+    if path is not None:
+        doc["config"]["identity"] = ident
+        write_results_file(path, study_document(doc))
+        print(f"wrote {path}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> None:

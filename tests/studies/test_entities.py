@@ -85,6 +85,24 @@ def test_command_without_locomo_scores_our_sentences(tmp_path, capsys):
     assert out == entity_eval.render(doc) and "| 1.00 / 0.75 |" in out and "published no" not in out
 
 
+def test_a_study_of_another_labelled_file_keeps_the_earlier_results(tmp_path, capsys):
+    """The study scripts claim their -out file like the CLI (results.identity.claim): a run on other inputs writes
+    the hashed name beside it; the same run again replaces its own file."""
+    out = tmp_path / "entities.json"
+    entity_eval.main(["-out", str(out)])
+    first = out.read_bytes()
+    edited = tmp_path / "labelled.json"
+    doc = json.loads(entity_eval.LABELLED_PATH.read_text())
+    doc["sentences"] = doc["sentences"][:-1]
+    edited.write_text(json.dumps(doc))
+    entity_eval.main(["-out", str(out), "-labelled", str(edited)])
+    assert "this run writes" in capsys.readouterr().err and out.read_bytes() == first
+    [hashed] = tmp_path.glob("entities-*.json")
+    assert json.loads(hashed.read_text())["config"]["sentences"] == json.loads(first)["config"]["sentences"] - 1
+    entity_eval.main(["-out", str(out), "-labelled", str(edited)])
+    assert sorted(p.name for p in tmp_path.glob("entities*.json")) == sorted(["entities.json", hashed.name])
+
+
 def test_bad_labelled_file_is_one_line(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"sentences": [{"id": "x", "source": "elsewhere", "entities": []}]}))
