@@ -17,7 +17,7 @@ import misbehaving_plugin
 import pytest
 from cli_run import run_cli
 from loopback import ScriptedServer
-from qa_server import ChatScript
+from qa_server import ChatScript, scripted_llm_env
 
 GROUPS = ("a", "b")
 DATA = {
@@ -41,10 +41,7 @@ LEAKED = {"qa": QUESTIONS, "multihop": 3 * QUESTIONS, "entity-bridge": QUESTIONS
 
 @pytest.fixture(autouse=True)
 def _llm_env(monkeypatch):
-    for key in ("MEMINI_LLM_API", "MEMINI_LLM_API_KEY", "MEMINI_JUDGE_API", "MEMINI_JUDGE_BASE_URL",
-                "MEMINI_JUDGE_API_KEY", "MEMINI_JUDGE_MODEL"):
-        monkeypatch.delenv(key, raising=False)
-    monkeypatch.setenv("MEMINI_LLM_MODEL", "scripted")
+    scripted_llm_env(monkeypatch)
 
 
 def _run(mode: str, tmp_path: Path, capsys, monkeypatch, behaviour: dict, *extra: str):
