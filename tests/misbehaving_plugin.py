@@ -9,7 +9,10 @@ the gold (``leak``: an item of another group, ``unknown``: an id in no group, ``
 ``none_ids``, ``nan_score``, ``inf_score``, ``str_score``, ``bool_score``, ``none_content``, ``dict_hit``);
 ``sleep`` seconds a recall sleeps; ``factory_returns`` ``empty`` (no system) or ``int_name`` (a system named 7).
 With no behaviour it returns each question's gold items first (a perfect oracle: recall 1 wherever the gold is in
-the data set), then other items of the group.
+the data set), then other items of the group; a query that is no question's (``-multihop``'s second hop: the query
+plus a hit's text) gets the group's items in data set order. A leak replaces the last of the at most k hits, so each
+recall leaks one hit. It drives the normal run and the modes that call the hooks themselves (``-qa``, ``-multihop``,
+``-entity-bridge``: ``tests/modes/test_guarded_modes.py``).
 """
 
 from __future__ import annotations

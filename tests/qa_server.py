@@ -38,6 +38,15 @@ _WORD = re.compile(r"[a-z0-9]+")
 _MEMORY_LINE = re.compile(r"^\d+\. \[\d{4}-\d{2}-\d{2}\] (.*)$")
 
 
+def scripted_llm_env(monkeypatch) -> None:
+    """The environment of a QA test against this server: the reader model ``scripted``, no provider, key or judge
+    setting of the caller's shell (the judge is the reader's)."""
+    for key in ("MEMINI_LLM_API", "MEMINI_LLM_API_KEY", "MEMINI_JUDGE_API", "MEMINI_JUDGE_BASE_URL",
+                "MEMINI_JUDGE_API_KEY", "MEMINI_JUDGE_MODEL"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("MEMINI_LLM_MODEL", "scripted")
+
+
 def words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 

@@ -4,11 +4,12 @@ The rules (``check_hits``), each violation one line naming the system, the quest
 
 - the value is a ``list`` or ``tuple`` of ``Hit``s; a generator, a dict or ``None`` is refused (return a list: a
   generator is not taken, since an iterator is consumed once and its length is unknown);
-- at most ``depth`` hits, ``depth`` being the largest K of the run (memini recalls once at max K and scores every
-  K from that one list); more is refused, never cut silently (500 hits would change MRR, which reads the whole
-  list);
+- at most ``depth`` hits: in the normal run the largest K of the run (memini recalls once at max K and scores every
+  K from that one list), elsewhere (``evaluation.guarded``) the k asked for in that very call; more is refused,
+  never cut silently (500 hits would change MRR, which reads the whole list);
 - every hit's ``ids`` is a non-empty tuple or list of strings (a bare string is refused, not read per character),
-  each the id of a data set item of the question's group; an id of another group is a *leak*;
+  each the id of a data set item of the question's group; an id of another group is a *leak*. ``-qa`` alone also
+  takes a hit with no id at all (``id_less``: a system that stores its own extraction, judged by ``-qa-judged-k``);
 - within one hit no id repeats, and no two hits of one list are the same hit (equal ids and content); distinct
   memories a system extracted from one item (mem0) may share that item's id;
 - every score is a finite real number (``bool`` refused), every content a string.
@@ -28,7 +29,6 @@ from dataclasses import dataclass
 import click
 
 from memini_bench.core.contract import Hit
-from memini_bench.core.dataset import Question
 from memini_bench.core.hooks import PluginError, one_line
 from memini_bench.core.settings import Real, setting
 
@@ -56,13 +56,14 @@ class RunGuardOptions:
 
 @dataclass(frozen=True, slots=True)
 class Checked:
-    """One question's checked hits: ids, scores and contents of the kept hits, and how many leaked hits were
-    dropped."""
+    """One question's checked hits: ids, scores and contents of the kept hits, how many leaked hits were dropped,
+    and the positions of the kept hits in the list the system returned."""
 
     ids: tuple[tuple[str, ...], ...]
     scores: tuple[float, ...]
     contents: tuple[str, ...]
     leaked: int
+    kept: tuple[int, ...] = ()
 
 
 def _short(value: object, limit: int = 80) -> str:
@@ -70,11 +71,13 @@ def _short(value: object, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def check_hits(system: str, question: Question, hits: object, depth: int, group_of: Mapping[str, str],
-               leaks: str = "error") -> Checked:
-    """``hits`` checked against the rules of the module docstring; ``group_of`` maps every item id of the data
-    set to its group. A violation raises a one-line ``PluginError``."""
-    where = f"system {system}: recall for question {question.id!r}"
+def check_hits(system: str, asked: str, group: str, hits: object, depth: int, group_of: Mapping[str, str],
+               leaks: str = "error", *, depth_rule: str = "the largest K", id_less: bool = False) -> Checked:
+    """``hits``, what one recall in ``group`` returned, checked against the rules of the module docstring;
+    ``asked`` names that recall in the messages (``question 'q1'``), ``depth_rule`` says where ``depth`` comes
+    from, ``group_of`` maps every item id of the data set to its group, ``id_less`` takes a hit without ids. A
+    violation raises a one-line ``PluginError``."""
+    where = f"system {system}: recall for {asked}"
 
     def fail(problem: str) -> PluginError:
         return PluginError(f"{where} {problem}; see memini_bench.core.contract")
@@ -83,17 +86,18 @@ def check_hits(system: str, question: Question, hits: object, depth: int, group_
         extra = " (a generator is not taken: return a list)" if hasattr(hits, "__next__") else ""
         raise fail(f"returned {type(hits).__name__}, not a list of Hit{extra}")
     if len(hits) > depth:
-        raise fail(f"returned {len(hits)} hits for depth {depth} (the largest K); return at most {depth}")
+        raise fail(f"returned {len(hits)} hits for depth {depth} ({depth_rule}); return at most {depth}")
     ids_out: list[tuple[str, ...]] = []
     scores: list[float] = []
     contents: list[str] = []
     seen: set[tuple[tuple[str, ...], str]] = set()
+    kept: list[int] = []
     leaked = 0
     for n, hit in enumerate(hits):
         if not isinstance(hit, Hit):
             raise fail(f"hit {n} is {type(hit).__name__} {_short(hit)}, not a Hit")
         ids = hit.ids
-        if not isinstance(ids, tuple | list) or not ids:
+        if not isinstance(ids, tuple | list) or not (ids or id_less):
             raise fail(f"hit {n} has ids {_short(ids)}: give a non-empty tuple of item id strings")
         for i in ids:
             if not isinstance(i, str):
@@ -111,12 +115,12 @@ def check_hits(system: str, question: Question, hits: object, depth: int, group_
             g = group_of.get(i)
             if g is None:
                 raise fail(f"hit {n} has id {_short(i)}, which is no item of the data set")
-            if g != question.group and other is None:
+            if g != group and other is None:
                 other = (i, g)
         if other is not None:
             if leaks != "count":
                 raise fail(f"hit {n} has id {other[0]!r} of group {other[1]!r}, not the question's group "
-                           f"{question.group!r} (a leak; -leaks count scores without it)")
+                           f"{group!r} (a leak; -leaks count scores without it)")
             leaked += 1
             continue
         key = (tuple(ids), hit.content)
@@ -126,4 +130,5 @@ def check_hits(system: str, question: Question, hits: object, depth: int, group_
         ids_out.append(tuple(ids))
         scores.append(float(score))
         contents.append(hit.content)
-    return Checked(tuple(ids_out), tuple(scores), tuple(contents), leaked)
+        kept.append(n)
+    return Checked(tuple(ids_out), tuple(scores), tuple(contents), leaked, tuple(kept))

@@ -59,7 +59,7 @@ def run_system(system: System, ds: Dataset, depth: int, guard: RunGuardOptions |
         hits = hooks.call_bounded(name, f"recall for question {q.id!r}", guard.recall_timeout, system.recall,
                                   q.group, q.query, depth, now=q.now, context=context)
         latency = (time.perf_counter() - t) * 1e3
-        checked = check_hits(name, q, hits, depth, group_of, guard.leaks)
+        checked = check_hits(name, f"question {q.id!r}", q.group, hits, depth, group_of, guard.leaks)
         leaked += checked.leaked
         runs.append(QuestionRun(q, checked.ids, checked.scores, tuple(tokens_of[c] for c in checked.contents),
                                 latency))

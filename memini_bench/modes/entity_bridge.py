@@ -1,6 +1,10 @@
 """``-entity-bridge``: memini's entity-bridge diagnostic (``studies.bridge``) for every system of the run, on the
 ``-multihop`` questions (``-multihop-category``, ``-multihop-min-gold``, ``-limit``), at k 10 (or the largest
 ``-k``) with a ``pool_size(k)``-deep recall. Writes ``<out>/<dataset>-entity-bridge[...].json``.
+
+Every system runs under the run checks (``evaluation.guarded``, docs/run-checks.md): each hook guarded, the deep
+recall checked against ``pool_size(k)`` and each second hop against k; with ``-leaks count`` each result row (one
+per system and vocabulary) counts the hits its recalls dropped as ``leaked``.
 """
 
 from __future__ import annotations
@@ -12,7 +16,8 @@ import click
 
 from memini_bench.core.settings import CommaList, Real, setting
 from memini_bench.embed.factory import EmbedSettings
-from memini_bench.evaluation.runner import close_all
+from memini_bench.evaluation.guarded import guarded_systems
+from memini_bench.evaluation.hits import RunGuardOptions
 from memini_bench.loaders import LoadOptions
 from memini_bench.modes.common import build_config, check_outputs, plan_results, write_results
 from memini_bench.modes.multihop import MultihopOptions, prepared, study_k, warm_queries
@@ -41,8 +46,8 @@ class EntityBridgeOptions:
 
 
 OPTIONS = EntityBridgeOptions
-USES = (LoadOptions, HybridConfig, EmbedSettings, "k", "limit", "holdout", "systems", "system", "out", "name",
-        "no_write", "multihop_category", "multihop_min_gold")
+USES = (LoadOptions, HybridConfig, EmbedSettings, RunGuardOptions, "k", "limit", "holdout", "systems", "system",
+        "out", "name", "no_write", "multihop_category", "multihop_min_gold")
 
 
 def selected(opts: RunOptions) -> bool:
@@ -71,15 +76,14 @@ def run(opts: RunOptions) -> int:
                               suffix="-entity-bridge", extra_tokens=tokens)
     vocabs = {name: bridge.Vocabulary(ds, bridge.VOCABULARIES[name]) for name in names}
     results = []
-    try:
-        for system in systems:
+    with guarded_systems(systems, opts.guard, questions=ds.questions) as guarded:
+        for system in guarded:
             system.ingest(ds.items)
             for name, vocab in vocabs.items():
+                before = system.leaked
                 found = bridge.diagnose(system, ds, vocab, k, caps, warm=lambda texts: warm_queries(ctx, texts),
                                         vocabulary=name)
-                results.append(found.as_dict())
-    finally:
-        close_all(systems)
+                results.append({**found.as_dict(), **system.leak_fields(since=before)})
 
     config = build_config(opts, ds, ctx, systems, mode="entity-bridge", mode_settings=settings, identity=ident,
                           multihop_category=m.multihop_category, multihop_min_gold=m.multihop_min_gold, bridge_k=k,

@@ -4,6 +4,10 @@ Questions: ``-multihop-category`` (default "1", LoCoMo's multi-hop) with at leas
 ids, then ``-limit`` (memini's MEMINI_MULTIHOP_LIMIT: an even subsample of those questions). k = 10 (memini's)
 unless ``-k`` is given (then its largest). Items are pruned to the kept questions' groups, as memini ingests only
 those conversations. Writes ``<out>/<dataset>-multihop[...].json`` (per-question coverage with ``-per-question``).
+
+Every system runs under the run checks (``evaluation.guarded``, docs/run-checks.md): each hook guarded, each of the
+two recalls per question checked against its k; with ``-leaks count`` the hits dropped over both recalls are each
+result's ``leaked``.
 """
 
 from __future__ import annotations
@@ -15,7 +19,8 @@ from pathlib import Path
 
 from memini_bench.core.settings import Int, setting
 from memini_bench.embed.factory import EmbedSettings
-from memini_bench.evaluation.runner import close_all
+from memini_bench.evaluation.guarded import guarded_systems
+from memini_bench.evaluation.hits import RunGuardOptions
 from memini_bench.loaders import LoadOptions
 from memini_bench.modes.common import build_config, check_outputs, load_prepared, log, plan_results, write_results
 from memini_bench.modes.options import RunOptions
@@ -43,8 +48,8 @@ class MultihopOptions:
 
 
 OPTIONS = MultihopOptions
-USES = (LoadOptions, HybridConfig, EmbedSettings, "k", "limit", "holdout", "systems", "system", "out", "name",
-        "per_question", "no_write")
+USES = (LoadOptions, HybridConfig, EmbedSettings, RunGuardOptions, "k", "limit", "holdout", "systems", "system",
+        "out", "name", "per_question", "no_write")
 
 
 def selected(opts: RunOptions) -> bool:
@@ -86,15 +91,13 @@ def run(opts: RunOptions) -> int:
                                         (f"k{k}", k == DEFAULT_K)) if not default)
     ident, out = plan_results(opts, ds, ctx, systems, mode="multihop", mode_settings=settings, extra_tokens=tokens)
     results, per_question = [], []
-    try:
-        for system in systems:
+    with guarded_systems(systems, opts.guard, questions=ds.questions) as guarded:
+        for system in guarded:
             system.ingest(ds.items)
             rows, scores = multihop.run_system(system, ds, k, warm=lambda texts: warm_queries(ctx, texts))
             results.append({"system": system.name, "questions": len(rows), "k": k,
-                            "regimes": [asdict(s) for s in scores]})
+                            "regimes": [asdict(s) for s in scores], **system.leak_fields()})
             per_question += [{"system": system.name, **asdict(r)} for r in rows]
-    finally:
-        close_all(systems)
     config = build_config(opts, ds, ctx, systems, mode="multihop", mode_settings=settings, identity=ident,
                           multihop_category=m.multihop_category, multihop_min_gold=m.multihop_min_gold, multihop_k=k)
     doc = {"config": config, "results": results}

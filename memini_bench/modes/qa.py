@@ -38,12 +38,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memini_bench.clients.providers import Client, chat_from_env, judge_from_env
-from memini_bench.core.contract import Hit, Preparable, System
+from memini_bench.core.contract import Hit, System
 from memini_bench.core.dataset import Dataset
 from memini_bench.core.settings import CommaList, Int, Real, setting
 from memini_bench.embed.factory import EmbedSettings
 from memini_bench.errors import BenchError
-from memini_bench.evaluation.runner import close_all
+from memini_bench.evaluation.guarded import guarded_systems
+from memini_bench.evaluation.hits import RunGuardOptions
 from memini_bench.loaders import LoadOptions
 from memini_bench.modes.common import (
     build_config,
@@ -119,27 +120,29 @@ class QAOptions:
 
 
 OPTIONS = QAOptions
-USES = (LoadOptions, HybridConfig, EmbedSettings, "limit", "holdout", "systems", "system", "rewrite", "out", "name",
-        "no_write")
+USES = (LoadOptions, HybridConfig, EmbedSettings, RunGuardOptions, "limit", "holdout", "systems", "system", "rewrite",
+        "out", "name", "no_write")
 
 
 def selected(opts: RunOptions) -> bool:
     return opts.mode(QAOptions).qa
 
 
-def recall_all(systems: Sequence[System], ds: Dataset, depth: int) -> dict[str, list[list[Hit]]]:
-    """Each system's hits for every question, in question order (ingest once, prepare, recall at ``depth``)."""
+def recall_all(systems: Sequence[System], ds: Dataset, depth: int, guard: RunGuardOptions | None = None,
+               leaked: dict[str, int] | None = None) -> dict[str, list[list[Hit]]]:
+    """Each system's hits for every question, in question order (ingest once, prepare, recall at ``depth``), every
+    hook guarded and every recall checked (``evaluation.guarded``; hits without ids are taken, for
+    ``-qa-judged-k``); under ``-leaks count`` each system's dropped hits are counted into ``leaked``."""
     out: dict[str, list[list[Hit]]] = {}
-    try:
-        for system in systems:
+    with guarded_systems(systems, guard, questions=ds.questions, id_less=True) as guarded:
+        for system in guarded:
             system.ingest(ds.items)
-            if isinstance(system, Preparable):
-                system.prepare([q.query for q in ds.questions])
+            system.prepare([q.query for q in ds.questions])
             out[system.name] = [system.recall(q.group, q.query, depth, now=q.now, context=dict(q.context))
                                 for q in ds.questions]
+            if leaked is not None and system.leak_fields():
+                leaked[system.name] = system.leaked
             log(f"{system.name}: recalled {depth} memories for {len(ds.questions)} questions")
-    finally:
-        close_all(systems)
     return out
 
 
@@ -240,7 +243,8 @@ def run(opts: RunOptions) -> int:
     if not opts.output.no_write:  # before any recall: the path this run's results (and checkpoint) take
         own = () if x.qa_checkpoint else (Companion(".ckpt.jsonl", identity, header_identity),)
         path = claim_outputs(opts, path, ident, names, companions=own)
-    recalled = recall_all(systems, ds, max(x.qa_k))
+    leaked: dict[str, int] = {}
+    recalled = recall_all(systems, ds, max(x.qa_k), opts.guard, leaked)
     id_less = [n for n in names if x.qa_judged_k and judged_retrieval.id_less(recalled[n])]
     first = build_tasks(arms, ds, recalled)
     tasks = [dataclasses.replace(t, run=r) for r in range(1, x.qa_runs + 1) for t in first]
@@ -290,6 +294,8 @@ def run(opts: RunOptions) -> int:
                                            relevance_dollars), "prices": qa_config["prices"]}
     if judged:
         doc["judged_retrieval"] = judged
+    if leaked:  # -leaks count
+        doc["leaked"] = leaked
     sys.stdout.write("".join(summary.memini_lines(s, len(ds.questions)) for s in
                              (summary.score_arm(a, run1) for a in arms)) + "\n")
     sys.stdout.write(f"{categories.heading(cats, ds.category_labels)}\n\n")

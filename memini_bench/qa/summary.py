@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from itertools import combinations
 
+from memini_bench.evaluation.guarded import leaked_line
 from memini_bench.evaluation.stats import holm, mcnemar_exact
 from memini_bench.qa.engine import Graded
 
@@ -199,6 +200,8 @@ def render_markdown(doc: Mapping) -> str:
             out.append(f"| {c['arm_a']} | {c['arm_b']} | {c['questions']} | {_pct(c['accuracy_a'])} | "
                        f"{_pct(c['accuracy_b'])} | {c['delta'] * 100:+.1f} | {c['only_a']} | {c['only_b']} | "
                        f"{c['p']:.3g} | {c['p_adjusted']:.3g} |")
+    if "leaked" in doc:  # -leaks count: each system's hits of another group, dropped before the reader saw them
+        out += ["", leaked_line(doc["leaked"])]
     return "\n".join(out) + "\n"
 
 

@@ -34,6 +34,7 @@ from dataclasses import asdict, dataclass, field
 
 from memini_bench.core.contract import System
 from memini_bench.core.dataset import Dataset, Question
+from memini_bench.evaluation.guarded import leaked_line
 from memini_bench.retrieval.reserve import reserve_order
 from memini_bench.studies import concepts, entities, published
 from memini_bench.studies.multihop import found, union
@@ -229,6 +230,8 @@ def render(doc: dict) -> str:
                          f"{_pct(h['recall_sum'], n)}" for h in r["hops"])
         out += ["", f"{label.capitalize()[:-1] if label != DEFAULT_VOCABULARY else 'Entity'}-anchored 2nd hop — "
                 f"{hops}."]
+        if "leaked" in r:  # -leaks count
+            out += ["", leaked_line({r["system"]: r["leaked"]})]
     if key:
         q, m = published.ENTITY_HOP_FULL_GOLD["qwen3-0.6b"], published.ENTITY_HOP_FULL_GOLD["minilm"]
         clo, chi = published.CONCEPT_LINKED_RANGE

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from memini_bench.core.contract import System
 from memini_bench.core.dataset import Dataset, Question, subsample
 from memini_bench.errors import BenchError
+from memini_bench.evaluation.guarded import leaked_line
 from memini_bench.studies import published
 
 REGIMES = ("single", "realistic", "oracle")
@@ -151,6 +152,8 @@ def render(doc: dict) -> str:
                 row += (f" {published.MULTIHOP_FULL_GOLD['minilm'][r['regime']]:.1f}% / "
                         f"{published.MULTIHOP_FULL_GOLD['qwen3-0.6b'][r['regime']]:.1f}% |")
             out.append(row)
+        if "leaked" in result:  # -leaks count
+            out += ["", leaked_line({result["system"]: result["leaked"]})]
     if key:
         out += ["", f"memini's figures: {published.MULTIHOP_QUESTIONS} questions, its default service (async "
                 "reinforcement), embedders over HTTP; mean gold recall was not published."]

@@ -15,6 +15,10 @@
 All retrieval asks the same question: the task, k = 5, the suite's ``as_of`` and the files in scope. Lifecycle
 suites render each decision with its date, so every condition has the recency a human reader would.
 
+A system's ``ingest``, ``recall``, ``build_context`` and ``close`` run under ``core.hooks.call`` (one line naming the
+system and the hook for whatever they raise); the hits are not checked as the veto-recall run checks them
+(``evaluation.hits``), since a condition may recall the system's own memory ids.
+
 Conditions that ingest through their own pipeline (third-party systems, ``extract-e2e``) are made anew for every
 live run, so each run re-rolls their extraction; they archive what it produced (``ingest_record()``): the
 per-decision extraction records, and the memories held after ingestion when the system lists them
@@ -27,6 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from memini_bench.core import hooks
 from memini_bench.core.contract import Closable, Hit, System, describe
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.errors import BenchError
@@ -91,7 +96,7 @@ class RetrievalCondition:
                                            "rejected options as warnings.")
         self._by_id = {d.id: d for d in suite.active}
         self._questions = {q.id: q for q in suite_questions(suite)}
-        system.ingest(suite_items(suite))
+        hooks.call(str(system.name), "ingest", system.ingest, suite_items(suite))
 
     def context(self, scenario: Scenario) -> str:
         _, text = recall_context(self.system, self._questions[scenario.id],
@@ -110,7 +115,7 @@ class TranscriptCondition:
                             f"rejected options in prose); its own top-{RETRIEVAL_K} as context.")
         self._questions = {q.id: q for q in suite_questions(suite)}
         self._items = transcript_items(suite)
-        system.ingest(self._items)
+        hooks.call(str(system.name), "ingest", system.ingest, self._items)
 
     def context(self, scenario: Scenario) -> str:
         _, text = recall_context(self.system, self._questions[scenario.id], memories_context)
@@ -125,7 +130,7 @@ class TranscriptCondition:
 
     def close(self) -> None:
         if isinstance(self.system, Closable):
-            self.system.close()
+            hooks.call(str(self.system.name), "close", self.system.close)
 
 
 class ExtractionCondition:

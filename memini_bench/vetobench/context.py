@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
+from memini_bench.core import hooks
 from memini_bench.core.contract import ContextBuilder, Hit, System
 from memini_bench.core.dataset import Question
 from memini_bench.errors import BenchError
@@ -82,11 +83,15 @@ def public_question(q: Question) -> Question:
 def recall_context(system: System, question: Question, default: Callable[[Sequence[Hit]], str],
                    k: int = RETRIEVAL_K) -> tuple[list[Hit], str]:
     """The system's top ``k`` for the (public) question and the context built from them: the system's own
-    ``build_context`` when it has one, else ``default(hits)``."""
+    ``build_context`` when it has one, else ``default(hits)``. Both hooks run under ``core.hooks.call``: whatever
+    they raise is one line naming the system, the hook and the scenario. The hits are not checked
+    (``evaluation.hits``): a condition may recall the system's own memory ids, rendered by their content."""
     q = public_question(question)
-    hits = system.recall(q.group, q.query, k, now=q.now, context=dict(q.context))
+    name = str(system.name)
+    hits = hooks.call(name, f"recall for scenario {q.id!r}", system.recall, q.group, q.query, k, now=q.now,
+                      context=dict(q.context))
     if isinstance(system, ContextBuilder):
-        text = system.build_context(q, hits)
+        text = hooks.call(name, f"build_context for scenario {q.id!r}", system.build_context, q, hits)
         if not isinstance(text, str):
             raise BenchError(f"{system.name}: build_context returned {type(text).__name__}; it should return the "
                              "context text (str)")

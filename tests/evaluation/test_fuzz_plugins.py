@@ -1,11 +1,15 @@
 """The run contract under misbehaving System plugins (``tests/misbehaving_plugin.py``), fuzzed with hypothesis:
 whatever a plugin does (raise in any hook, return the wrong type, leak another group's items, return too many or
 duplicate hits, non-finite scores, sleep past -recall-timeout), a run ends either with exit 0 and correct results,
-or with exit 2, exactly one line on stderr naming the system, and nothing written.
+or with exit 2, exactly one line on stderr naming the system, and nothing written. The normal run and ``-multihop``
+(which drives the system itself, through ``evaluation.guarded``: two recalls per question) are fuzzed.
 
 The oracle for exit 0 is independent of the harness: the plugin returns each question's gold first, so recall_any@K
 is the share of questions whose gold is in the data set (1 here), and a leaked hit, dropped under -leaks count, is
-counted once per question.
+counted once per question. In ``-multihop`` (k 2, two gold per question) the gold pair covers every question in the
+first recall, in every regime; a leak (the second hit) leaves one gold, and the two second hops (query + that gold's
+text, which the plugin answers with the group's first item and the leak) find no other: every regime 0 full-gold
+and 1/2 mean gold recall, 3 leaked hits per question. ``-multihop`` never calls ``prepare``.
 """
 
 from __future__ import annotations
@@ -47,9 +51,10 @@ BEHAVIOURS = st.fixed_dictionaries({}, optional={
 })
 
 
-def expected_failure(b: dict, leaks: str) -> bool:
-    """Whether the behaviour ``b`` breaks the contract (the run must then end with exit 2)."""
-    if "raise_in" in b:
+def expected_failure(b: dict, leaks: str, hooks: tuple[str, ...] = HOOKS) -> bool:
+    """Whether the behaviour ``b`` breaks the contract (the run must then end with exit 2) in a run that calls
+    ``hooks``."""
+    if b.get("raise_in") in hooks:
         return True
     if b.get("sleep"):
         return True
@@ -61,7 +66,7 @@ def expected_failure(b: dict, leaks: str) -> bool:
     return extra in ("unknown", "duplicate", "too_many") or (extra == "leak" and leaks == "error")
 
 
-def assert_one_error_line(err: str, case: object) -> None:
+def assert_one_error_line(err: str, case: object, notes: tuple[str, ...] = ("dataset ", "  note:")) -> None:
     """The run's stderr ends in exactly one error line, naming the system, and holds no trace (the lines before it
     are the run's own notes: the data set loaded)."""
     lines = [line for line in err.splitlines() if line.strip()]
@@ -69,21 +74,22 @@ def assert_one_error_line(err: str, case: object) -> None:
     assert len(errors) == 1 and lines[-1] == errors[0], (case, err)
     assert errors[0].startswith("memini-bench: error: system misbehaving"), (case, err)
     assert "Traceback" not in err, (case, err)
-    assert all(line.startswith(("dataset ", "  note:", "memini-bench: error:")) for line in lines), (case, err)
+    assert all(line.startswith((*notes, "memini-bench: error:")) for line in lines), (case, err)
 
 
-def run_cli(tmp_path: Path, capsys, behaviour: dict, leaks: str) -> tuple[int, str, Path]:
-    data = tmp_path / "two.json"
-    data.write_text(json.dumps(DATA))
+def run_cli(tmp_path: Path, capsys, behaviour: dict, leaks: str, data: dict = DATA,
+            mode: tuple[str, ...] = ("-k", str(K))) -> tuple[int, str, Path]:
+    path = tmp_path / "two.json"
+    path.write_text(json.dumps(data))
     out = tmp_path / "out"
     out.mkdir(exist_ok=True)
     for f in out.iterdir():
         f.unlink()
-    misbehaving_plugin.BEHAVIOUR = {"gold": GOLD, **behaviour}
+    misbehaving_plugin.BEHAVIOUR = {"gold": {q["query"]: tuple(q["gold"]) for q in data["questions"]}, **behaviour}
     capsys.readouterr()
     code = 0
     try:
-        main(["-suite", "file", "-data", str(data), "-k", str(K), "-systems", "misbehaving_plugin:make",
+        main(["-suite", "file", "-data", str(path), *mode, "-systems", "misbehaving_plugin:make",
               "-embedder", "hash", "-out", str(out), "-leaks", leaks, "-recall-timeout", "0.2", "-quiet"])
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else 1
@@ -106,6 +112,34 @@ def test_a_misbehaving_plugin_ends_in_correct_results_or_one_line(tmp_path, caps
     assert row["mrr"] == 1.0
     leaked = len(DATA["questions"]) if behaviour.get("extra") == "leak" else 0
     assert row["leaked"] == leaked
+
+
+MULTIHOP_DATA = {
+    "name": "two-groups",
+    "items": DATA["items"],
+    "questions": [{"id": f"q{g}{n}", "query": f"what links topic {n} and {(n + 1) % 4} in {g}",
+                   "gold": [f"{g}{n}", f"{g}{(n + 1) % 4}"], "group": g, "category": "1"}
+                  for g in ("a", "b") for n in range(4)],
+}
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(behaviour=BEHAVIOURS, leaks=st.sampled_from(("error", "count")))
+def test_a_misbehaving_plugin_in_multihop_ends_in_correct_results_or_one_line(tmp_path, capsys, behaviour, leaks):
+    code, err, out = run_cli(tmp_path, capsys, behaviour, leaks, MULTIHOP_DATA, ("-multihop", "-k", "2"))
+    if expected_failure(behaviour, leaks, tuple(h for h in HOOKS if h != "prepare")):
+        assert code == 2, (behaviour, err)
+        assert_one_error_line(err, behaviour, notes=("dataset ", "  note:", "study "))
+        assert not list(out.iterdir()), "nothing is written after a failure"
+        return
+    assert code == 0, (behaviour, err)
+    [written] = [f for f in out.iterdir() if f.suffix == ".json"]
+    [row] = json.loads(written.read_text())["results"]
+    leaked = behaviour.get("extra") == "leak"
+    regimes = {r["regime"]: (r["full_gold"], r["mean_gold_recall"]) for r in row["regimes"]}
+    assert regimes == dict.fromkeys(("single", "realistic", "oracle"), (0.0, 0.5) if leaked else (1.0, 1.0))
+    assert row.get("leaked") == ((3 * len(MULTIHOP_DATA["questions"]) if leaked else 0) if leaks == "count"
+                                 else None)
 
 
 @pytest.mark.parametrize("hook", HOOKS)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from cli_opts import cli_options
 from loopback import ScriptedServer
-from qa_server import ChatScript, words
+from qa_server import ChatScript, scripted_llm_env, words
 
 from memini_bench.cli import main
 from memini_bench.loaders import load
@@ -61,10 +61,7 @@ def data(tmp_path):
 
 @pytest.fixture(autouse=True)
 def _llm_env(monkeypatch):
-    for key in ("MEMINI_LLM_API", "MEMINI_LLM_API_KEY", "MEMINI_JUDGE_API", "MEMINI_JUDGE_BASE_URL",
-                "MEMINI_JUDGE_API_KEY", "MEMINI_JUDGE_MODEL"):
-        monkeypatch.delenv(key, raising=False)
-    monkeypatch.setenv("MEMINI_LLM_MODEL", "scripted")
+    scripted_llm_env(monkeypatch)
 
 
 def _run(args, url, capsys, monkeypatch):

@@ -9,6 +9,7 @@ from conftest import shared
 from veto_scripts import OWN_ABSENT, OwnMemories
 
 from memini_bench.core.contract import ContextBuilder, Hit
+from memini_bench.core.hooks import PluginError
 from memini_bench.core.registry import SYSTEMS, Entry
 from memini_bench.errors import BenchError
 from memini_bench.loaders.vetobench import Decision, read_suites
@@ -201,3 +202,43 @@ def test_third_party_conditions_are_made_anew_every_run(suite, registered_own):
     assert first[1] is not second[1] and first[1].system is not second[1].system
     plan.close(first)
     assert first[1].system.closed and not second[1].system.closed
+
+
+class Raising(Builds):
+    """Raises ``ValueError('kaput')`` in the hook ``hook``."""
+
+    def __init__(self, hook: str) -> None:
+        super().__init__([Hit(("d101",), 1.0, "Hono")])
+        self.hook = hook
+
+    def _maybe(self, hook: str) -> None:
+        if hook == self.hook:
+            raise ValueError("kaput")
+
+    def ingest(self, items):
+        self._maybe("ingest")
+        super().ingest(items)
+
+    def recall(self, group, query, k, *, now=None, context=None):
+        self._maybe("recall")
+        return super().recall(group, query, k, now=now, context=context)
+
+    def build_context(self, question, hits):
+        self._maybe("build_context")
+        return super().build_context(question, hits)
+
+    def close(self):
+        self._maybe("close")
+
+
+@pytest.mark.parametrize(("hook", "where"), [("ingest", "ingest"), ("recall", "recall for scenario 's01'"),
+                                             ("build_context", "build_context for scenario 's01'"),
+                                             ("close", "close")])
+def test_a_plugin_hook_that_raises_in_a_condition_is_one_line(suite, hook, where):
+    system = Raising(hook)
+    with pytest.raises(PluginError) as raised:
+        corpus = cond.RetrievalCondition(system, suite)
+        corpus.context(suite.scenarios[0])
+        cond.TranscriptCondition("raising", system, suite).close()
+    assert str(raised.value) == f"system builds: {where} raised ValueError: kaput (-traceback shows the whole trace)"
+    assert "Traceback" in raised.value.trace

@@ -1,0 +1,108 @@
+"""The run checks for modes that call a system's hooks themselves (``-qa``, ``-multihop``, ``-entity-bridge``).
+
+The normal run (``evaluation.runner.run_system``) guards each hook and checks each recall itself. A mode that drives
+a system its own way (a study recalling twice per question, a recall at the candidate pool's depth) wraps each
+system in a ``GuardedSystem`` instead, through ``guarded_systems``, and gets the same contract:
+
+- ``ingest``, ``prepare`` and ``close`` run under ``core.hooks.call``, ``recall`` under ``core.hooks.call_bounded``
+  (``-recall-timeout``): whatever they raise is one line naming the system and the hook (``-traceback`` shows the
+  trace), exit 2, nothing written;
+- every recall's return is checked by ``evaluation.hits.check_hits`` before the mode sees it, against the k asked
+  for in that call (a study that recalls at ``pool_size(k)`` and then at k is held to each), with the item ids of
+  what the system ingested as the data set;
+- a violation names the system and the question when the recall's (group, query) is a question's; otherwise (a
+  second hop: the query plus a hit's text) it names the group and the query;
+- ``-leaks count`` drops every leaked hit (a hit with any id of another group) before the mode sees the list, and
+  ``leaked`` counts them over all the system's recalls; ``-leaks error`` (the default) refuses the first.
+
+The recall returns the kept ``Hit``s themselves, in the system's order, so a well-behaved system's results are the
+ones an unwrapped system gives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+
+from memini_bench.core import hooks
+from memini_bench.core.contract import Closable, Hit, Preparable, System
+from memini_bench.core.dataset import Item, Question
+from memini_bench.evaluation.hits import RunGuardOptions, check_hits
+from memini_bench.evaluation.runner import close_all
+
+#: How ``check_hits`` names the depth a guarded recall is held to.
+PER_CALL = "the k of this call"
+
+
+class GuardedSystem:
+    """``system`` with its hooks guarded and every recall checked (module docstring); ``questions`` name the
+    recalls in the messages, ``id_less`` takes hits without ids (``-qa``)."""
+
+    def __init__(self, system: System, guard: RunGuardOptions | None = None, *,
+                 questions: Iterable[Question] = (), id_less: bool = False) -> None:
+        self.inner = system
+        self.name = str(system.name)
+        self.guard = guard or RunGuardOptions()
+        self.id_less = id_less
+        self.leaked = 0
+        self._group_of: dict[str, str] = {}
+        self._asked: dict[tuple[str, str], str] = {}
+        for q in questions:
+            self._asked.setdefault((q.group, q.query), q.id)
+
+    def ingest(self, items: Sequence[Item]) -> None:
+        self._group_of.update((item.id, item.group) for item in items)
+        hooks.call(self.name, "ingest", self.inner.ingest, items)
+
+    def prepare(self, queries: Sequence[str]) -> None:
+        if isinstance(self.inner, Preparable):
+            hooks.call(self.name, "prepare", self.inner.prepare, queries)
+
+    def recall(self, group: str, query: str, k: int, *, now: datetime | None = None,
+               context: Mapping[str, object] | None = None) -> list[Hit]:
+        asked = self.asked(group, query)
+        hits = hooks.call_bounded(self.name, f"recall for {asked}", self.guard.recall_timeout, self.inner.recall,
+                                  group, query, k, now=now, context=context)
+        checked = check_hits(self.name, asked, group, hits, k, self._group_of, self.guard.leaks,
+                             depth_rule=PER_CALL, id_less=self.id_less)
+        self.leaked += checked.leaked
+        return [hits[i] for i in checked.kept]  # type: ignore[index]  # checked: a list or tuple
+
+    def close(self) -> None:
+        if isinstance(self.inner, Closable):
+            hooks.call(self.name, "close", self.inner.close)
+
+    def asked(self, group: str, query: str) -> str:
+        """A recall as the messages name it: its question, else its group and (shortened) query."""
+        qid = self._asked.get((group, query))
+        if qid is not None:
+            return f"question {qid!r}"
+        shown = hooks.one_line(query)
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        return f"group {group!r} query {shown!r}"
+
+    def leak_fields(self, since: int = 0) -> dict[str, int]:
+        """``{"leaked": n}`` under ``-leaks count`` (for the mode's results row; n counted from the ``since``
+        reading of ``leaked``), else nothing (a default run's results stay as they were)."""
+        return {"leaked": self.leaked - since} if self.guard.leaks == "count" else {}
+
+
+@contextmanager
+def guarded_systems(systems: Sequence[System], guard: RunGuardOptions | None = None, *,
+                    questions: Iterable[Question] = (), id_less: bool = False) -> Iterator[list[GuardedSystem]]:
+    """Each system wrapped in a ``GuardedSystem``; every closable system is closed on the way out (``close_all``),
+    quietly when the block failed (the error on its way out is the one to report)."""
+    questions = tuple(questions)
+    wrapped = [GuardedSystem(s, guard, questions=questions, id_less=id_less) for s in systems]
+    try:
+        yield wrapped
+    except BaseException:
+        close_all(systems, quiet=True)
+        raise
+    close_all(systems)
+
+
+def leaked_line(counts: Mapping[str, int]) -> str:
+    """The printed note of ``-leaks count``: the hits each system returned from another group, dropped."""
+    return "leaked hits dropped (-leaks count): " + ", ".join(f"{name} {n}" for name, n in counts.items())
