@@ -91,6 +91,8 @@ def load_target(spec: str, what: str, extra: str = "", name: str = "") -> object
                              f"pip install 'memini-bench[{extra}]'") from None
         raise BenchError(f"{what} {spec!r}: cannot import {module_name} ({exc}); is it installed or on "
                          "PYTHONPATH?") from None
+    except BenchError:  # already one line naming the input and the fix (a peer's full temp folder: peers.mem0)
+        raise
     except Exception as exc:  # a plugin module that fails while importing
         raise BenchError(f"{what} {spec!r}: importing {module_name} failed ({type(exc).__name__}: "
                          f"{one_line(exc)})") from None

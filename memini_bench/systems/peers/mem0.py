@@ -34,10 +34,12 @@ user id, not once per speaker's perspective.
 Home folder and telemetry. mem0 reads ``MEM0_DIR`` and ``MEM0_TELEMETRY`` when first imported and writes
 ``config.json`` (an anonymous user id) there; this module imports it with ``MEM0_DIR`` set to a temporary folder
 of the process (removed at exit) and ``MEM0_TELEMETRY=False``, then pins mem0's telemetry flags off in case it was
-imported before. Importing mem0 anywhere *before* this module still writes ``~/.mem0``: code that only asks whether
-mem0 is installed uses ``importlib.util.find_spec("mem0")``. ``OPENROUTER_API_KEY`` (which would send mem0's LLM
-calls to openrouter.ai) is hidden while the LLM client is built. ``memories(group)`` lists what mem0 holds for a
-group (VetoBench's optional ``MemoryListing`` hook).
+imported before. A full or unwritable temp folder (making that folder, mem0's import, ``workdir()``, building
+``Memory``) is one line naming the folder and the fix, as for the other peers (``PeerSystem.store_writes``).
+Importing mem0 anywhere *before* this module still writes ``~/.mem0``: code that only asks whether mem0 is installed
+uses ``importlib.util.find_spec("mem0")``. ``OPENROUTER_API_KEY`` (which would send mem0's LLM calls to
+openrouter.ai) is hidden while the LLM client is built. ``memories(group)`` lists what mem0 holds for a group
+(VetoBench's optional ``MemoryListing`` hook).
 """
 
 from __future__ import annotations
@@ -52,6 +54,9 @@ from contextlib import contextmanager
 from datetime import datetime
 
 import numpy as np
+
+from memini_bench.errors import BenchError
+from memini_bench.systems.peers.common import PeerSystem, folder_fix, library_version, require_encoder, store_failure
 
 
 @contextmanager
@@ -73,26 +78,38 @@ def _environment(**values: str | None) -> Iterator[None]:
                 os.environ[name] = value
 
 
-MEM0_HOME = tempfile.mkdtemp(prefix="memini-bench-mem0-home-")
+def _home() -> str:
+    """``MEM0_HOME``: a temporary folder of this process for mem0's ``config.json``; a full or unwritable temp
+    folder is one line naming it (raised while the registry imports this module, which passes a BenchError on)."""
+    try:
+        return tempfile.mkdtemp(prefix="memini-bench-mem0-home-")
+    except OSError as exc:
+        raise BenchError(f"mem0: {folder_fix(tempfile.gettempdir(), exc)}") from None
+
+
+MEM0_HOME = _home()
 atexit.register(shutil.rmtree, MEM0_HOME, True)
-with _environment(MEM0_DIR=MEM0_HOME, MEM0_TELEMETRY="False"):
-    import mem0  # noqa: F401  (a missing mem0ai is the registry's one-line "needs the mem0 extra")
-    from mem0 import Memory
-    from mem0.configs.base import MemoryConfig
-    from mem0.embeddings.base import EmbeddingBase
-    from mem0.memory import main as mem0_main
-    from mem0.memory import telemetry as mem0_telemetry
-    from mem0.utils import spacy_models
-    from qdrant_client import QdrantClient
+try:
+    with _environment(MEM0_DIR=MEM0_HOME, MEM0_TELEMETRY="False"):
+        import mem0  # noqa: F401  (a missing mem0ai is the registry's one-line "needs the mem0 extra")
+        from mem0 import Memory
+        from mem0.configs.base import MemoryConfig
+        from mem0.embeddings.base import EmbeddingBase
+        from mem0.memory import main as mem0_main
+        from mem0.memory import telemetry as mem0_telemetry
+        from mem0.utils import spacy_models
+        from qdrant_client import QdrantClient
+except OSError as exc:  # mem0 makes MEM0_DIR and writes config.json there on import
+    if not store_failure(exc):
+        raise
+    raise BenchError(f"mem0: {folder_fix(MEM0_HOME, exc)}") from None
 
 from memini_bench.clients.llm import ChatClient  # noqa: E402
 from memini_bench.clients.providers import openai_chat_from_env  # noqa: E402
 from memini_bench.core.contract import Hit  # noqa: E402
 from memini_bench.core.dataset import Item  # noqa: E402
 from memini_bench.embed.encoder import TextEncoder  # noqa: E402
-from memini_bench.errors import BenchError  # noqa: E402
 from memini_bench.systems.context import SystemContext  # noqa: E402
-from memini_bench.systems.peers.common import PeerSystem, library_version, require_encoder  # noqa: E402
 
 ITEMS_KEY = "memini_items"  # the metadata key holding a memory's source item ids
 INFER_BATCH = 2  # items per add() with infer=True (mem0's evaluation/src/memzero/add.py)
@@ -164,6 +181,7 @@ class Mem0System(PeerSystem):
     def _build(self) -> Memory:
         _pin_offline()
         assert self.encoder is not None
+        folder = str(self.workdir())  # a full or unwritable temp folder: one line naming it
         self.client = QdrantClient(location=":memory:")
         llm = {"api_key": OFFLINE_KEY, "openai_base_url": OFFLINE_URL}
         if self.llm is not None:
@@ -171,13 +189,13 @@ class Mem0System(PeerSystem):
                    "openai_base_url": self.llm.base_url}
         config = MemoryConfig(
             vector_store={"provider": "qdrant", "config": {"collection_name": "memini", "client": self.client,
-                                                           "path": str(self.workdir()),
+                                                           "path": folder,
                                                            "embedding_model_dims": self.encoder.dims}},
             llm={"provider": "openai", "config": llm},
             embedder={"provider": "openai", "config": {"api_key": OFFLINE_KEY, "openai_base_url": OFFLINE_URL,
                                                        "embedding_dims": self.encoder.dims}},
             history_db_path=":memory:")
-        with _environment(OPENROUTER_API_KEY=None), warnings.catch_warnings():
+        with self.store_writes(), _environment(OPENROUTER_API_KEY=None), warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # local Qdrant: "payload indexes have no effect"
             memory = Memory(config)
         memory.embedding_model = self.embedder  # the run's vectors, never mem0's own model
