@@ -88,7 +88,8 @@ class VetoOptions:
 
 
 OPTIONS = VetoOptions
-USES = (HybridConfig, EmbedSettings, "holdout", "limit", "systems", "system", "out", "no_write", "plot")
+USES = (HybridConfig, EmbedSettings, "holdout", "limit", "systems", "system", "out", "no_write", "plot", "leaks",
+        "recall_timeout")
 
 
 GATE_SYSTEM = FILES_KNOWN
@@ -181,7 +182,8 @@ def run(opts: RunOptions) -> int:
     ident = {"mode": "vetobench", **{k: v for k, v in config.items() if k != "data"},
              "embedding": {name: embedding_identity(enc) for name, enc in encoders.items()},
              "composite_embedding": embedding_identity(composite_encoder),
-             "system_settings": [describe(s) for s in runs[0][2]]}
+             "system_settings": [describe(s) for s in runs[0][2]],
+             **({"leaks": opts.guard.leaks} if opts.guard.leaks != "error" else {})}
     scale_ident = {**ident, "sizes": sizes, "seed": x.scale_seed}
     config["identity"] = ident
     out = scale_out = None
@@ -194,7 +196,7 @@ def run(opts: RunOptions) -> int:
     for suite, ds, systems in runs:
         log(f'suite "{ds.name}": {len(ds.items)} decisions, {len(ds.questions)} scenarios'
             + "".join(f"; {n}" for n in ds.notes))
-        _, scores = ev.evaluate(systems, ds, close=client is None)  # the live layer reuses them
+        _, scores = ev.evaluate(systems, ds, close=client is None, guard=opts.guard)  # the live layer reuses them
         sys.stdout.write(ev.markdown(scores, ds, suite.as_of))
         sys.stdout.flush()
         records.append({"suite": ds.name, "decisions": len(ds.items), "scenarios": len(ds.questions),
@@ -215,7 +217,7 @@ def run(opts: RunOptions) -> int:
         write_results(out, VetoResults(config=config, suites=tuple(records)))
 
     if base is not None:
-        points = scale.curve(base, systems_for, sizes, seed=x.scale_seed, echo=log)
+        points = scale.curve(base, systems_for, sizes, seed=x.scale_seed, echo=log, guard=opts.guard)
         sys.stdout.write(scale.markdown(points, base.name))
         if scale_out is not None:
             write_results(scale_out, VetoScaleResults(

@@ -17,6 +17,7 @@ from memini_bench.core.dataset import Dataset
 from memini_bench.core.runs import RunResult, first_gold_rank
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.errors import BenchError
+from memini_bench.evaluation.hits import RunGuardOptions
 from memini_bench.evaluation.metrics import score
 from memini_bench.evaluation.runner import run_all
 from memini_bench.results.schema import Score
@@ -102,10 +103,12 @@ def select_systems(systems: list[System], wanted: Sequence[str], where: str = "V
     return list(chosen.values())
 
 
-def evaluate(systems: Sequence[System], ds: Dataset, *, close: bool = True) -> tuple[list[RunResult], list[VetoScore]]:
+def evaluate(systems: Sequence[System], ds: Dataset, *, close: bool = True,
+             guard: RunGuardOptions | None = None) -> tuple[list[RunResult], list[VetoScore]]:
     """Run every system over the suite at depth min(|decisions|, 100) and score veto recall (``close``: close the
-    systems afterwards; the live layer reuses them and closes them itself)."""
-    results = run_all(systems, ds, min(len(ds.items), MAX_DEPTH), close=close)
+    systems afterwards; the live layer reuses them and closes them itself; ``guard``: the run's -leaks and
+    -recall-timeout, under which every recall is checked as in the normal run)."""
+    results = run_all(systems, ds, min(len(ds.items), MAX_DEPTH), close=close, guard=guard)
     return results, [veto_score(r) for r in results]
 
 

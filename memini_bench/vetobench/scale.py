@@ -21,6 +21,7 @@ from pathlib import Path
 
 from memini_bench.core.dataset import Dataset
 from memini_bench.errors import BenchError
+from memini_bench.evaluation.hits import RunGuardOptions
 from memini_bench.loaders.vetobench import Decision, Rejection, VetoSuite, suite_dataset
 from memini_bench.results.write import atomic_write
 from memini_bench.systems.memini import System
@@ -231,8 +232,10 @@ def grow(suite: VetoSuite, size: int, pool: Sequence[Decision]) -> Dataset:
 
 
 def curve(suite: VetoSuite, systems_for: Callable[[Dataset], Sequence[System]], sizes: Sequence[int] = DEFAULT_SIZES,
-          *, seed: int = DEFAULT_SEED, echo: Callable[[str], None] = lambda m: None) -> list[ScalePoint]:
-    """Veto recall of fresh systems (``systems_for(dataset)``) on the suite grown to each size."""
+          *, seed: int = DEFAULT_SEED, echo: Callable[[str], None] = lambda m: None,
+          guard: RunGuardOptions | None = None) -> list[ScalePoint]:
+    """Veto recall of fresh systems (``systems_for(dataset)``) on the suite grown to each size (``guard``: the
+    run's checks, as ``evaluate``)."""
     import time
 
     pool = distractors(max(sizes) - len(suite.active), as_of=suite.as_of, seed=seed,
@@ -241,7 +244,7 @@ def curve(suite: VetoSuite, systems_for: Callable[[Dataset], Sequence[System]], 
     for size in sorted(sizes):
         t0 = time.perf_counter()
         ds = grow(suite, size, pool)
-        _, scores = evaluate(systems_for(ds), ds)
+        _, scores = evaluate(systems_for(ds), ds, guard=guard)
         points.append(ScalePoint(size, tuple(scores), time.perf_counter() - t0))
         echo(f"scale: {size} decisions done in {points[-1].seconds:.1f} s")
     return points

@@ -388,3 +388,26 @@ def test_missing_corpus_is_named_as_such(fixtures_dir, tmp_path):
         load("vetobench", str(tmp_path / "scenarios.json"))
     with pytest.raises(BenchError, match="nowhere/corpus.json: no such corpus file; pass"):
         load("vetobench", str(tmp_path / "nowhere" / "corpus.json"))
+
+
+def test_a_plugins_recall_is_checked_and_bounded_as_in_the_normal_run(fixtures_dir, tmp_path, capsys):
+    """VetoBench runs a -system plugin through the normal run's checks, with the run's -recall-timeout; -leaks is
+    taken (a suite is one group, so nothing can leak: the count is 0 in every score row)."""
+    import misbehaving_plugin
+
+    base = ["-data", str(fixtures_dir), "-system", "misbehaving_plugin:make", "-systems", "misbehaving",
+            "-out", str(tmp_path / "out")]
+    misbehaving_plugin.BEHAVIOUR = {"sleep": 2.0}
+    code, _, err = _cli([*base, "-recall-timeout", "0.2"], capsys)
+    last = err.strip().splitlines()[-1]
+    assert code == 2 and "misbehaving" in last and "recall-timeout" in last, err
+    assert not (tmp_path / "out").exists() or not list((tmp_path / "out").iterdir())
+    misbehaving_plugin.BEHAVIOUR = {"extra": "unknown"}
+    code, _, err = _cli(base, capsys)
+    assert code == 2 and "which is no item of the data set" in err.strip().splitlines()[-1], err
+    misbehaving_plugin.BEHAVIOUR = {}
+    code, _, err = _cli([*base, "-leaks", "count"], capsys)
+    assert code == 0, err  # veto-composite is not in this run: its gate is not checked
+    doc = json.loads((tmp_path / "out" / "vetobench.json").read_text())
+    assert doc["config"]["identity"]["leaks"] == "count"
+    assert {row["leaked"] for suite in doc["suites"] for row in suite["scores"]} == {0}
