@@ -126,6 +126,7 @@ NO_IDENTITY = object()
 #: Reads the identity a file at a path records (``results_identity`` for a results file).
 IdentityReader = Callable[[Path], object]
 HASH_DIGITS = 8
+NAME_MAX_BYTES = 255  # a file name's limit on Linux and macOS file systems
 
 
 def results_identity(path: Path) -> object:
@@ -190,7 +191,10 @@ def claim(path: Path, ident: dict, *, suffix: str = ".json", companions: Sequenc
     found = _taken(path, ident, read, suffix, companions)
     if found is None:
         return path
-    hashed = path.with_name(f"{path.name.removesuffix(suffix)}-{identity_hash(ident)[:HASH_DIGITS]}{suffix}")
+    base, tail = path.name.removesuffix(suffix), f"-{identity_hash(ident)[:HASH_DIGITS]}{suffix}"
+    while len((base + tail).encode()) > NAME_MAX_BYTES:  # a name near the file system's limit: cut, hash kept
+        base = base[:-1]
+    hashed = path.with_name(base + tail)
     clash = _taken(hashed, ident, read, suffix, companions)
     if clash is not None:
         raise BenchError(f"{clash[0]}: holds a run made with other settings ({', '.join(clash[1])}) under this "

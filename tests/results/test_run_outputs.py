@@ -225,3 +225,36 @@ def test_an_empty_out_is_refused_not_taken_as_this_folder(tmp_path, capsys, monk
     monkeypatch.chdir(tmp_path)
     code, _, err = run_cli([*HASH, "-out", ""], capsys)
     assert code == 2 and "-out ''" in err and _files(tmp_path) == set()
+
+
+def test_claim_by_hand(tmp_path, capsys):
+    """results.identity.claim against hand-made files: free, the same identity, another one (the hashed name, its
+    digest computed here with hashlib and json), a FIFO (never opened), a name at the 255-byte limit, a companion."""
+    from memini_bench.results.identity import NO_IDENTITY, Companion, claim, results_identity
+
+    ident = {"mode": "compare", "run": {"ks": [5, 10], "data_sha256": "ab"}, "hybrid": {"fusion": 0.5}}
+    digest = hashlib.sha256(json.dumps(ident, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:8]
+    path = tmp_path / "x.json"
+    assert claim(path, ident) == path                                     # free
+    path.write_text(json.dumps({"config": {"identity": ident}}))
+    assert claim(path, ident) == path                                     # its own file
+    path.write_text(json.dumps({"config": {"identity": {**ident, "run": {"ks": [5]}}}}))
+    assert claim(path, ident) == tmp_path / f"x-{digest}.json"
+    assert "x.json holds a run made with other settings (run); this run writes" in capsys.readouterr().err
+    fifo = tmp_path / "f.json"
+    os.mkfifo(fifo)
+    assert claim(fifo, ident) == tmp_path / f"f-{digest}.json"           # would block if it were read
+    long = tmp_path / ("n" * 250 + ".json")
+    long.write_text("{}")
+    hashed = claim(long, ident)
+    assert len(hashed.name.encode()) == 255 and hashed.name.endswith(f"-{digest}.json")
+    ckpt = tmp_path / "q.ckpt.jsonl"
+    ckpt.write_text("other\n")
+    other = Companion(".ckpt.jsonl", {"a": 1}, lambda p: {"a": 2})
+    assert claim(tmp_path / "q.json", ident, companions=[other]) == tmp_path / f"q-{digest}.json"
+    same = Companion(".ckpt.jsonl", {"a": 1}, lambda p: {"a": 1})
+    assert claim(tmp_path / "q.json", ident, companions=[same]) == tmp_path / "q.json"
+    (tmp_path / f"x-{digest}.json").write_text("not json")
+    with pytest.raises(BenchError, match=r"x-[0-9a-f]{8}\.json: holds a run made with other settings \(no identity\)"):
+        claim(path, ident)
+    assert results_identity(tmp_path) is NO_IDENTITY and results_identity(fifo) is NO_IDENTITY  # never read
