@@ -10,6 +10,8 @@ padding to each batch's longest), longest first in batches of ``batch_size``, as
 
 The graph is compiled for the CPU with ``INFERENCE_PRECISION_HINT`` ``f32`` or ``bf16`` and the single-stream
 ``LATENCY`` hint. bf16 needs ``BF16`` among the CPU plugin's ``OPTIMIZATION_CAPABILITIES`` (``bf16_problem``).
+Every call into OpenVINO runs under ``core.sigstack.kept()``: its CPU plugin points the thread's alternate signal
+stack at memory it frees later, which turned the next signal (a ``-recall-timeout`` alarm, a Ctrl-C) into a SIGSEGV.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from memini_bench.core import sigstack
 from memini_bench.errors import BenchError
 
 EXTRA_HINT = "pip install 'memini-bench[openvino]' (or openvino==2026.4.1)"
@@ -37,7 +40,8 @@ def require_openvino():
 def bf16_problem() -> str | None:
     """Why OpenVINO's CPU plugin cannot run bf16 here (it lists no ``BF16`` capability), or None when it can."""
     openvino = require_openvino()
-    capabilities = openvino.Core().get_property("CPU", "OPTIMIZATION_CAPABILITIES")
+    with sigstack.kept():
+        capabilities = openvino.Core().get_property("CPU", "OPTIMIZATION_CAPABILITIES")
     return None if "BF16" in capabilities else "OpenVINO lists no bf16 on this CPU"
 
 
@@ -82,11 +86,11 @@ class OpenVINOEncoder:
         example = self._features(["an example text", "a second, longer example text to trace"])
         head = _head(model[0].auto_model, normalize=len(model) > 2)
         try:
-            with torch.no_grad(), warnings.catch_warnings():
+            with sigstack.kept(), torch.no_grad(), warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # the tracer's notes on shape checks that hold for an encoder
                 graph = openvino.convert_model(head, example_input={k: torch.from_numpy(v) for k, v in example.items()})
-            self.compiled = openvino.Core().compile_model(graph, "CPU", {"INFERENCE_PRECISION_HINT": HINTS[precision],
-                                                                         "PERFORMANCE_HINT": "LATENCY"})
+                self.compiled = openvino.Core().compile_model(graph, "CPU", {
+                    "INFERENCE_PRECISION_HINT": HINTS[precision], "PERFORMANCE_HINT": "LATENCY"})
         except Exception as exc:  # conversion raises many kinds; all mean "this model does not convert"
             why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise BenchError(f"-embed-backend openvino: cannot convert {name} ({why}); use -embed-backend torch") \
@@ -104,7 +108,8 @@ class OpenVINOEncoder:
         for start in range(0, len(texts), self.batch_size):
             index = order[start:start + self.batch_size]
             features = self._features([texts[i] for i in index])
-            vectors = self.compiled(features)[0]
+            with sigstack.kept():
+                vectors = self.compiled(features)[0]
             if out is None:
                 out = np.empty((len(texts), vectors.shape[1]), dtype=np.float32)
             out[index] = vectors

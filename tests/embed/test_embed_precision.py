@@ -5,13 +5,18 @@ and file name of a non-default run."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from memini_bench.embed import local
 from memini_bench.errors import BenchError
+
+ROOT = Path(__file__).resolve().parents[2]
 
 MINILM = "st:sentence-transformers/all-MiniLM-L6-v2|max_tokens=128"
 TEXTS = ["The payments service is written in Go.", "Payments run on Go code.", "Lunch is at noon."]
@@ -146,3 +151,55 @@ def test_a_non_default_precision_or_backend_names_and_identifies_the_results(tmp
         assert got == {**identity(plain.settings, systems=["memini-vector"], embedder="minilm"), **fields}
     assert stem(plain.settings, "locomo", embedder="minilm") == "locomo"             # fp32 torch: the name it had
     assert not {"precision", "embed_backend"} & set(identity(plain.settings, systems=[], embedder="minilm"))
+
+
+SIGNAL_AFTER_OPENVINO = """
+import gc, signal, sys, time
+from memini_bench.embed import local
+embedders = [local.minilm(max_tokens=128, backend="openvino", batch_size=16) for _ in range(2)]
+for embedder in embedders:
+    embedder.encode(["a first text", "a second text"])
+del embedders, embedder
+gc.collect()
+
+class Alarm(Exception):
+    pass
+
+def ring(*_):
+    raise Alarm
+
+signal.signal(signal.SIGALRM, ring)
+for _ in range(3):
+    signal.setitimer(signal.ITIMER_REAL, 0.05)
+    try:
+        time.sleep(2)
+    except Alarm:
+        print("alarm", flush=True)
+"""
+
+
+def test_a_signal_after_openvino_is_delivered_not_a_crash():
+    """OpenVINO's CPU plugin left the thread's alternate signal stack pointing at memory it had freed, so the next
+    signal (a -recall-timeout alarm) killed the process with SIGSEGV (core.sigstack). In a fresh process: build,
+    run and drop two OpenVINO encoders (the second one's end left the first one's freed stack in place), then take
+    three alarms during a sleep."""
+    pytest.importorskip("openvino")
+    _minilm_folder()
+    done = subprocess.run([sys.executable, "-c", SIGNAL_AFTER_OPENVINO], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"})
+    assert done.returncode == 0 and done.stdout.split() == ["alarm"] * 3, (done.returncode, done.stderr[-2000:])
+
+
+def test_kept_puts_back_the_threads_alternate_stack():
+    import ctypes
+
+    from memini_bench.core import sigstack
+
+    if sigstack.current() is None:
+        pytest.skip("no sigaltstack here (not Linux)")
+    before = sigstack.current()
+    mine = ctypes.create_string_buffer(65536)
+    with sigstack.kept():
+        ctypes.CDLL(None).sigaltstack(ctypes.byref(sigstack._Stack(ctypes.addressof(mine), 0, 65536)), None)
+        assert sigstack.current() == (ctypes.addressof(mine), 0, 65536)
+    assert sigstack.current() == before
