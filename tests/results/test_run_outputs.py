@@ -258,3 +258,32 @@ def test_claim_by_hand(tmp_path, capsys):
     with pytest.raises(BenchError, match=r"x-[0-9a-f]{8}\.json: holds a run made with other settings \(no identity\)"):
         claim(path, ident)
     assert results_identity(tmp_path) is NO_IDENTITY and results_identity(fifo) is NO_IDENTITY  # never read
+
+
+def test_claim_never_lets_two_identities_share_a_file(tmp_path_factory):
+    """A property over any order of runs into one folder (hypothesis): every run claims a path, writes its identity
+    there, and afterwards each identity run so far lives in exactly one file, the one its next run claims again;
+    no file ever changes identity."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from memini_bench.results.identity import claim, results_identity
+
+    pool = [{"mode": "compare", "run": {"ks": [k], "data_sha256": d}} for k in (5, 10) for d in ("a", "b")]
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.lists(st.sampled_from(range(len(pool))), min_size=1, max_size=12))
+    def runs(order):
+        folder = tmp_path_factory.mktemp("claims")
+        owner: dict[str, int] = {}
+        for i in order:
+            path = claim(folder / "x.json", pool[i])
+            assert owner.get(path.name, i) == i                      # never another identity's file
+            owner[path.name] = i
+            path.write_text(json.dumps({"config": {"identity": pool[i]}}))
+        files = {p.name: results_identity(p) for p in folder.glob("*.json")}
+        assert sorted(map(str, files.values())) == sorted(str(pool[i]) for i in set(order))
+        for i in set(order):
+            assert files[claim(folder / "x.json", pool[i]).name] == pool[i]
+
+    runs()
