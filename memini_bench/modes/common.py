@@ -166,16 +166,15 @@ def claim_outputs(opts: RunOptions, path: Path, ident: dict, names: list[str] = 
 
 
 def plan_results(opts: RunOptions, ds: Dataset, ctx: SystemContext | None, systems: list[System] | None, *,
-                 mode: str, mode_settings: dict | None = None, suffix: str = "", extra_tokens: tuple[str, ...] = (),
-                 named_systems: bool = True, companions: Sequence[Companion] = ()) -> tuple[dict, Path | None]:
+                 mode: str, mode_settings: dict | None = None, suffix: str = "",
+                 extra_tokens: tuple[str, ...] = ()) -> tuple[dict, Path | None]:
     """A mode's results identity (``run_identity``, the systems' ``describe()`` taken now) and the path it claims
-    (None under ``-no-write``), both before any work; ``named_systems`` False = the stem names no lineup (a mode
-    that spells its systems in ``extra_tokens``)."""
+    (None under ``-no-write``), both before any work."""
     ident = run_identity(opts, ds, ctx, systems, mode=mode, mode_settings=mode_settings)
     if opts.output.no_write:
         return ident, None
-    path = results_path(opts, ds, ctx, systems if named_systems else None, suffix, extra_tokens)
-    return ident, claim_outputs(opts, path, ident, [s.name for s in systems or []], companions=companions)
+    path = results_path(opts, ds, ctx, systems, suffix, extra_tokens)
+    return ident, claim_outputs(opts, path, ident, [s.name for s in systems or []])
 
 
 def build_config(opts: RunOptions, ds: Dataset, ctx: SystemContext | None, systems: list[System] | None = None,

@@ -22,7 +22,7 @@ from memini_bench.errors import BenchError
 from memini_bench.modes.common import CompareOptions, write_results
 from memini_bench.modes.options import RunOptions
 from memini_bench.results.identity import claim, safe_name
-from memini_bench.results.provenance import file_sha256, harness
+from memini_bench.results.provenance import harness, input_sha256
 from memini_bench.results.schema import CompareFilesResults
 from memini_bench.results.write import check_destinations
 
@@ -64,10 +64,11 @@ def run(opts: RunOptions) -> int:
     if len(s.compare) == 2 and "reference" in opts.given:
         raise BenchError("-reference: names the baseline within one file; with two files each system is paired "
                          "with itself (use -compare-systems)")
-    out, ident = None, _identity(opts)
+    out, ident = None, {}
     if not opts.output.no_write:
         check_destinations(folders=[("-out", opts.output.out)])
         stem = "-vs-".join(safe_name(Path(p).stem) for p in s.compare)
+        ident = _identity(opts)
         out = claim(Path(opts.output.out) / f"compare-{stem}.json", ident)
     if len(s.compare) == 1:
         reference = s.reference or "memini-hybrid"
@@ -88,18 +89,11 @@ def run(opts: RunOptions) -> int:
     return 0
 
 
-def _sha256(path: str) -> str:
-    try:
-        return file_sha256(path) if Path(path).is_file() else f"not a regular file: {path}"
-    except OSError:  # unreadable: the comparison itself says so, in one line
-        return f"unreadable: {path}"
-
-
 def _identity(opts: RunOptions) -> dict:
     """What changes the comparison's numbers: each file's sha256 (a FIFO or other special file, read once by the
     comparison, is named instead), the K list, the reference, the paired systems, the bootstrap's settings."""
     s, c = opts.mode(SignificanceOptions), opts.mode(CompareOptions)
     return {"mode": "compare-files",
-            "files": [_sha256(p) for p in s.compare],
+            "files": [input_sha256(p) or f"not a regular file: {p}" for p in s.compare],
             "ks": list(opts.k), "reference": s.reference if len(s.compare) == 1 else "",
             "systems": list(s.compare_systems), "resamples": c.resamples, "seed": c.seed}

@@ -209,19 +209,15 @@ def script_identity(kind: str, settings: object, *, inputs: Sequence[str] = (), 
     (``out``, ``no_write``), each input file named by a field in ``inputs`` as its sha256 (a path that is no
     regular file as itself: the script says what is wrong with it), and ``resolved`` (what the settings leave to
     the environment, e.g. the embedders an endpoint name expands to)."""
-    from memini_bench.results.provenance import file_sha256
+    from memini_bench.results.provenance import input_sha256
 
     out: dict[str, object] = {"mode": kind}
     for f in dataclasses.fields(settings):  # type: ignore[arg-type]
         if f.name in ("out", "no_write"):
             continue
         value = getattr(settings, f.name)
-        if f.name in inputs and value and Path(value).is_file():
-            try:
-                value = {"sha256": file_sha256(value)}
-            except OSError:
-                pass
-        out[f.name] = value
+        sha = input_sha256(value) if f.name in inputs and value else None
+        out[f.name] = {"sha256": sha} if sha else value
     return {**out, **resolved}
 
 

@@ -23,6 +23,15 @@ def file_sha256(path: str | Path) -> str:
     return h.hexdigest()
 
 
+def input_sha256(path: str | Path) -> str | None:
+    """``file_sha256`` of an input named by a flag, or None when it is no regular file (a FIFO, read once by its
+    reader, is never read here) or cannot be read (its reader then says what is wrong, in one line)."""
+    try:
+        return file_sha256(path) if Path(path).is_file() else None
+    except OSError:
+        return None
+
+
 @lru_cache(maxsize=1)
 def git_commit() -> str:
     """``git rev-parse --short HEAD`` of the harness checkout, with ``-dirty`` when its code (not results/ or docs)
