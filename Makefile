@@ -41,7 +41,7 @@ test-all: $(STAMP)
 	$(PY) -m pytest -q
 
 lint: $(STAMP)
-	$(PY) -m ruff check memini_bench tests quality cmd tools
+	$(PY) -m ruff check memini_bench tests quality cmd
 	$(VENV)/bin/lint-imports
 
 speed: $(STAMP)

@@ -1,6 +1,6 @@
-"""`make gpu`: MiniLM texts/s and recall per precision and batch size on a CUDA GPU (see memini_bench/bench/gpu.py)."""
+"""`make gpu`: MiniLM texts/s and recall per precision and batch size on a CUDA GPU (see cmd/devbench/gpu.py)."""
 
-from memini_bench.bench.gpu import main
+from devbench.gpu import main
 
 if __name__ == "__main__":
     main()

@@ -1,8 +1,8 @@
-"""`make report-scale`: memini-bench report on a LongMemEval-M-sized run (see memini_bench/bench/report_scale.py)."""
+"""`make report-scale`: memini-bench report on a LongMemEval-M-sized run (see cmd/devbench/report_scale.py)."""
 
 import sys
 
-from memini_bench.bench.report_scale import main
+from devbench.report_scale import main
 
 if __name__ == "__main__":
     sys.exit(main())

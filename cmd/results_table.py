@@ -1,11 +1,11 @@
-"""Regenerate the README's and docs' generated blocks from results/*.json (see tools/readme/table.py)."""
+"""Regenerate the README's and docs' generated blocks from results/*.json (see cmd/docgen/table.py)."""
 
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tools/ lives beside the package, not in it
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the package, when it is not installed
 
-from tools.readme.table import main  # noqa: E402
+from docgen.table import main  # noqa: E402
 
 if __name__ == "__main__":
     main()

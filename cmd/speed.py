@@ -1,6 +1,6 @@
-"""`make speed`: the speed benchmarks (see memini_bench/bench/speed.py)."""
+"""`make speed`: the speed benchmarks (see cmd/devbench/speed.py)."""
 
-from memini_bench.bench.speed import main
+from devbench.speed import main
 
 if __name__ == "__main__":
     main()

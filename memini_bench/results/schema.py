@@ -128,7 +128,7 @@ class ResultsFile:
             raise BenchError(f"{where}: not a memini-bench results file (no config object)")
         if doc.get("schema") != SCHEMA or "kind" not in doc:
             raise BenchError(f"{where}: written before results schema 1 (no kind); rewrite it with "
-                             "python tools/migrate_results.py FILE (its numbers stay as they are)")
+                             "python cmd/migrate_results.py FILE (its numbers stay as they are)")
         version = doc.get("schema_version")
         if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= SCHEMA_VERSION:
             raise BenchError(f"{where}: results schema version {version!r}; this memini-bench reads versions "

@@ -1,4 +1,4 @@
-"""`make gpu`'s script (memini_bench/bench/gpu.py): its measurement end to end on the CPU at a tiny size, its
+"""`make gpu`'s script (cmd/devbench/gpu.py): its measurement end to end on the CPU at a tiny size, its
 one-line refusals, and the README block it feeds."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.readme.bench_blocks import gpu_block
+from docgen.bench_blocks import gpu_block
 
 ROOT = Path(__file__).resolve().parents[2]
 

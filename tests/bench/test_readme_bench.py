@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tools.readme.bench_blocks import scale_block
+from docgen.bench_blocks import scale_block
 
 
 def _run(label: str, run: str, wall: float, peak: float, p50: float, error: str = "") -> dict:

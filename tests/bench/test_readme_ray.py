@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memini_bench.bench.ray_estimate import extrapolate, readme_block
+from devbench.ray_estimate import extrapolate, readme_block
 from memini_bench.results.schema import bench_document
 from memini_bench.results.write import write_results_file
 

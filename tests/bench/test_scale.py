@@ -10,7 +10,7 @@ import orjson
 import pytest
 from conftest import SHARED_DATA, shared
 
-from memini_bench.bench import synth
+from devbench import synth
 from memini_bench.errors import BenchError
 from memini_bench.loaders import _stream, load
 

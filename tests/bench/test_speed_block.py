@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from tools.readme.bench_blocks import speed_block
+from docgen.bench_blocks import speed_block
 
 
 def _row(per_s: float, ratio: float, gap: float, precision: str) -> dict:

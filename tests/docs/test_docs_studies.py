@@ -1,11 +1,11 @@
-"""The study-rows block of docs/studies.md (tools.readme.docs_studies): each section names its command and shows
+"""The study-rows block of docs/studies.md (docgen.docs_studies): each section names its command and shows
 only when its results file is committed; memini's published figures stand beside ours."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from tools.readme import docs_studies
+from docgen import docs_studies
 
 ROOT = Path(__file__).resolve().parents[2]
 

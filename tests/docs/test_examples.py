@@ -1,4 +1,4 @@
-"""Every example command of the README and the docs pages (tools/examples.py) leaves ``git status`` clean in a
+"""Every example command of the README and the docs pages (cmd/docexamples) leaves ``git status`` clean in a
 fresh clone: each parses with the CLI's own options, everything it writes is git-ignored or outside the clone
 (the maintainer targets write only the committed results/, docs/ and README.md, by design), and the ones that run
 here offline do run, in a fresh clone with ../shared beside it as CI has it, and leave ``git status --porcelain``
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tools import examples
+import docexamples as examples
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared"

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tools.readme import table
-from tools.readme.links import anchors, broken, links, slug
+from docgen import table
+from docgen.links import anchors, broken, links, slug
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = table.pages(ROOT / "README.md", ROOT / "docs")

@@ -107,7 +107,7 @@ def test_a_per_question_file_that_fits_no_results_file_is_refused(tmp_path):
 
 @pytest.mark.slow
 def test_a_longmemeval_m_sized_run_builds_in_under_a_minute(tmp_path, capsys):
-    from memini_bench.bench.report_scale import main
+    from devbench.report_scale import main
 
     assert main(["--dir", str(tmp_path), "--no-browser"]) == 0
     line = json.loads(capsys.readouterr().out)

@@ -55,7 +55,7 @@ def test_writer_and_reader_use_the_same_class(tmp_path):
 
 
 @pytest.mark.parametrize("change, message", [
-    (lambda d: d.pop("kind"), "written before results schema 1 .*tools/migrate_results.py"),
+    (lambda d: d.pop("kind"), "written before results schema 1 .*cmd/migrate_results.py"),
     (lambda d: d.pop("schema"), "written before results schema 1"),
     (lambda d: d.update(schema_version=SCHEMA_VERSION + 1),
      f"results schema version {SCHEMA_VERSION + 1}; this memini-bench reads"),

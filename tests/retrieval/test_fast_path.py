@@ -51,7 +51,7 @@ def test_fast_path_identical_locomo_sessions(locomo_sessions, kernel_path):
 
 
 def test_fast_path_identical_longmemeval_s_shaped(tmp_path, kernel_path):
-    from memini_bench.bench import synth
+    from devbench import synth
 
     shared("locomo/locomo10.json")
     path = tmp_path / "lme-s-slice.json"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tools.readme import studies as readme
+from docgen import studies as readme
 
 RESULTS = Path(__file__).resolve().parents[2] / "results"
 

@@ -1,7 +1,7 @@
 """The generated number tables of the README and docs pages, each rendered from committed results files
 (``memini_bench.results.read``).
 
-Every function takes the results folder and returns markdown. ``tools.readme.table.blocks()`` maps each block
+Every function takes the results folder and returns markdown. ``docgen.table.blocks()`` maps each block
 name (``<!-- NAME:begin -->`` ... ``<!-- NAME:end -->``) to its function. A file a block needs that is missing
 renders as a one-line note saying which command makes it, so the README and docs never show a number nobody produced.
 Published figures (memini's, RoBrain's) are quotations from ``../shared/docs/anchors.md``, marked as such.

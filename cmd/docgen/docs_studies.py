@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from docgen import studies
 from memini_bench.studies import bridge, published
-from tools.readme import studies
 
 LOCOMO = studies.LOCOMO
 RRF_SWEEP = "locomo-fusion-1-sweep-rrf-k/summary.json"

@@ -1,7 +1,7 @@
 """The speed, scale and GPU blocks (docs/performance.md), rendered from the benchmark files in ``results/bench/``.
 
-``make scale`` writes ``results/bench/scale.json`` (``memini_bench.bench.scale``) and ``make speed`` writes
-``results/bench/speed.json`` (``memini_bench.bench.speed``); each block shows what that file holds, the machine's load
+``make scale`` writes ``results/bench/scale.json`` (``devbench.scale``) and ``make speed`` writes
+``results/bench/speed.json`` (``devbench.speed``); each block shows what that file holds, the machine's load
 when it ran, and each of issue 15's targets beside the measured figure with whether it was met. A missing file
 renders as a one-line note naming the command that writes it.
 """
@@ -54,7 +54,7 @@ def _machine(config: dict) -> str:
 
 def scale_block(results_dir: Path) -> str:
     """Every ``make scale`` run (the same columns ``make scale`` prints) and the S and M targets."""
-    from memini_bench.bench.scale import HEADER, Measured, row
+    from devbench.scale import HEADER, Measured, row
 
     doc = _read(results_dir, "scale.json")
     if doc is None:
@@ -134,7 +134,7 @@ def _bf16_variant(rows: dict) -> str:
 
 def _variant_text(kind: str, row: dict) -> str:
     """``bf16 14.3/s = 1.94x (1 - cos 6.0e-05)``, noting the precision in effect when it fell back to fp32."""
-    from memini_bench.bench.speed import requested_precision
+    from devbench.speed import requested_precision
 
     fallback = "" if row["precision"] == requested_precision(kind) else f", {row['precision']} in effect"
     return f"{kind} {row['texts_per_s']:.1f}/s = {row['ratio']:.2f}x (1 - cos {row['max_1_minus_cos']:.1e}{fallback})"
@@ -169,7 +169,7 @@ def _embedding_lines(e: dict | None, values: dict, recall: dict | None = None) -
 
 
 def gpu_block(results_dir: Path) -> str:
-    """``make gpu``'s figures (``memini_bench.bench.gpu``): texts/s per precision and batch size on the device named
+    """``make gpu``'s figures (``devbench.gpu``): texts/s per precision and batch size on the device named
     in the file, each against fp32 at the same batch size, and each precision's LoCoMo memini-vector recall."""
     doc = _read(results_dir, "gpu.json")
     if doc is None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from tools.examples.reading import PLACEHOLDER, Example
+from docexamples.reading import PLACEHOLDER, Example
 
 #: Every class, with why an example of it is (or is not) run by tests/docs/test_examples.py.
 CLASSES: dict[str, str] = {

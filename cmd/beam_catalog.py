@@ -1,6 +1,6 @@
 """Print the BEAM entries of memini_bench/data/catalog.json from a git clone of mohammadtavakoli78/BEAM.
 
-    python tools/beam_catalog.py /path/to/BEAM.git > /tmp/beam.json
+    python cmd/beam_catalog.py /path/to/BEAM.git > /tmp/beam.json
 
 For every tier folder (chats/100K, 500K, 1M, 10M) it lists, per chat, the chat file BEAM's answer_generation.py
 reads (chat_trunecated.json when present, else chat.json) and probing_questions/probing_questions.json, with the

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from docgen.blocks import get
 from memini_bench.results.schema import CompareResults
-from tools.readme.blocks import get
 
 FILES = ("beam-100k.json", "locomo-observations.json", "locomo-summaries.json",
          "longmemeval-turns-oracle-sample97.json", "longmemeval-turns-s-single.json",

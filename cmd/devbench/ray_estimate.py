@@ -52,7 +52,7 @@ GPUS = (1, 8, 32)
 
 def long_texts(data_dir: str, count: int) -> list[str]:
     """``count`` distinct LongMemEval-M-shaped session texts, as the longmemeval loader makes them."""
-    from memini_bench.bench import synth
+    from devbench import synth
     from memini_bench.loaders import load
 
     shape = dataclasses.replace(synth.SHAPES["m"], records=max(1, -(-count // synth.SHAPES["m"].sessions)))
@@ -76,7 +76,7 @@ def short_texts(data_dir: str, count: int) -> list[str]:
 def m_shape(data_dir: str) -> dict[str, int]:
     """Distinct session texts and questions of the generator's M shape (ids only: session texts shrunk to
     nothing, which changes no id)."""
-    from memini_bench.bench import synth
+    from devbench import synth
 
     shape = dataclasses.replace(synth.SHAPES["m"], session_chars=1, turns=2)
     ids: set[str] = set()

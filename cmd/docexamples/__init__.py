@@ -15,13 +15,13 @@ with the command's own click options (``memini_bench.cli.command`` and ``RunOpti
 parse, or that the selected mode would refuse, is an ``ExampleError``.
 
 Modules: ``reading`` (the examples), ``classes`` (their classes), ``outputs`` (what each writes), ``running``
-(how each runs). ``python -m tools.examples`` prints the table: page:line, class, the command.
+(how each runs). ``python cmd/list_examples.py`` prints the table: page:line, class, the command.
 """
 
-from tools.examples.classes import CLASSES, RULES, classify
-from tools.examples.outputs import destinations, make_commands, make_destinations, makefile
-from tools.examples.reading import Example, ExampleError, extract, pages, runs_ours
-from tools.examples.running import command_lines, plugin_files
+from docexamples.classes import CLASSES, RULES, classify
+from docexamples.outputs import destinations, make_commands, make_destinations, makefile
+from docexamples.reading import Example, ExampleError, extract, pages, runs_ours
+from docexamples.running import command_lines, plugin_files
 
 __all__ = ["CLASSES", "RULES", "Example", "ExampleError", "classify", "command_lines", "destinations", "extract",
            "make_commands", "make_destinations", "makefile", "pages", "plugin_files", "runs_ours"]

@@ -1,5 +1,5 @@
 """The generated blocks of README.md and every ``docs/*.md`` page: every number table from the committed
-``results/`` files (never typed by hand, see ``tools.readme.blocks``) and the flag reference from the CLI itself.
+``results/`` files (never typed by hand, see ``docgen.blocks``) and the flag reference from the CLI itself.
 
 A block is the text between ``<!-- NAME:begin -->`` and ``<!-- NAME:end -->``; it may sit in any page, and each
 page's blocks are rewritten wherever their markers are. ``python cmd/results_table.py`` rewrites them all;
@@ -25,10 +25,10 @@ BEGIN = re.compile(r"^<!-- (\S+):begin -->$", re.M)  # a marker is a line of its
 
 
 def blocks() -> dict[str, Callable[[Path], str]]:
-    """Block name -> renderer(results_dir) -> markdown (``tools.readme.blocks`` and friends)."""
-    from memini_bench.bench.ray_estimate import readme_block as ray_estimate_block
-    from tools.readme import bench_blocks as bb
-    from tools.readme import blocks as rb
+    """Block name -> renderer(results_dir) -> markdown (``docgen.blocks`` and friends)."""
+    from devbench.ray_estimate import readme_block as ray_estimate_block
+    from docgen import bench_blocks as bb
+    from docgen import blocks as rb
 
     return {"results": rb.main_table, "reference-rows": rb.reference_rows, "reproduction": rb.reproduction,
             "temporal": rb.temporal_boost,
@@ -41,8 +41,8 @@ def blocks() -> dict[str, Callable[[Path], str]]:
 
 def renderers() -> dict[str, Callable[[Path], str]]:
     """Every block a page may hold: the results blocks and ``flags`` (which reads the CLI, not results/)."""
-    from tools.readme import datasets, reference
-    from tools.readme.docs_studies import block as study_rows
+    from docgen import datasets, reference
+    from docgen.docs_studies import block as study_rows
 
     return {**blocks(), "flags": lambda _results: flags_table(), "study-rows": study_rows,
             "reference-held": reference.held, "reference-full": reference.full, "reference-depth": reference.depth,
@@ -50,7 +50,7 @@ def renderers() -> dict[str, Callable[[Path], str]]:
 
 
 def studies_sections(results_dir: Path) -> str:
-    from tools.readme.studies import sections
+    from docgen.studies import sections
 
     text = sections(results_dir)
     return text if text.strip() else "_(no study results are committed yet: `make results` writes them)_\n"

@@ -1,10 +1,10 @@
-"""``python -m tools.examples``: the table of every example, its class and its command."""
+"""``python cmd/list_examples.py``: the table of every example, its class and its command."""
 
 from __future__ import annotations
 
 import sys
 
-from tools.examples import classify, extract
+from docexamples import classify, extract
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from docgen.blocks import get
 from memini_bench.results.schema import CompareResults
-from tools.readme.blocks import get
 
 METRICS = (("R@5", 5, "recall_at_k"), ("R@10", 10, "recall_at_k"), ("MRR", 10, "mrr"))
 FOLDER = "reference"

@@ -100,13 +100,13 @@ def recall(embedder, ds) -> dict[str, float]:
 
 
 def measure(args: GpuOptions) -> dict:
-    from memini_bench.bench.speed import max_1_minus_cos
+    from devbench.speed import max_1_minus_cos
     from memini_bench.loaders import load
 
     ds = load(args.suite, args.data)
     sets = {"short": [item.content for item in ds.items]}
     if args.lme and args.long_texts > 0:
-        from memini_bench.bench.speed import long_texts
+        from devbench.speed import long_texts
 
         sets["long"] = long_texts(args.lme, args.long_texts)
     batches = [int(b) for b in args.batches.split(",")]

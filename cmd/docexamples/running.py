@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tools.examples.outputs import make_commands
-from tools.examples.reading import ROOT, Example, ExampleError, runs_ours
+from docexamples.outputs import make_commands
+from docexamples.reading import ROOT, Example, ExampleError, runs_ours
 
 
 def command_lines(ex: Example, python: str, root: Path = ROOT) -> list[list[str]]:

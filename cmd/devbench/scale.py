@@ -1,6 +1,6 @@
 """``make scale``: wall time, peak memory and per-phase timings of a memini run on LongMemEval-shaped files.
 
-Files come from ``memini_bench.bench.synth`` (generated once into ``--dir``, never committed): 1/4, 1/2 and full
+Files come from ``devbench.synth`` (generated once into ``--dir``, never committed): 1/4, 1/2 and full
 LongMemEval-S shape (125, 250, 500 records x 48 sessions) and the -M shape (500 x 500). Each S file is run twice
 (the first run "cold": the file just written or not in the page cache yet; the second "warm"), the M file once.
 Embedding uses the ``hash`` embedder: what this measures is loading, indexing and recall.
@@ -8,7 +8,7 @@ Embedding uses the ``hash`` embedder: what this measures is loading, indexing an
 Phase times are wall clock (on a busy machine they stretch; the CPU column is the child's own CPU time plus that of
 its own finished children: the forked embedding child of ``embed.background``, which embeds on the second core
 while the keyword index is built; its peak RSS, mostly pages shared with the run by fork, is ``children_peak_gb``).
-Each run is a child process (``python -m memini_bench.bench.scale --worker FILE``) doing the normal run's steps
+Each run is a child process (``python cmd/scale.py --worker FILE``) doing the normal run's steps
 (load and prepare the data set, build memini's three systems, ingest, prepare, recall every question, score;
 no results file), timing each phase and reading its own peak RSS after each. The parent measures the child's wall
 time and peak RSS (``wait4``), polls its RSS and stops it above ``--max-rss-gb`` (the machine is shared).
@@ -28,7 +28,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memini_bench.bench import synth
+from devbench import synth
 from memini_bench.core.console import run_command
 from memini_bench.core.settings import Int, Real, command, setting
 
@@ -113,7 +113,8 @@ def _rss_gb(pid: int) -> float:
 
 def measure(path: Path, label: str, run: str, embedder: str, max_rss_gb: float) -> Measured:
     """Run the worker on ``path`` in a child process: its wall time, peak RSS and report."""
-    cmd = [sys.executable, "-m", "memini_bench.bench.scale", "--worker", str(path), "--embedder", embedder]
+    cmd = [sys.executable, str(Path(__file__).resolve().parents[1] / "scale.py"), "--worker", str(path), "--embedder",
+           embedder]
     env = {**os.environ, "MEMINI_BENCH_PROGRESS": "0"}
     t = time.perf_counter()
     child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)

@@ -1,6 +1,6 @@
 """Rewrite results files written before results schema 1 with the schema header, their numbers untouched.
 
-    python tools/migrate_results.py FILE_OR_FOLDER...
+    python cmd/migrate_results.py FILE_OR_FOLDER...
 
 A file from before schema 1 has no ``kind``; its kind is inferred once, here, from what the old writers put in it
 (``config.mode`` and the top-level keys), and the file is rewritten as ``{"schema", "schema_version": 1, "kind",

@@ -12,7 +12,7 @@ import shlex
 from collections.abc import Mapping
 from pathlib import Path
 
-from tools.examples.reading import ROOT, Example, ExampleError, runs_ours
+from docexamples.reading import ROOT, Example, ExampleError, runs_ours
 
 
 def _click_values(cmd, name: str, args: tuple[str, ...]) -> tuple[dict[str, object], frozenset[str]]:
@@ -108,7 +108,7 @@ def _settings_command(module: str):
 
 
 def _script_module(script: str, root: Path) -> str:
-    """``cmd/speed.py`` -> the module whose ``main`` it imports (``memini_bench.bench.speed``)."""
+    """``cmd/speed.py`` -> the module whose ``main`` it imports (``devbench.speed``)."""
     m = re.search(r"^from (\S+) import main$", (root / script).read_text(encoding="utf-8"), re.M)
     if m is None:
         raise ExampleError(f"{script}: not a `from MODULE import main` script")

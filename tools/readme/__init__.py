@@ -1,1 +1,0 @@
-"""README and docs generators (not part of the runtime package)."""
