@@ -78,64 +78,16 @@ report: $(STAMP)
 report-scale: $(STAMP)
 	$(PY) cmd/report_scale.py
 
-# Every committed file in results/ but results/bench/, results/reference/ and the BEAM runs (the rest is emptied first) and the generated tables of
-# README.md and docs/*.md, from the shared data sets, with MiniLM pinned (7 min 44 s with a warm embedding cache on 2 cores, at 0f06621).
-# User runs write to the gitignored runs/ by default; only these targets write the committed results/.
+# Every committed file in results/ but results/bench/, results/reference/ and the BEAM runs (the rest is emptied first),
+# each from its command in cmd/results_manifest.txt, then the generated tables of README.md and docs/*.md; from the
+# shared data sets, with MiniLM pinned (7 min 44 s with a warm embedding cache on 2 cores, at 0f06621). User runs
+# write to the gitignored runs/ by default; only these targets write the committed results/.
 MB_ANY := $(PY) -m memini_bench -embedder minilm
 MB := $(MB_ANY) -out results
-# The side-by-side comparison: memini's systems and every peer adapter and recipe (memini_bench/systems/peers).
+# The reference runs' lineup: memini's systems and every peer adapter and recipe (memini_bench/systems/peers).
 PEERS ?= hybrid,keyword,vector,bm25s,sqlite-vec,sqlite-vec-hybrid,agentmemory,mempalace,lancedb,lancedb-fts,lancedb-hybrid,qdrant,chroma,mem0
-PEER_VARIANTS ?= bm25s-global,agentmemory-bm25,mempalace-hybrid,qdrant-bm25,qdrant-hybrid,sqlite-vec-hybrid-pool
 results: $(STAMP)
-	@test -z "$$MEMINI_LLM_BASE_URL" || { echo 'make results: unset MEMINI_LLM_BASE_URL (mem0 would become mem0-infer)'; exit 2; }
-	mkdir -p results && find results -mindepth 1 -maxdepth 1 ! -name bench ! -name reference ! -name 'beam-*' \
-		-exec rm -rf {} +
-	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -significance
-	$(MB) -suite locomo-sessions -data $(LOCOMO) -k 5,10 -significance
-	$(MB) -suite longmemeval -data $(LME)/longmemeval_s_single.json -k 5,10
-	$(MB) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -k 5,10
-	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -systems hybrid -reinforce
-	for x in regex extended; do \
-	  $(MB) -suite locomo -data $(LOCOMO) -k 5,10 -systems hybrid -temporal-boost 0.4 -temporal-extractor $$x && \
-	  $(MB) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -k 5,10 \
-	    -systems hybrid -temporal-boost 0.4 -temporal-extractor $$x || exit 1; done
-	$(MB) -suite locomo -data $(LOCOMO) -rerank -rerank-cats "" -per-question results/locomo-rerank-cats-all.jsonl
-	$(MB) -suite locomo -data $(LOCOMO) -rerank -rerank-cats "" -temporal-extractor extended \
-		-per-question results/locomo-rerank-tx-extended-cats-all.jsonl
-	$(MB) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -rerank \
-		-per-question results/longmemeval-shared-rerank.jsonl
-	$(MB) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -rerank \
-		-temporal-extractor extended -per-question results/longmemeval-shared-rerank-tx-extended.jsonl
-	$(MB) -suite locomo -data $(LOCOMO) -vec-gate 0,0.4,0.45,0.5,0.55,0.6
-	for s in locomo locomo-sessions; do for g in 'pool=30,50,80' 'fusion=0.3,0.5,-1'; do \
-	  $(MB) -suite $$s -data $(LOCOMO) -k 5,10 -sweep "$$g" || exit 1; done; done
-	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -holdout tune -sweep 'fusion=0.3,0.5,-1' -select MRR
-	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -fusion -1 -sweep 'rrf-k=5,60'
-	for s in locomo locomo-sessions; do \
-	  $(MB) -suite $$s -data $(LOCOMO) -k 5,10 -systems $(PEERS) -name peers -significance && \
-	  $(MB) -suite $$s -data $(LOCOMO) -k 5,10 -systems $(PEER_VARIANTS) -name peers-variants || exit 1; done
-	$(MB) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -k 5,10 \
-		-systems $(PEERS) -name peers -significance
-	$(MB) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -k 5,10 \
-		-systems $(PEER_VARIANTS) -name peers-variants
-	$(MB) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -session-doc user-only \
-		-k 5,10 -systems mempalace,mempalace-hybrid -name peers-user-only
-	$(PY) -m memini_bench -suite vetobench -data $(VETO) -scale -plot -out results
-	$(MB) -suite locomo -data $(LOCOMO) -multihop
-	$(MB) -suite locomo -data $(LOCOMO) -entity-bridge
-	$(MB) -suite locomo -data $(LOCOMO) -entity-bridge -bridge-vocab entities,concepts
-	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -poison 50
-	$(PY) -m memini_bench.studies.entity_eval -locomo $(LOCOMO) -out results/entities.json
-	$(PY) -m memini_bench.studies.contradiction -embedders hash,minilm -locomo $(LOCOMO) \
-		-lme $(LME)/longmemeval_oracle_sample97.json -out results/contradiction.json
-	for u in observation summary; do $(MB) -suite locomo -unit $$u -data $(LOCOMO) -k 5,10 || exit 1; done
-	for f in oracle_sample97 s_single oracle_examples; do \
-	  $(MB) -suite longmemeval -granularity turn -data $(LME)/longmemeval_$$f.json -k 5,10 \
-	    -name $$(echo $$f | tr _ -) || exit 1; done
-	$(PY) -m quality.scoreboard -embedders $(QUALITY_EMBEDDERS) -out results/quality.json
-	$(PY) -m quality.scoreboard -embedders $(QUALITY_EMBEDDERS) -variants fixed,pre-fix,ratio0.4,anchor-only \
-		-out results/quality-variants.json
-	$(PY) cmd/results_table.py
+	$(PY) cmd/make_results.py LOCOMO=$(LOCOMO) LME=$(LME) VETO=$(VETO) QUALITY_EMBEDDERS=$(QUALITY_EMBEDDERS)
 
 # The reference system's defaults (docs/reference.md): one -sweep over REF_GRID on the tune split of each data set
 # (the baseline: memini-hybrid's keyword and fusion choices), then cmd/reference_select.py picks the cell with the

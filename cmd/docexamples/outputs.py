@@ -122,6 +122,22 @@ def _module_destinations(module: str, args: tuple[str, ...]) -> list[tuple[str, 
             if k in ("out", "dir", "cache_dir") and v]
 
 
+#: Scripts that only print (to stdout): the examples table, the BEAM catalog entries.
+PRINTING_SCRIPTS = ("cmd/list_examples.py", "cmd/beam_catalog.py")
+
+
+def _manifest_destinations(args: tuple[str, ...], root: Path) -> list[tuple[str, str]]:
+    """``cmd/make_results.py NAME=VALUE...``: results/ (it empties it), what every manifest command writes, and
+    the generated blocks."""
+    from docgen import manifest
+
+    overrides = dict(a.split("=", 1) for a in args if "=" in a)
+    out = [("make results", "results/"), ("generated blocks", "README.md"), ("generated blocks", "docs/")]
+    for _, words in manifest.commands(overrides, root / "cmd" / "results_manifest.txt"):
+        out += destinations(Example("cmd/results_manifest.txt", 0, tuple(words)), root)
+    return out
+
+
 def makefile(root: Path = ROOT) -> tuple[dict[str, str], dict[str, tuple[list[str], list[str]]]]:
     """The Makefile's variables and each target's (prerequisites, recipe lines), continuations joined."""
     vars_: dict[str, str] = {}
@@ -194,6 +210,10 @@ def destinations(ex: Example, root: Path = ROOT) -> list[tuple[str, str]]:
     if kind == "script":
         if name == "cmd/results_table.py":
             return [("generated blocks", "README.md"), ("generated blocks", "docs/")]
+        if name == "cmd/make_results.py":
+            return _manifest_destinations(args, root)
+        if name in PRINTING_SCRIPTS:
+            return []
         return _module_destinations(_script_module(name, root), args)
     if kind == "make":
         return make_destinations(name, args, root)

@@ -124,7 +124,7 @@ def _page_examples(path: Path, name: str) -> Iterator[Example]:
 
 
 def pages(root: Path = ROOT) -> list[Path]:
-    return [root / "README.md", *sorted((root / "docs").glob("*.md"))]
+    return [root / "README.md", *sorted((root / "docs").rglob("*.md"))]
 
 
 def extract(root: Path = ROOT) -> list[Example]:

@@ -41,12 +41,13 @@ def blocks() -> dict[str, Callable[[Path], str]]:
 
 def renderers() -> dict[str, Callable[[Path], str]]:
     """Every block a page may hold: the results blocks and ``flags`` (which reads the CLI, not results/)."""
-    from docgen import datasets, reference
+    from docgen import datasets, manifest, reference
     from docgen.docs_studies import block as study_rows
 
     return {**blocks(), "flags": lambda _results: flags_table(), "study-rows": study_rows,
             "reference-held": reference.held, "reference-full": reference.full, "reference-depth": reference.depth,
-            "datasets": datasets.table, "data-catalog": datasets.catalog_table}
+            "datasets": datasets.table, "data-catalog": datasets.catalog_table,
+            "results-manifest": lambda _results: manifest.markdown() + "\n"}
 
 
 def studies_sections(results_dir: Path) -> str:
@@ -102,8 +103,8 @@ def rendered(text: str, results_dir: Path, where: str = "page") -> str:
 
 
 def pages(readme: Path, docs: Path) -> list[Path]:
-    """README.md and every ``docs/*.md``, in a fixed order."""
-    return [readme, *sorted(docs.glob("*.md"))]
+    """README.md and every page under ``docs/`` (``docs/**/*.md``), in a fixed order."""
+    return [readme, *sorted(docs.rglob("*.md"))]
 
 
 def rewritten(paths: list[Path], results_dir: Path) -> dict[Path, tuple[str, str]]:

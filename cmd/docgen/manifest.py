@@ -1,0 +1,122 @@
+"""The results manifest (``cmd/results_manifest.txt``): every committed results file and the one command that
+writes it. ``make results`` runs it (``python cmd/make_results.py``), the reproduction page shows it (the
+``results-manifest`` block) and the examples test checks each command's destinations.
+
+A line is ``PATH[,PATH...]  COMMAND`` (the first path is the file or folder the command writes, the rest the
+companions it also writes); ``NAME = VALUE`` lines define the variables ``$(NAME)`` of the commands; ``#`` starts
+a comment line.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+MANIFEST = ROOT / "cmd" / "results_manifest.txt"
+#: What make results leaves in results/: the measurements of make speed, make scale and make ray-estimate
+#: (results/bench/), the reference system's search and held runs (results/reference/), BEAM's runs.
+KEPT = ("bench", "reference", "beam-*")
+
+
+@dataclass(frozen=True)
+class Entry:
+    paths: tuple[str, ...]
+    command: str  # variables not expanded
+
+
+def read(path: Path = MANIFEST) -> tuple[dict[str, str], list[Entry]]:
+    """The manifest's variables and its entries, in order."""
+    variables: dict[str, str] = {}
+    entries: list[Entry] = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        m = re.fullmatch(r"([A-Z_]+) = (.*)", line)
+        if m:
+            variables[m.group(1)] = m.group(2).strip()
+            continue
+        paths, sep, command = line.partition("  ")
+        if not sep or not paths.startswith("results/"):
+            raise ValueError(f"{path.name}:{n}: not `PATH  COMMAND` nor `NAME = VALUE`: {line!r}")
+        entries.append(Entry(tuple(paths.split(",")), command.strip()))
+    return variables, entries
+
+
+def expand(text: str, variables: Mapping[str, str]) -> str:
+    """``$(NAME)`` -> its value, repeatedly (a value may name another variable)."""
+    for _ in range(10):
+        text = re.sub(r"\$\((\w+)\)", lambda m: variables[m.group(1)], text)
+    return text
+
+
+def commands(overrides: Mapping[str, str] = {}, path: Path = MANIFEST) -> list[tuple[Entry, list[str]]]:
+    """Each entry with its command's words, variables expanded (``overrides`` first)."""
+    variables, entries = read(path)
+    variables = {**variables, **overrides}
+    return [(e, shlex.split(expand(e.command, variables))) for e in entries]
+
+
+def argv(words: list[str], python: str) -> list[str]:
+    """A manifest command as the process to run: ``memini-bench`` and ``python`` become ``python`` (this
+    interpreter, so a venv's package runs)."""
+    if words[0] == "memini-bench":
+        return [python, "-m", "memini_bench", *words[1:]]
+    if words[0] == "python":
+        return [python, *words[1:]]
+    raise ValueError(f"results manifest: {words[0]!r}: a command starts with memini-bench or python")
+
+
+def markdown(path: Path = MANIFEST) -> str:
+    """The reproduction page's block: every file and its command, the variables at their defaults."""
+    variables, entries = read(path)
+    lines = ["| results file | command |", "|---|---|"]
+    for e in entries:
+        files = "<br>".join(f"`{p}`" for p in e.paths)
+        cmd = shlex.join(shlex.split(expand(e.command, variables))).replace("|", "\\|")
+        lines.append(f"| {files} | `{cmd}` |")
+    return "\n".join(lines)
+
+
+def _empty_results(root: Path) -> None:
+    import fnmatch
+    import shutil
+
+    for p in (root / "results").iterdir():
+        if not any(fnmatch.fnmatch(p.name, k) for k in KEPT):
+            shutil.rmtree(p) if p.is_dir() else p.unlink()
+
+
+def main(argv_: list[str] | None = None) -> int:
+    """``python cmd/make_results.py [NAME=VALUE...] [--list]``: empty results/ (but KEPT), run every command in
+    order, then regenerate the README's and docs' tables; ``--list`` prints the commands and runs nothing."""
+    args = sys.argv[1:] if argv_ is None else argv_
+    overrides = dict(a.split("=", 1) for a in args if "=" in a and not a.startswith("-"))
+    todo = commands(overrides)
+    if "--list" in args:
+        for e, words in todo:
+            print(f"{','.join(e.paths)}  {shlex.join(words)}")
+        return 0
+    if os.environ.get("MEMINI_LLM_BASE_URL"):
+        print("make results: unset MEMINI_LLM_BASE_URL (mem0 would become mem0-infer)", file=sys.stderr)
+        return 2
+    (ROOT / "results").mkdir(exist_ok=True)
+    _empty_results(ROOT)
+    for e, words in todo:
+        print(f"make results: {e.paths[0]}", file=sys.stderr, flush=True)
+        done = subprocess.run(argv(words, sys.executable), cwd=ROOT)
+        if done.returncode != 0:
+            print(f"make results: {e.paths[0]}: exit {done.returncode}", file=sys.stderr)
+            return 1
+        missing = [p for p in e.paths if not (ROOT / p).exists()]
+        if missing:
+            print(f"make results: {e.paths[0]}: the command did not write {', '.join(missing)} "
+                  f"(cmd/results_manifest.txt names it)", file=sys.stderr)
+            return 1
+    return subprocess.run([sys.executable, str(ROOT / "cmd" / "results_table.py")], cwd=ROOT).returncode
