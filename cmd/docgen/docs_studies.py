@@ -1,4 +1,4 @@
-"""The ``study-rows`` block of ``docs/studies.md`` (``python cmd/results_table.py``), from the committed results
+"""The ``study-rows`` block of ``docs/memini/studies.md`` (``python cmd/results_table.py``), from the committed results
 files: memini's remaining rows (the rrf-k sweep, the scoreboard's pre-fix baseline and gate probes, the entity
 bridge's concept leg). Each section names the command that made its file (the lines of ``make results``) and sets
 memini's published figures (``memini_bench.studies.published``) beside ours; a section whose file is absent is left

@@ -1,4 +1,4 @@
-"""The studies' sections of docs/studies.md, generated from the committed results files (never typed by hand):
+"""The studies' sections of docs/memini/studies.md, generated from the committed results files (never typed by hand):
 ``cd cmd && python -m docgen.studies [results]`` prints them; ``sections(results_dir)`` returns the markdown.
 Each section names the command that made its file; a section whose file is absent is left out.
 """

@@ -1,4 +1,4 @@
-"""The study-rows block of docs/studies.md (docgen.docs_studies): each section names its command and shows
+"""The study-rows block of docs/memini/studies.md (docgen.docs_studies): each section names its command and shows
 only when its results file is committed; memini's published figures stand beside ours."""
 
 from __future__ import annotations
