@@ -3,8 +3,10 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-# A CPU build of PyTorch (an unpinned torch pulls a multi-GB CUDA build). Override for a GPU machine.
+# A CPU build of PyTorch, from PyTorch's CPU index (PyPI's Linux torch is a multi-GB CUDA build). For a GPU machine:
+# make install TORCH_INDEX=https://download.pytorch.org/whl/cu128 (or TORCH_INDEX=https://pypi.org/simple).
 TORCH_SPEC ?= torch==2.13.0
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 LOCOMO ?= ../shared/data/locomo/locomo10.json
 LME ?= ../shared/data/longmemeval
 VETO ?= ../shared/data/vetobench
@@ -21,8 +23,8 @@ export TRANSFORMERS_OFFLINE := 1
 $(STAMP): pyproject.toml setup.py memini_bench/retrieval/_kernels.c
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet "$(TORCH_SPEC)"
-	$(PY) -m pip install --quiet -e '.[dev,qa,plot,report,wordllama,peers,openvino,ray,reference]'
+	$(PY) -m pip install --quiet --index-url $(TORCH_INDEX) "$(TORCH_SPEC)"
+	$(PY) -m pip install --quiet -e '.[minilm,dev,qa,plot,report,wordllama,peers,openvino,ray,reference]'
 	touch $(STAMP)
 
 install: $(STAMP)

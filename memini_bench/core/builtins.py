@@ -91,7 +91,7 @@ SYSTEMS: tuple[Builtin, ...] = (
 # Suites: ``loaders.Suite`` objects (name, loader, whether it needs -data, the LoadOptions it reads).
 SUITES: tuple[Builtin, ...] = (
     Builtin("sample", "memini_bench.loaders.builtin_suites:SAMPLE", "our own 10 engineering-team memories and 8 "
-            "questions (data/sample.json)"),
+            "questions (memini_bench/data/sample.json)"),
     Builtin("file", "memini_bench.loaders.builtin_suites:FILE", "the normalized schema: {name, items: [...], "
             "questions: [...]}"),
     Builtin("longmemeval", "memini_bench.loaders.builtin_suites:LONGMEMEVAL", "LongMemEval records: one group per "

@@ -9,16 +9,20 @@ registered name) and, where the registry allows it, ``module:attr`` given direct
 importable module).
 
 A built-in whose module needs an optional dependency names its pip extra: a missing package is then the one-line
-error ``<name> needs the <extra> extra: pip install 'memini-bench[<extra>]'``. An unknown name is a one-line error
-listing the known ones.
+error ``<name> needs the <extra> extra (<package> is not installed): pip install 'memini-bench[<extra>]'``
+(``missing_extra``); code that reaches an optional library another way asks ``require_extra`` first (finding the
+packages without importing them) or imports through ``import_extra``. An unknown name is a one-line error listing
+the known ones.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import importlib
+import importlib.util
 from collections.abc import Iterator
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Generic, TypeVar
 
 from memini_bench.core import builtins, hooks
@@ -71,6 +75,35 @@ def _import_file(path: str, what: str, spec: str) -> object:
     return module
 
 
+def missing_extra(name: str, extra: str, package: str) -> BenchError:
+    """The one line for a capability whose pip extra is not installed: it names the extra and the command."""
+    return BenchError(f"{name} needs the {extra} extra ({package} is not installed): "
+                      f"pip install 'memini-bench[{extra}]'")
+
+
+def require_extra(name: str, extra: str, *packages: str) -> None:
+    """Raise ``missing_extra`` unless every package can be imported; found without importing it (so a check costs
+    no import of torch)."""
+    for package in packages:
+        try:
+            found = importlib.util.find_spec(package) is not None
+        except (ImportError, ValueError):  # a parent package missing, or a module blocked in sys.modules
+            found = False
+        if not found:
+            raise missing_extra(name, extra, package)
+
+
+def import_extra(module: str, name: str, extra: str) -> ModuleType:
+    """Import ``module`` (of this package) whose imports need the pip extra ``extra``; a missing package is
+    ``missing_extra``."""
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name and not exc.name.startswith("memini_bench"):
+            raise missing_extra(name, extra, exc.name) from None
+        raise
+
+
 def load_target(spec: str, what: str, extra: str = "", name: str = "") -> object:
     """Import ``module:attr`` or ``path/to/file.py:attr`` (attr may be dotted); every failure is a one-line
     BenchError naming ``what``."""
@@ -87,8 +120,7 @@ def load_target(spec: str, what: str, extra: str = "", name: str = "") -> object
         imported = True
     except ModuleNotFoundError as exc:
         if extra and exc.name and not exc.name.startswith("memini_bench"):
-            raise BenchError(f"{name or spec} needs the {extra} extra ({exc.name} is not installed): "
-                             f"pip install 'memini-bench[{extra}]'") from None
+            raise missing_extra(name or spec, extra, exc.name) from None
         raise BenchError(f"{what} {spec!r}: cannot import {module_name} ({exc}); is it installed or on "
                          "PYTHONPATH?") from None
     except BenchError:  # already one line naming the input and the fix (a peer's full temp folder: peers.mem0)

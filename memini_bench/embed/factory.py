@@ -21,6 +21,7 @@ from pathlib import Path
 import click
 
 from memini_bench.core import builtins
+from memini_bench.core.registry import require_extra
 from memini_bench.core.settings import Int, Real, setting
 from memini_bench.embed.base import Embedder
 from memini_bench.embed.encoder import TextEncoder
@@ -68,7 +69,13 @@ def resolve_name(name: str) -> str:
     return name
 
 
+#: What a local sentence-transformers model needs: the ``minilm`` extra (it also ships MiniLM's weights).
+LOCAL_PACKAGES = ("sentence_transformers", "torch")
+
+
 def make_minilm(settings: EmbedSettings, argument: str = "") -> Embedder:
+    named = "-embedder minilm" if settings.embedder != "auto" else "-embedder auto (minilm, the default)"
+    require_extra(named, "minilm", *LOCAL_PACKAGES)
     from memini_bench.embed.local import MINILM_MAX_TOKENS, minilm
 
     return minilm(max_tokens=settings.max_tokens or MINILM_MAX_TOKENS, batch_size=settings.batch_size,
@@ -78,6 +85,7 @@ def make_minilm(settings: EmbedSettings, argument: str = "") -> Embedder:
 def make_st(settings: EmbedSettings, argument: str = "") -> Embedder:
     if not argument:
         raise BenchError("-embedder st: needs a model, as st:PATH_OR_NAME")
+    require_extra(f"-embedder st:{argument}", "minilm", *LOCAL_PACKAGES)
     from memini_bench.embed.local import SentenceTransformerEmbedder
 
     return SentenceTransformerEmbedder(argument, max_tokens=settings.max_tokens, batch_size=settings.batch_size,

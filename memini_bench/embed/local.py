@@ -28,6 +28,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from memini_bench.core.registry import missing_extra
 from memini_bench.embed.locate import TokenLimit, default_max_tokens, locate, pooling_dims, token_limit
 from memini_bench.errors import BenchError
 
@@ -170,7 +171,7 @@ class SentenceTransformerEmbedder:
         try:
             from sentence_transformers import SentenceTransformer
         except ImportError:
-            raise BenchError("sentence-transformers is not installed; run `make install`") from None
+            raise missing_extra(f"-embedder st:{self.location}", "minilm", "sentence_transformers") from None
         from transformers.utils import logging as hf_logging
 
         hf_logging.set_verbosity_error()

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from memini_bench.core.registry import missing_extra, require_extra
 from memini_bench.errors import BenchError
 
 CONFIG = "l2_supercat"
@@ -63,8 +64,7 @@ def load_model(dims: int):
         import wordllama
         from wordllama import WordLlama
     except ImportError:
-        raise BenchError("-embedder wordllama needs the wordllama extra (wordllama is not installed): "
-                         "pip install 'memini-bench[wordllama]'") from None
+        raise missing_extra("-embedder wordllama", "wordllama", "wordllama") from None
     from pathlib import Path
 
     package = Path(wordllama.__file__).parent
@@ -80,4 +80,5 @@ def make(settings, argument: str = "") -> WordLlamaEmbedder:
     """The embedder factory (``-embedder wordllama`` or ``wordllama:DIM``)."""
     if argument and not argument.isdigit():
         raise BenchError(f"-embedder wordllama:{argument}: the argument is a dimension count (64, 128 or 256)")
+    require_extra("-embedder wordllama", "wordllama", "wordllama")  # before any work, not at the first text
     return WordLlamaEmbedder(int(argument) if argument else SHIPPED_DIMS, batch_size=max(settings.batch_size, 1))

@@ -24,7 +24,7 @@ from memini_bench.loaders._json import (
 )
 from memini_bench.loaders.dates import parse_iso
 
-SAMPLE_PATH = Path(__file__).resolve().parents[2] / "data" / "sample.json"
+SAMPLE_PATH = Path(__file__).resolve().parents[1] / "data" / "sample.json"  # shipped in the wheel
 
 
 def _name(doc: dict, source: str) -> tuple[str, tuple[str, ...]]:
@@ -91,6 +91,7 @@ def load_file(path: str, **_: object) -> Dataset:
 
 
 def load_sample(path: str = "", **_: object) -> Dataset:
-    """``-suite sample``: our own 10 engineering-team memories and 8 questions (``data/sample.json``)."""
+    """``-suite sample``: our own 10 engineering-team memories and 8 questions (``memini_bench/data/sample.json``,
+    in the wheel)."""
     doc, read = read_json_source(path or SAMPLE_PATH, "sample")
     return parse_normalized(doc, str(path or SAMPLE_PATH), read)

@@ -183,7 +183,7 @@ def build_config(opts: RunOptions, ds: Dataset, ctx: SystemContext | None, syste
     """What a results file records: the data (path, sha256, sizes, notes), every setting (``identity``: the one
     checked before the run when given, else ``run_identity`` now, without the systems' settings, which a run may
     change), the systems' ``describe()``, the encoder, the executor, the harness version."""
-    data_path = opts.data or ("data/sample.json" if opts.suite == "sample" else "")
+    data_path = opts.data or ("memini_bench/data/sample.json" if opts.suite == "sample" else "")
     embedder = embedder_name(ctx)
     config: dict[str, object] = {
         "mode": mode, "suite": opts.suite, "dataset": ds.name, "data": data_path,

@@ -15,12 +15,12 @@ from dataclasses import dataclass
 
 from memini_bench.core.contract import System
 from memini_bench.core.dataset import Dataset
+from memini_bench.core.registry import import_extra
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.errors import BenchError
 from memini_bench.modes.options import RunOptions
 from memini_bench.systems.config import HybridConfig
 from memini_bench.systems.memini import HybridSystem, MeminiBackend
-from memini_bench.systems.reference import ReferenceStore, ReferenceSystem
 from memini_bench.systems.reference_settings import ReferenceSettings
 
 
@@ -47,15 +47,21 @@ def _hybrid(backend: object, opts: RunOptions) -> System:
     return HybridSystem(backend, opts.hybrid)
 
 
-def _reference_store(encoder: TextEncoder, opts: RunOptions, ds: Dataset) -> ReferenceStore:
-    store = ReferenceStore(encoder)
+def _reference_module():
+    """``systems.reference`` (scipy and PyStemmer: the reference extra), imported when a reference sweep runs."""
+    return import_extra("memini_bench.systems.reference", "reference", "reference")
+
+
+def _reference_store(encoder: TextEncoder, opts: RunOptions, ds: Dataset) -> object:
+    store = _reference_module().ReferenceStore(encoder)
     store.ingest(ds.items)
     return store
 
 
 def _reference(store: object, opts: RunOptions) -> System:
-    assert isinstance(store, ReferenceStore)
-    return ReferenceSystem(store, opts.reference)
+    reference = _reference_module()
+    assert isinstance(store, reference.ReferenceStore)
+    return reference.ReferenceSystem(store, opts.reference)
 
 
 TARGETS = {

@@ -18,10 +18,12 @@ import io
 import math
 import re
 
+from memini_bench.core.registry import require_extra
 from memini_bench.report import model
 
 
 def _plt():
+    require_extra("memini-bench report", "report", "matplotlib")
     import matplotlib
 
     matplotlib.use("Agg")

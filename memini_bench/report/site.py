@@ -15,6 +15,7 @@ from pathlib import Path
 
 import orjson
 
+from memini_bench.core.registry import require_extra
 from memini_bench.errors import BenchError
 from memini_bench.report import model, plots, receipts
 from memini_bench.report.collect import Inputs, Source
@@ -26,6 +27,7 @@ def slug(name: str) -> str:
 
 
 def _env():
+    require_extra("memini-bench report", "report", "jinja2")
     import jinja2
 
     loader = jinja2.FileSystemLoader(str(resources.files("memini_bench.report") / "templates"))

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from memini_bench.clients.http import bearer, join_url, post_json
+from memini_bench.core.registry import require_extra
 from memini_bench.errors import BenchError
 from memini_bench.rerankers import LOCAL_PREFIX, Candidate
 
@@ -168,6 +169,7 @@ class LocalCrossEncoder(_CrossEncoderBase):
         if not self.path or not Path(self.path).is_dir():
             raise BenchError(f"-rerank-model local:{self.path}: no such folder; point it at a saved "
                              "sentence-transformers CrossEncoder (or sequence-classification model) folder")
+        require_extra(f"-rerank-model local:{self.path}", "minilm", "sentence_transformers", "torch")
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
         try:

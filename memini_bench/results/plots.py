@@ -30,7 +30,7 @@ AxisValue = str | int | float
 
 def plot_needs(what: str = "-plot") -> str:
     """The one-line error for a missing matplotlib, ``what`` naming the flag or feature that wanted it."""
-    return f"{what} needs matplotlib: pip install 'memini-bench[plot]' (make install includes it)"
+    return f"{what} needs the plot extra (matplotlib is not installed): pip install 'memini-bench[plot]'"
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,10 @@ from memini_bench.text import folded_tokens, porter_stem
 
 STEMMERS = ("porter", "snowball", "none")
 STOPWORD_LISTS = ("none", "english")
+# The BM25 choices of the reference keyword leg (retrieval.bm25_analyzed): listed here, without scipy, so the CLI
+# can offer them as flag choices without importing it.
+IDFS = ("lucene", "fts5")
+STATS = ("global", "group")
 # Lucene EnglishAnalyzer.ENGLISH_STOP_WORDS_SET (= Tantivy's English list = bm25s STOPWORDS_EN).
 ENGLISH_STOP_WORDS = frozenset((
     "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it", "no", "not",

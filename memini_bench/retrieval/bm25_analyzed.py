@@ -27,11 +27,8 @@ import numpy as np
 from scipy import sparse
 
 from memini_bench.errors import BenchError
-from memini_bench.retrieval.analyzer import Analyzer
+from memini_bench.retrieval.analyzer import IDFS, STATS, Analyzer
 from memini_bench.retrieval.keyword import IDF_FLOOR, SENTINEL, GroupPostings, search_postings
-
-IDFS = ("lucene", "fts5")
-STATS = ("global", "group")
 
 
 def idf_of(kind: str, n_docs: float, doc_freq: np.ndarray) -> np.ndarray:

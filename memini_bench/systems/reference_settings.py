@@ -13,8 +13,7 @@ import click
 
 from memini_bench.core.settings import Int, Real, setting
 from memini_bench.errors import BenchError
-from memini_bench.retrieval.analyzer import STEMMERS, STOPWORD_LISTS
-from memini_bench.retrieval.bm25_analyzed import IDFS, STATS
+from memini_bench.retrieval.analyzer import IDFS, STATS, STEMMERS, STOPWORD_LISTS
 
 FUSIONS = ("minmax", "rrf")
 

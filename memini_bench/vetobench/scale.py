@@ -30,7 +30,7 @@ from memini_bench.vetobench.judge import names_match
 
 DEFAULT_SIZES = (24, 100, 300, 1000, 3000)
 DEFAULT_SEED = 7
-PLOT_NEEDS = "-plot needs matplotlib: pip install 'memini-bench[plot]' (make install includes it)"
+PLOT_NEEDS = "-plot needs the plot extra (matplotlib is not installed): pip install 'memini-bench[plot]'"
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ def _run(*args: str) -> subprocess.CompletedProcess:
 
 def test_a_tiny_cpu_run_writes_every_setting_and_the_recall(tmp_path):
     out = tmp_path / "bench" / "gpu.json"
-    run = _run("--device", "cpu", "--suite", "sample", "--data", "data/sample.json", "--lme", "",
+    run = _run("--device", "cpu", "--suite", "sample", "--data", "memini_bench/data/sample.json", "--lme", "",
                "--precisions", "fp32,fp16", "--batches", "2,4", "--rounds", "1", "--out", str(out))
     assert run.returncode == 0, run.stderr
     doc = json.loads(out.read_text())
@@ -43,7 +43,7 @@ def test_no_cuda_is_one_line_and_nothing_written(tmp_path):
     if torch.cuda.is_available():
         pytest.skip("this machine has CUDA: the refusal is for machines without it")
     out = tmp_path / "gpu.json"
-    run = _run("--device", "cuda", "--data", "data/sample.json", "--out", str(out))
+    run = _run("--device", "cuda", "--data", "memini_bench/data/sample.json", "--out", str(out))
     assert run.returncode == 2 and "Traceback" not in run.stderr and not out.exists()
     assert run.stderr.count("\n") == 1 and "--device cuda" in run.stderr and "sees no CUDA" in run.stderr
 
@@ -53,7 +53,8 @@ def test_no_cuda_is_one_line_and_nothing_written(tmp_path):
                                           (["--rounds", "0"], "--rounds 0"),
                                           (["--data", "/nonexistent.json"], "/nonexistent.json: no such file")])
 def test_bad_flags_are_one_line(tmp_path, flags, words):
-    run = _run("--device", "cpu", "--data", "data/sample.json", *flags, "--out", str(tmp_path / "gpu.json"))
+    run = _run("--device", "cpu", "--data", "memini_bench/data/sample.json", *flags,
+               "--out", str(tmp_path / "gpu.json"))
     assert run.returncode == 2 and "Traceback" not in run.stderr and words in run.stderr
     assert not (tmp_path / "gpu.json").exists()
 

@@ -16,7 +16,7 @@ from fuzz_strategies import time_limit
 
 from memini_bench.loaders import _json
 
-SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample.json"
+SAMPLE = Path(__file__).resolve().parents[2] / "memini_bench" / "data" / "sample.json"
 
 
 def _run(args, capsys):

@@ -18,7 +18,7 @@ from memini_bench.core.dataset import Dataset
 from memini_bench.errors import BenchError
 from memini_bench.loaders import _json, load
 
-SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample.json"
+SAMPLE = Path(__file__).resolve().parents[2] / "memini_bench" / "data" / "sample.json"
 
 
 def _one_line_error(suite: str, path: str, seconds: float = 5.0) -> str:

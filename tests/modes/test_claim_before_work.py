@@ -89,7 +89,7 @@ def test_a_taken_name_gives_the_hashed_name_and_a_taken_hash_is_refused_before_e
 
 
 def test_two_comparisons_of_files_with_one_name_keep_both(tmp_path, capsys):
-    sample = Path(__file__).resolve().parents[2] / "data" / "sample.json"
+    sample = Path(__file__).resolve().parents[2] / "memini_bench" / "data" / "sample.json"
     runs = []
     for fusion, folder in (("0.5", "a"), ("-1", "b")):
         pq = tmp_path / folder / "pq.jsonl"

@@ -97,6 +97,6 @@ def test_missing_matplotlib_is_one_line_naming_the_extra(tmp_path, monkeypatch):
         sweep_plot(SweepFigure("R@5", ("pool",), _cells(pool=[30, 50])), tmp_path / "s.png")
     assert str(exc.value) == plot_needs("-sweep") and "memini-bench[plot]" in str(exc.value)
     assert "\n" not in str(exc.value)
-    with pytest.raises(BenchError, match=r"^-plot needs matplotlib"):
+    with pytest.raises(BenchError, match=r"^-plot needs the plot extra \(matplotlib"):
         category_bars(score_all([_result("memini-hybrid", [True])], [1]), tmp_path / "c.png")
     assert not list(tmp_path.iterdir())

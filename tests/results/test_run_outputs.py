@@ -20,7 +20,7 @@ from memini_bench.errors import BenchError
 from memini_bench.results.atomic_io import RunOutputs, atomic_write
 from memini_bench.results.write import trec_run_names
 
-SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample.json"
+SAMPLE = Path(__file__).resolve().parents[2] / "memini_bench" / "data" / "sample.json"
 HASH = ["-suite", "file", "-data", str(SAMPLE), "-embedder", "hash"]
 
 PLUGIN = '''

@@ -1,4 +1,5 @@
-"""The studies' sections (docs/memini/studies.md) render from the committed results files (the generator the README uses)."""
+"""The studies' sections (docs/memini/studies.md) render from the committed results files (the generator the README
+uses)."""
 
 from __future__ import annotations
 

@@ -287,7 +287,7 @@ def test_bad_scale_live_and_plot_flags_fail_before_anything_is_written(fixtures_
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "matplotlib" else real(name, *a))
     code, _, err = _cli([*base, "-scale", "-veto-sizes", "24", "-plot"], capsys)
-    assert code == 2 and "-plot needs matplotlib" in err and err.count("\n") == 1
+    assert code == 2 and "-plot needs the plot extra (matplotlib is not installed)" in err and err.count("\n") == 1
     assert list(tmp_path.iterdir()) == []
 
 
