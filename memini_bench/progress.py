@@ -1,11 +1,24 @@
-"""Progress on stderr: a tqdm bar when stderr is a terminal (and not in CI), else a plain line every ~10 s.
+"""Progress on stderr, in a terminal and off it: every stage that lasts longer than ``FIRST_S`` shows what it is
+doing, its count and an ETA where it has one; ``set_quiet(True)`` (``-quiet``, or ``MEMINI_BENCH_PROGRESS=0``)
+silences every form.
 
-Outside a terminal (a log file, CI, nohup) ``progress`` prints, once ``INTERVAL_S`` has passed and then every
-``INTERVAL_S``, ``progress: DESC: N/TOTAL UNIT (P%), ELAPSED elapsed, ETA REMAINING``, with
-``REMAINING = elapsed * (TOTAL - N) / N`` (the mean pace so far), and one closing line once it printed any. A stage
-without a count (a store's own ingest) uses ``stage(desc)``: ``progress: DESC: ELAPSED elapsed`` on the same clock.
-A run shorter than ``INTERVAL_S`` prints nothing. Work counted by threads (the QA pass) feeds a ``Ticker``.
-``set_quiet(True)`` (``-quiet``) silences every form.
+A stage is a ``Task`` (a description, a total and a unit; total 0 for one without a count, such as a store's own
+ingest). Tasks nest (a system's ingest holds the embedding of its texts), and what is shown is the open tasks,
+outermost first, joined by `` > ``; the innermost one carries its count::
+
+    progress: memini-hybrid ingest of 5882 items > embedding 5882 texts: 1024/5882 texts (17%), 1:05 elapsed, ETA 5:08
+
+with ``ETA = elapsed * (total - done) / done`` (the mean pace so far) and ``elapsed`` since the innermost task began.
+
+- In a terminal (stderr is a TTY, not CI) one status line is redrawn in place every ``REDRAW_S``; anything else
+  written to stderr meanwhile first clears it. When a shown task ends, its closing line stays:
+  ``progress: DESC: N/N UNIT (100%), M:SS elapsed, done``.
+- Off a terminal (a log file, CI, nohup) the same line is printed once the innermost task has run ``FIRST_S``
+  and then every ``INTERVAL_S``, and the closing line once any line was printed.
+
+A task shorter than ``FIRST_S`` prints nothing in either form. Work counted by threads (the QA pass) ticks a
+``Ticker`` (a task opened by hand); ``progress(iterable, ...)`` counts an iterable; ``stage(desc)`` a block.
+``MEMINI_BENCH_PROGRESS_S`` (seconds) sets ``FIRST_S``, ``INTERVAL_S`` and ``REDRAW_S`` at once (tests use 0).
 """
 
 from __future__ import annotations
@@ -17,18 +30,34 @@ import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
-INTERVAL_S = 10.0
-_state = {"quiet": False}
+FIRST_S = 2.0  # a task shorter than this shows nothing
+INTERVAL_S = 10.0  # off a terminal: one line every INTERVAL_S
+REDRAW_S = 0.5  # in a terminal: the status line is redrawn this often
+_env_s = os.environ.get("MEMINI_BENCH_PROGRESS_S", "")
+if _env_s.replace(".", "", 1).isdigit():
+    FIRST_S = INTERVAL_S = REDRAW_S = float(_env_s)
+_state = {"quiet": os.environ.get("MEMINI_BENCH_PROGRESS") == "0"}
+_lock = threading.RLock()
+_tasks: list[Task] = []
+_board: dict[str, object] = {"thread": None, "drawn": False, "stderr": None}
+_wake = threading.Event()
 
 
 def set_quiet(quiet: bool) -> None:
-    """``-quiet``: no bar and no lines for the rest of the process."""
+    """``-quiet``: no status line and no progress lines for the rest of the process."""
     _state["quiet"] = bool(quiet)
 
 
 def enabled() -> bool:
-    """A tqdm bar: stderr is a terminal and not CI, and not quiet."""
-    return not _state["quiet"] and sys.stderr.isatty() and not os.environ.get("CI")
+    """The terminal form: stderr is a terminal and not CI, and not quiet."""
+    return not _state["quiet"] and _isatty(sys.stderr) and not os.environ.get("CI")
+
+
+def _isatty(stream: object) -> bool:
+    try:
+        return bool(stream.isatty())  # type: ignore[attr-defined]
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 def _clock(seconds: float) -> str:
@@ -38,82 +67,201 @@ def _clock(seconds: float) -> str:
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
-def _say(line: str) -> None:
-    try:
-        print(f"progress: {line}", file=sys.stderr, flush=True)
-    except (OSError, ValueError):  # a closed stderr: progress is never worth failing the run for
-        pass
-
-
 def line(desc: str, done: int, total: int, unit: str, elapsed: float) -> str:
-    """One progress line (see the module docstring for the ETA)."""
-    pct = f" ({100 * done / total:.0f}%)" if total else ""
+    """One task's text (see the module docstring for the ETA); a task without a total shows its time only."""
+    if not total:
+        return f"{desc}: {_clock(elapsed)} elapsed"
+    pct = f" ({100 * done / total:.0f}%)"
     eta = f", ETA {_clock(elapsed * (total - done) / done)}" if 0 < done < total else ""
     return f"{desc}: {done}/{total} {unit}{pct}, {_clock(elapsed)} elapsed{eta}"
 
 
-class Ticker:
-    """Counted progress fed by hand (``tick()``, thread-safe), printed as ``progress`` lines are; ``close()`` prints
-    the closing line once any line was printed. Silent when quiet; a no-op bar in a terminal (a line there too)."""
+class Task:
+    """One stage with progress: opened (``open()`` or ``with``), ticked (thread-safe), closed."""
 
-    def __init__(self, desc: str, total: int, unit: str = "it") -> None:
-        self.desc, self.total, self.unit = desc, total, unit
-        self.start = self.last = time.monotonic()
+    def __init__(self, desc: str, total: int = 0, unit: str = "it") -> None:
+        self.desc, self.total, self.unit = desc, max(int(total), 0), unit
         self.done = 0
+        self.start = self.last = time.monotonic()
         self.printed = False
-        self._lock = threading.Lock()
+        self.opened = False
+
+    def text(self, now: float) -> str:
+        return line(self.desc, self.done, self.total, self.unit, now - self.start)
+
+    def open(self) -> Task:
+        if _state["quiet"]:
+            return self
+        with _lock:
+            self.start = self.last = time.monotonic()
+            self.opened = True
+            _tasks.append(self)
+            _start_board()
+        return self
 
     def tick(self, n: int = 1) -> None:
-        with self._lock:
+        with _lock:
             self.done += n
-            now = time.monotonic()
-            if not _state["quiet"] and now - self.last >= INTERVAL_S:
-                _say(line(self.desc, self.done, self.total, self.unit, now - self.start))
-                self.last, self.printed = now, True
+            if self.opened and _tasks and _tasks[-1] is self:
+                _show(time.monotonic())  # a line is due now, not at the board's next wake
 
     def close(self) -> None:
-        if self.printed and not _state["quiet"]:
-            _say(line(self.desc, self.done, self.total, self.unit, time.monotonic() - self.start) + ", done")
+        if not self.opened:
+            return
+        board = None
+        with _lock:
+            self.opened = False
+            if self in _tasks:
+                _tasks.remove(self)
+            if self.printed:
+                _clear()
+                _say(self.text(time.monotonic()) + ", done")
+            if not _tasks:
+                board = _detach_board()
+        if board is not None and board is not threading.current_thread():
+            board.join(timeout=5)
+
+    def __enter__(self) -> Task:
+        return self.open()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
-def _lines(iterable: Iterable, total: int, desc: str, unit: str) -> Iterator:
-    ticker = Ticker(desc, total, unit)
-    for item in iterable:
-        yield item
-        ticker.tick()
-    ticker.close()
+class Ticker(Task):
+    """Counted progress fed by hand (``tick()``, thread-safe) and closed with ``close()``; open from the start."""
+
+    def __init__(self, desc: str, total: int, unit: str = "it") -> None:
+        super().__init__(desc, total, unit)
+        self.open()
 
 
 def progress(iterable: Iterable, total: int, desc: str, unit: str = "it") -> Iterable:
-    """``iterable`` with progress on stderr (a bar, or lines; nothing when quiet)."""
+    """``iterable`` with progress on stderr (one tick per item; nothing when quiet)."""
     if _state["quiet"]:
         return iterable
-    if enabled():
-        from tqdm import tqdm
+    return _counted(iterable, Task(desc, total, unit))
 
-        return tqdm(iterable, total=total, desc=desc, unit=unit, file=sys.stderr, leave=False)
-    return _lines(iterable, total, desc, unit)
+
+def _counted(iterable: Iterable, task: Task) -> Iterator:
+    with task:
+        for item in iterable:
+            yield item
+            task.tick()
 
 
 @contextmanager
-def stage(desc: str) -> Iterator[None]:
-    """A stage without a count: every ``INTERVAL_S`` it lasts, one line with the time it has taken so far."""
-    if _state["quiet"]:
-        yield
-        return
-    done = threading.Event()
-    start = time.monotonic()
+def stage(desc: str, total: int = 0, unit: str = "it") -> Iterator[Task]:
+    """A block with progress; without a total it shows the time it has taken so far."""
+    with Task(desc, total, unit) as task:
+        yield task
 
-    interval = max(INTERVAL_S, 1e-3)
 
-    def tick() -> None:
-        while not done.wait(interval):
-            _say(f"{desc}: {_clock(time.monotonic() - start)} elapsed")
+# --- the board: one thread draws (terminal) or prints (off a terminal) while any task is open --------------------
 
-    ticker = threading.Thread(target=tick, name="progress", daemon=True)
-    ticker.start()
+
+def _say(text: str) -> None:
     try:
-        yield
-    finally:
-        done.set()
-        ticker.join()  # no line after the stage ends
+        print(f"progress: {text}", file=_real_stderr(), flush=True)
+    except (OSError, ValueError):  # a closed stderr: progress is never worth failing the run for
+        pass
+
+
+def _real_stderr():
+    return _board["stderr"] or sys.stderr
+
+
+class _ClearingStderr:
+    """stderr while a status line may be drawn: any write clears the line first (the board redraws it)."""
+
+    def __init__(self, real) -> None:
+        self._real = real
+
+    def write(self, data: str) -> int:
+        with _lock:
+            _clear()
+            return self._real.write(data)
+
+    def __getattr__(self, name: str):
+        return getattr(self._real, name)
+
+
+def _start_board() -> None:
+    if _board["thread"] is not None:
+        return
+    if enabled():
+        _board["stderr"] = sys.stderr
+        sys.stderr = _ClearingStderr(sys.stderr)
+    _wake.clear()
+    thread = threading.Thread(target=_run_board, name="progress", daemon=True)
+    _board["thread"] = thread
+    thread.start()
+
+
+def _detach_board() -> threading.Thread | None:
+    """Stop drawing: put stderr back and tell the board thread to end (the caller joins it, outside the lock)."""
+    thread = _board["thread"]
+    _board["thread"] = None
+    _wake.set()
+    if _board["stderr"] is not None:
+        if isinstance(sys.stderr, _ClearingStderr):
+            sys.stderr = _board["stderr"]
+        _board["stderr"] = None
+    return thread  # type: ignore[return-value]
+
+
+def _clear() -> None:
+    if _board["drawn"]:
+        try:
+            _real_stderr().write("\r\x1b[K")
+        except (OSError, ValueError):
+            pass
+        _board["drawn"] = False
+
+
+def _status(now: float) -> str:
+    inner = _tasks[-1]
+    return " > ".join([t.desc for t in _tasks[:-1]] + [inner.text(now)])
+
+
+def _run_board() -> None:
+    me = threading.current_thread()
+    terminal = _board["stderr"] is not None
+    while True:
+        _wake.wait((REDRAW_S if terminal else min(REDRAW_S, INTERVAL_S, FIRST_S)) or 0.01)
+        with _lock:
+            if _board["thread"] is not me or not _tasks:
+                return
+            _show(time.monotonic())
+
+
+def _show(now: float) -> None:
+    """Draw the status line (terminal) or print a line (off a terminal) when one is due; under the lock."""
+    inner = _tasks[-1]
+    if _board["stderr"] is not None:
+        if now - _tasks[0].start >= FIRST_S and now - _board.get("drawn_at", 0.0) >= REDRAW_S:  # type: ignore[operator]
+            _draw(_status(now))
+            _board["drawn_at"] = now
+            for t in _tasks:
+                t.printed = True
+    elif now - inner.start >= min(FIRST_S, INTERVAL_S) and (not inner.printed or now - inner.last >= INTERVAL_S):
+        _say(_status(now))
+        inner.last, inner.printed = now, True
+
+
+def _draw(text: str) -> None:
+    real = _real_stderr()
+    width = 0
+    try:
+        width = os.get_terminal_size(real.fileno()).columns
+    except (OSError, ValueError, AttributeError):
+        pass
+    text = f"progress: {text}"
+    if width >= 40:  # a line longer than the terminal would wrap, and "\r" would then redraw only its end
+        text = text[: width - 1]
+    try:
+        real.write("\r\x1b[K" + text)
+        real.flush()
+    except (OSError, ValueError):
+        return
+    _board["drawn"] = True

@@ -23,7 +23,7 @@ import numpy as np
 
 from memini_bench.embed.base import Embedder
 from memini_bench.embed.checks import validate_vectors
-from memini_bench.progress import progress
+from memini_bench.progress import Task
 
 CHUNK = 1024  # texts per embedding call: the unit of progress and of cache commits
 
@@ -74,7 +74,8 @@ class TextEncoder:
 
     def _collect_background(self) -> None:
         job, self._background = self._background, None
-        raw = job.collect()
+        with Task(f"embedding {len(job.texts)} texts on another core"):
+            raw = job.collect()
         if raw is not None:  # else the child failed: encode embeds these texts in process
             self._store(job.texts, raw)
 
@@ -113,11 +114,11 @@ class TextEncoder:
         done (a killed run keeps what it embedded) and ticks the progress bar."""
         ordered = sorted(texts, key=len, reverse=True)
         chunks = [ordered[i:i + CHUNK] for i in range(0, len(ordered), CHUNK)]
-        bar = progress(chunks, len(chunks), f"embedding {len(texts)} texts", unit="chunk") if len(chunks) > 1 \
-            else chunks
-        raws = (self.embedder.encode(c) for c in chunks) if self.chunk_map is None else self.chunk_map(chunks)
-        for chunk, raw in zip(bar, raws, strict=True):
-            self._store(chunk, raw)
+        with Task(f"embedding {len(texts)} texts", len(texts), "texts") as task:
+            raws = (self.embedder.encode(c) for c in chunks) if self.chunk_map is None else self.chunk_map(chunks)
+            for chunk, raw in zip(chunks, raws, strict=True):
+                self._store(chunk, raw)
+                task.tick(len(chunk))
 
     def _store(self, texts: Sequence[str], raw: np.ndarray) -> None:
         """Check freshly embedded vectors (``validate_vectors``), then save them to the cache and the memo."""

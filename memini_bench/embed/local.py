@@ -31,6 +31,7 @@ import numpy as np
 from memini_bench.core.registry import missing_extra
 from memini_bench.embed.locate import TokenLimit, default_max_tokens, locate, pooling_dims, token_limit
 from memini_bench.errors import BenchError
+from memini_bench.progress import stage
 
 MINILM_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 MINILM_MAX_TOKENS = 512
@@ -159,7 +160,8 @@ class SentenceTransformerEmbedder:
     def model(self):
         if self._model is None:
             t0 = time.perf_counter()
-            self._model = self._load()
+            with stage(f"loading {self.name}"):
+                self._model = self._load()
             self.load_ms = (time.perf_counter() - t0) * 1e3  # read by TextEncoder.clock (the run's "load" column)
         return self._model
 

@@ -65,6 +65,7 @@ from memini_bench.modes.sweep_grid import (
     parse_metric,
 )
 from memini_bench.modes.sweep_targets import TARGETS, target_for
+from memini_bench.progress import Task
 from memini_bench.results.identity import claim, results_identity
 from memini_bench.results.schema import SweepSummary
 from memini_bench.results.write import results_document, write_results_file
@@ -171,13 +172,15 @@ class CellRunner:
                 log(f"sweep ({split}): the baseline took {baseline_s:.1f} s (embedding and indexing included); "
                     f"{len(labels)} cells to go")
             t1 = time.perf_counter()
-            for i, (job, name) in enumerate(zip(jobs[1:], labels, strict=True), 1):
-                if i > 1:
-                    eta = (time.perf_counter() - t1) / (i - 1) * (len(labels) - i + 1)
-                    log(f"sweep ({split}): cell {i}/{len(labels)}: {name} (ETA {eta:.0f} s)")
-                else:
-                    log(f"sweep ({split}): cell {i}/{len(labels)}: {name}")
-                out.append(self.run(job)[0])
+            with Task(f"sweep ({split}) cells", len(labels), "cells") as cells:
+                for i, (job, name) in enumerate(zip(jobs[1:], labels, strict=True), 1):
+                    if i > 1:
+                        eta = (time.perf_counter() - t1) / (i - 1) * (len(labels) - i + 1)
+                        log(f"sweep ({split}): cell {i}/{len(labels)}: {name} (ETA {eta:.0f} s)")
+                    else:
+                        log(f"sweep ({split}): cell {i}/{len(labels)}: {name}")
+                    out.append(self.run(job)[0])
+                    cells.tick()
             return out
         prepared = self.prepare(jobs)
         log(f"sweep ({split}): the baseline and {len(labels)} cells on -executor {executor.name}")

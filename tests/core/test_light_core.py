@@ -1,10 +1,10 @@
-"""The light core (``pip install .``: numpy, click, orjson, tqdm) runs the CLI and the README's own-system example,
+"""The light core (``pip install .``: numpy, click and orjson) runs the CLI and the README's own-system example,
 and every capability beyond it names its extra in one line.
 
 Each run is a subprocess that sees only a core install: its ``sitecustomize`` (first on PYTHONPATH) drops every
-site-packages folder from ``sys.path`` and puts in their place a folder holding links to the core's four
-dependencies only, so torch, sentence-transformers, scipy, lancedb, ray, openvino, matplotlib and every other
-package are not installed there (``importlib.util.find_spec`` finds none of them, as on a machine without them)."""
+site-packages folder from ``sys.path`` and puts in their place a folder holding links to the core's dependencies
+only, so torch, sentence-transformers, scipy, lancedb, ray, openvino, matplotlib and every other package are not
+installed there (``importlib.util.find_spec`` finds none of them, as on a machine without them)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-CORE = ("numpy", "click", "orjson", "tqdm", "memini_bench")
+CORE = ("numpy", "click", "orjson", "memini_bench")
 #: The optional libraries `import memini_bench.cli` must not import (the brief's list and their kin).
 HEAVY = ("torch", "sentence_transformers", "transformers", "scipy", "lancedb", "ray", "openvino", "matplotlib",
          "jinja2", "nltk", "Stemmer", "bm25s", "chromadb", "qdrant_client", "mem0", "sqlite_vec", "wordllama",
@@ -66,7 +66,7 @@ def test_only_the_core_is_installed(core_only):
     code = f"import importlib.util as u; print([m for m in {HEAVY!r} if u.find_spec(m)])"
     done = core_only(code=code)
     assert done.returncode == 0 and done.stdout.strip() == "[]", done.stderr
-    assert core_only(code="import numpy, click, orjson, tqdm, memini_bench.cli").returncode == 0
+    assert core_only(code="import numpy, click, orjson, memini_bench.cli").returncode == 0
 
 
 def test_importing_the_cli_imports_no_optional_library():

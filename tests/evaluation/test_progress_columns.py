@@ -29,11 +29,11 @@ def test_a_progress_line_states_done_total_elapsed_and_the_eta():
 
 
 def test_lines_every_interval_outside_a_terminal_and_none_when_quiet(monkeypatch, capsys):
-    monkeypatch.setattr(progress, "INTERVAL_S", 0.02)
+    monkeypatch.setattr(progress, "INTERVAL_S", 0.0)  # a line at every tick
     for _ in progress.progress(range(3), 3, "work", "items"):
-        time.sleep(0.03)
+        pass
     err = capsys.readouterr().err.splitlines()
-    assert err[0].startswith("progress: work: 1/3 items (33%), 0:00 elapsed, ETA 0:00")
+    assert "progress: work: 1/3 items (33%), 0:00 elapsed, ETA 0:00" in err
     assert err[-1].startswith("progress: work: 3/3 items (100%)") and err[-1].endswith(", done")
     progress.set_quiet(True)
     try:
