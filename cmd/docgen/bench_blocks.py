@@ -2,7 +2,7 @@
 
 ``make scale`` writes ``results/bench/scale.json`` (``devbench.scale``) and ``make speed`` writes
 ``results/bench/speed.json`` (``devbench.speed``); each block shows what that file holds, the machine's load
-when it ran, and each of issue 15's targets beside the measured figure with whether it was met. A missing file
+when it ran, and each of the speed and scale targets beside the measured figure with whether it was met. A missing file
 renders as a one-line note naming the command that writes it.
 """
 
@@ -37,7 +37,7 @@ def _verdict(value: float | None, limit: float, at_least: bool = False) -> str:
 
 def _targets_table(targets: dict, values: dict, verdicts: dict | None = None) -> list[str]:
     """The targets table: each target's limit, the measured value and met / not met (``verdicts`` overrides)."""
-    lines = ["| target (issue 15) | limit | measured | |", "|---|--:|--:|---|"]
+    lines = ["| target | limit | measured | |", "|---|--:|--:|---|"]
     for key, (label, limit, at_least) in targets.items():
         value = values.get(key)
         shown = "-" if value is None else f"{value:.3f}" if key in MILLISECONDS else f"{value:.2f}"
