@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from bisect import bisect_right
 
@@ -35,9 +36,14 @@ def _char_class() -> str:
     return "".join(parts)
 
 
-_TOKCHARS = _char_class()
-_DIACRITICS = "".join(f"\\U{c:08x}" for c in range(768, 818) if _is_diacritic(c))
-_TOKEN_RE = re.compile(f"[{_TOKCHARS}][{_TOKCHARS}{_DIACRITICS}]*")
+@functools.cache
+def _token_re() -> re.Pattern[str]:
+    """The unicode61 token pattern (thousands of ranges: compiled on the first non-ASCII text, not at import)."""
+    chars = _char_class()
+    diacritics = "".join(f"\\U{c:08x}" for c in range(768, 818) if _is_diacritic(c))
+    return re.compile(f"[{chars}][{chars}{diacritics}]*")
+
+
 _ASCII_TOKEN_RE = re.compile(r"[a-z0-9]+")  # the whole tokenizer for ASCII-only (lowercased) text
 
 
@@ -91,7 +97,7 @@ def tokenize(text: str) -> list[str]:
     """The FTS5 ``porter unicode61`` token stream of ``text`` (folded and stemmed), in order."""
     if text.isascii():
         return list(map(porter_stem, _ASCII_TOKEN_RE.findall(text.lower())))
-    return [porter_stem(_fold_token(tok)) for tok in _TOKEN_RE.findall(text)]
+    return [porter_stem(_fold_token(tok)) for tok in _token_re().findall(text)]
 
 
 _NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")
@@ -126,5 +132,5 @@ def folded_tokens(text: str) -> list[str]:
         last = end
     plain.append(text[last:])
     tokens = " ".join(plain).lower().translate(_ASCII_SEPARATORS).split()
-    tokens.extend(_fold_token(tok) for tok in _TOKEN_RE.findall(" ".join(other)))
+    tokens.extend(_fold_token(tok) for tok in _token_re().findall(" ".join(other)))
     return tokens
