@@ -97,7 +97,16 @@ def main(argv_: list[str] | None = None) -> int:
     """``python cmd/make_results.py [NAME=VALUE...] [--list]``: empty results/ (but KEPT), run every command in
     order, then regenerate the README's and docs' tables; ``--list`` prints the commands and runs nothing."""
     args = sys.argv[1:] if argv_ is None else argv_
-    overrides = dict(a.split("=", 1) for a in args if "=" in a and not a.startswith("-"))
+    if any(a in ("-h", "--help", "-help") for a in args):
+        print(main.__doc__.split("\n\n")[0].replace("    ", " "))  # type: ignore[union-attr]
+        return 0
+    variables, _ = read()
+    wrong = [a for a in args if a != "--list" and not ("=" in a and a.split("=", 1)[0] in variables)]
+    if wrong:
+        print(f"make_results: error: {wrong[0]}: not --list nor NAME=VALUE with NAME one of "
+              f"{', '.join(variables)}", file=sys.stderr)
+        return 2
+    overrides = dict(a.split("=", 1) for a in args if "=" in a)
     todo = commands(overrides)
     if "--list" in args:
         for e, words in todo:

@@ -50,3 +50,14 @@ def test_make_results_runs_the_manifest():
                             cwd=ROOT, capture_output=True, text=True, check=True).stdout.splitlines()
     assert len(listed) == len(manifest.read()[1])
     assert "-data X -k 5,10 -significance" in listed[0]
+
+
+def test_a_bad_argument_is_one_line_and_touches_nothing(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(manifest, "ROOT", tmp_path)  # were the check to fail, only this folder could be emptied
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "kept.json").write_text("{}")
+    assert manifest.main(["--lsit"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("make_results: error: --lsit: ")
+    assert manifest.main(["--help"]) == 0 and "--list" in capsys.readouterr().out
+    assert (tmp_path / "results" / "kept.json").is_file()
