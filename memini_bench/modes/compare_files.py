@@ -19,7 +19,8 @@ from pathlib import Path
 
 from memini_bench.core.settings import CommaList, setting
 from memini_bench.errors import BenchError
-from memini_bench.modes.common import CompareOptions, write_results
+from memini_bench.modes.base import WholeMode
+from memini_bench.modes.common import SystemsRunOptions, write_results
 from memini_bench.modes.options import RunOptions
 from memini_bench.results.identity import claim, safe_name
 from memini_bench.results.provenance import harness, input_sha256
@@ -48,17 +49,14 @@ class SignificanceOptions:
 
 
 OPTIONS = SignificanceOptions
-USES = (CompareOptions, "k", "out", "no_write")
+USES = (SystemsRunOptions, "k", "out", "no_write")
 
-
-def selected(opts: RunOptions) -> bool:
-    return bool(opts.mode(SignificanceOptions).compare)
 
 
 def run(opts: RunOptions) -> int:
     from memini_bench.evaluation.significance import compare_file_systems, compare_files, markdown
 
-    s, c = opts.mode(SignificanceOptions), opts.mode(CompareOptions)
+    s, c = opts.mode(SignificanceOptions), opts.mode(SystemsRunOptions)
     if len(s.compare) == 1 and s.compare_systems:
         raise BenchError("-compare-systems: pairs systems of two files; give -compare A.jsonl,B.jsonl")
     if len(s.compare) == 2 and "reference" in opts.given:
@@ -92,8 +90,14 @@ def run(opts: RunOptions) -> int:
 def _identity(opts: RunOptions) -> dict:
     """What changes the comparison's numbers: each file's sha256 (a FIFO or other special file, read once by the
     comparison, is named instead), the K list, the reference, the paired systems, the bootstrap's settings."""
-    s, c = opts.mode(SignificanceOptions), opts.mode(CompareOptions)
+    s, c = opts.mode(SignificanceOptions), opts.mode(SystemsRunOptions)
     return {"mode": "compare-files",
             "files": [input_sha256(p) or f"not a regular file: {p}" for p in s.compare],
             "ks": list(opts.k), "reference": s.reference if len(s.compare) == 1 else "",
             "systems": list(s.compare_systems), "resamples": c.resamples, "seed": c.seed}
+
+
+class CompareMode(WholeMode):
+    """``memini-bench compare`` (see the module docstring)."""
+
+    verb = "compare"

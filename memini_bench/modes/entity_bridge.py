@@ -19,6 +19,7 @@ from memini_bench.embed.factory import EmbedSettings
 from memini_bench.evaluation.guarded import guarded_systems
 from memini_bench.evaluation.hits import RunGuardOptions
 from memini_bench.loaders import LoadOptions
+from memini_bench.modes.base import WholeMode
 from memini_bench.modes.common import build_config, check_outputs, plan_results, write_results
 from memini_bench.modes.multihop import MultihopOptions, prepared, study_k, warm_queries
 from memini_bench.modes.options import RunOptions
@@ -49,9 +50,6 @@ OPTIONS = EntityBridgeOptions
 USES = (LoadOptions, HybridConfig, EmbedSettings, RunGuardOptions, "k", "limit", "holdout", "systems", "system",
         "out", "name", "no_write", "multihop_category", "multihop_min_gold")
 
-
-def selected(opts: RunOptions) -> bool:
-    return opts.mode(EntityBridgeOptions).entity_bridge
 
 
 def run(opts: RunOptions) -> int:
@@ -100,3 +98,10 @@ def run(opts: RunOptions) -> int:
         return 0
     write_results(out, study_document(doc))
     return 0
+
+
+class EntityBridgeMode(WholeMode):
+    """``memini-bench study entity-bridge`` (see the module docstring)."""
+
+    verb = "study entity-bridge"
+    implied = {'entity_bridge': True}

@@ -39,10 +39,10 @@ from memini_bench.embed.factory import EmbedSettings, build_encoder
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.metrics import percentile
 from memini_bench.loaders import LoadOptions
+from memini_bench.modes.base import WholeMode
 from memini_bench.modes.common import build_config, check_outputs, load_prepared, plan_results, write_results
 from memini_bench.modes.options import RunOptions
 from memini_bench.modes.rerank_tier import RerankTierOptions, cross_encoder_configured, hybrid_for, reranker_from
-from memini_bench.modes.rerank_tier import selected as tier_selected
 from memini_bench.rerankers import Candidate, ScoringReranker
 from memini_bench.results.schema import GateResults
 from memini_bench.systems.config import HybridConfig
@@ -75,12 +75,6 @@ USES = (LoadOptions, HybridConfig, EmbedSettings, "k", "limit", "holdout", "out"
         "rerank_url", "rerank_model", "rerank_api", "rerank_timeout", "rerank_max_doc_chars",
         "rerank_max_batch_chars")
 
-
-def selected(opts: RunOptions) -> bool:
-    """``-rerank-gate``, or ``-vec-gate`` when no re-rank tier is asked for (the tier then runs, and refuses
-    ``-vec-gate``): gates come before the tier in the mode order."""
-    g = opts.mode(GateOptions)
-    return bool(g.rerank_gate or (g.vec_gate and not tier_selected(opts)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,3 +223,9 @@ def run(opts: RunOptions) -> int:
                           thresholds=thresholds, identity=ident, **extra)
     write_results(out, GateResults(config=config, rows=tuple(asdict(r) for r in rows), distribution=dist))
     return 0
+
+
+class GatesMode(WholeMode):
+    """``memini-bench study gates`` (see the module docstring)."""
+
+    verb = "study gates"

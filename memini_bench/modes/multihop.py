@@ -22,6 +22,7 @@ from memini_bench.embed.factory import EmbedSettings
 from memini_bench.evaluation.guarded import guarded_systems
 from memini_bench.evaluation.hits import RunGuardOptions
 from memini_bench.loaders import LoadOptions
+from memini_bench.modes.base import WholeMode
 from memini_bench.modes.common import build_config, check_outputs, load_prepared, log, plan_results, write_results
 from memini_bench.modes.options import RunOptions
 from memini_bench.results.schema import study_document
@@ -51,9 +52,6 @@ OPTIONS = MultihopOptions
 USES = (LoadOptions, HybridConfig, EmbedSettings, RunGuardOptions, "k", "limit", "holdout", "systems", "system",
         "out", "name", "per_question", "no_write")
 
-
-def selected(opts: RunOptions) -> bool:
-    return opts.mode(MultihopOptions).multihop
 
 
 def study_k(opts: RunOptions) -> int:
@@ -110,3 +108,10 @@ def run(opts: RunOptions) -> int:
         write_jsonl(Path(opts.output.per_question), per_question)
         log(f"wrote {opts.output.per_question}")
     return 0
+
+
+class MultihopMode(WholeMode):
+    """``memini-bench study multihop`` (see the module docstring)."""
+
+    verb = "study multihop"
+    implied = {'multihop': True}

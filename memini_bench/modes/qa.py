@@ -46,6 +46,7 @@ from memini_bench.errors import BenchError
 from memini_bench.evaluation.guarded import guarded_systems
 from memini_bench.evaluation.hits import RunGuardOptions
 from memini_bench.loaders import LoadOptions
+from memini_bench.modes.base import WholeMode
 from memini_bench.modes.common import (
     build_config,
     check_outputs,
@@ -123,9 +124,6 @@ OPTIONS = QAOptions
 USES = (LoadOptions, HybridConfig, EmbedSettings, RunGuardOptions, "limit", "holdout", "systems", "system", "rewrite",
         "out", "name", "no_write")
 
-
-def selected(opts: RunOptions) -> bool:
-    return opts.mode(QAOptions).qa
 
 
 def recall_all(systems: Sequence[System], ds: Dataset, depth: int, guard: RunGuardOptions | None = None,
@@ -358,3 +356,10 @@ def _estimate(x: QAOptions, ckpt_path, identity, tasks, pset, ds, recalled, id_l
     sys.stdout.write(estimate.render(p, arms=arms, runs=x.qa_runs, concurrency=x.concurrency, prices=prices))
     sys.stdout.flush()
     return 0
+
+
+class QAMode(WholeMode):
+    """``memini-bench qa`` (see the module docstring)."""
+
+    verb = "qa"
+    implied = {'qa': True}

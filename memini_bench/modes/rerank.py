@@ -25,6 +25,7 @@ from memini_bench.embed.factory import EmbedSettings, build_encoder
 from memini_bench.errors import BenchError
 from memini_bench.loaders import LoadOptions
 from memini_bench.modes import ranking as _ranking
+from memini_bench.modes.base import WholeMode
 from memini_bench.modes.common import build_config, check_outputs, load_prepared, log, plan_results, write_results
 from memini_bench.modes.options import RunOptions
 from memini_bench.results.schema import RankingResults
@@ -53,9 +54,6 @@ OPTIONS = RerankOptions
 USES = (LoadOptions, EmbedSettings, "k", "limit", "holdout", "pool", "pool_factor", "pool_floor",
         "temporal_extractor", "keyword_backend", "out", "name", "per_question", "no_write")
 
-
-def selected(opts: RunOptions) -> bool:
-    return opts.mode(RerankOptions).rerank
 
 
 def extractor_suffix(extractor_name: str) -> str:
@@ -131,3 +129,10 @@ def run(opts: RunOptions) -> int:
         write_jsonl(Path(opts.output.per_question), per_question)
         log(f"wrote {opts.output.per_question}")
     return 0
+
+
+class RerankMode(WholeMode):
+    """``memini-bench study rerank`` (see the module docstring)."""
+
+    verb = "study rerank"
+    implied = {'rerank': True}

@@ -25,6 +25,7 @@ from memini_bench.embed.factory import EmbedSettings, build_encoder
 from memini_bench.evaluation.metrics import percentile
 from memini_bench.loaders import LoadOptions
 from memini_bench.modes import ranking as _ranking
+from memini_bench.modes.base import WholeMode
 from memini_bench.modes.common import build_config, check_outputs, load_prepared, log, plan_results, write_results
 from memini_bench.modes.options import RunOptions
 from memini_bench.rerankers import Candidate, Reranker, build_reranker, cross_encoder_requested, reorder_by_id
@@ -69,12 +70,6 @@ def cross_encoder_configured(opts: RunOptions) -> bool:
     tier = opts.mode(RerankTierOptions)
     return cross_encoder_requested(tier.rerank_url, tier.rerank_model)
 
-
-def selected(opts: RunOptions) -> bool:
-    """``-llm-rerank`` or a cross-encoder asked for (a ``-rerank-gate`` sweep, which also configures one, comes
-    first in the mode order: memini's precedence)."""
-    tier = opts.mode(RerankTierOptions)
-    return bool(tier.llm_rerank or cross_encoder_configured(opts))
 
 
 def reranker_from(opts: RunOptions, *, llm: bool) -> Reranker:
@@ -142,3 +137,9 @@ def run(opts: RunOptions) -> int:
                           rerank_k=k, identity=ident, **settings, **({"notes_rerank": [note]} if note else {}))
     write_results(out, RankingResults(config=config, rows=tuple(rows), extra={"latency": timing}))
     return 0
+
+
+class RerankTierMode(WholeMode):
+    """``memini-bench study rerank-tier`` (see the module docstring)."""
+
+    verb = "study rerank-tier"

@@ -42,8 +42,9 @@ from memini_bench.evaluation.runner import run_system
 from memini_bench.executors import ExecutorOptions, LocalExecutor, executor_for, run_encoder
 from memini_bench.executors import describe as describe_executor
 from memini_bench.loaders import LoadOptions, suite
+from memini_bench.modes.base import WholeMode
 from memini_bench.modes.common import (
-    CompareOptions,
+    SystemsRunOptions,
     build_config,
     check_outputs,
     load_prepared,
@@ -95,9 +96,6 @@ USES = (LoadOptions, HybridConfig, ReferenceSettings, EmbedSettings, ExecutorOpt
         "seed", "poison", "k", "limit", "holdout", "out", "name", "plot", "no_write", "systems", "system")
 ATTRS = {LoadOptions: "load", EmbedSettings: "embed", **{t.settings: t.attr for t in TARGETS.values()}}
 
-
-def selected(opts: RunOptions) -> bool:
-    return bool(opts.mode(SweepOptions).sweep)
 
 
 def apply(opts: RunOptions, cell: Cell, axes: list[Axis], holdout: str | None = None) -> RunOptions:
@@ -205,7 +203,7 @@ class Phase:
 def run_phase(runner: CellRunner, opts: RunOptions, axes: list[Axis], grid: list[Cell], split: str) -> Phase:
     from memini_bench.evaluation.significance import compare_pairs
 
-    c = opts.mode(CompareOptions)
+    c = opts.mode(SystemsRunOptions)
     labels = [label(axes, cell) for cell in grid]
     jobs = [apply(opts, cell, axes, split) for cell in [(), *grid]]
     base, *cell_results = runner.run_many(jobs, labels, split)
@@ -288,7 +286,7 @@ def sweep_folder(opts: RunOptions, runner: CellRunner, axes: list[Axis], grid: l
     base_opts = apply(opts, (), axes, opts.core.holdout)
     ds = runner.dataset(base_opts)
     ctx = opts.fixed_context(runner.encoder(opts))
-    c = opts.mode(CompareOptions)
+    c = opts.mode(SystemsRunOptions)
     ident = {"mode": "sweep", "sweep": opts.mode(SweepOptions).sweep, "axes": [a.flag for a in axes],
              "cells": len(grid), "select": metric.name if metric else "",
              "significance": {"resamples": c.resamples, "seed": c.seed},
@@ -340,7 +338,7 @@ def _plot(path: Path, axes, grid, tune: Phase, winner, metric, opts: RunOptions)
 
     metric = metric or Metric(f"R@{opts.k[0]}", "recall_at_k", opts.k[0])
     per_q = {"recall_at_k": lambda r: recall_any(r, metric.k)}
-    c = opts.mode(CompareOptions)
+    c = opts.mode(SystemsRunOptions)
 
     def cell_of(settings, result, scores) -> SweepCell:
         value = metric.of(scores)
@@ -356,3 +354,9 @@ def _plot(path: Path, axes, grid, tune: Phase, winner, metric, opts: RunOptions)
     sweep_plot(SweepFigure(metric.name, tuple(a.flag for a in axes), figure_cells, selected, baseline,
                            f"{target_for(opts).system} sweep ({tune.split})"), path)
     log(f"wrote {path}")
+
+
+class SweepMode(WholeMode):
+    """``memini-bench sweep`` (see the module docstring)."""
+
+    verb = "sweep"

@@ -31,6 +31,7 @@ from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.factory import EmbedSettings, build_encoder
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.runner import close_all
+from memini_bench.modes.base import WholeMode
 from memini_bench.modes.common import embedding_identity, hybrid_settings, log, write_results
 from memini_bench.modes.options import RunOptions
 from memini_bench.results.identity import claim
@@ -95,9 +96,6 @@ USES = (HybridConfig, EmbedSettings, "holdout", "limit", "systems", "system", "o
 GATE_SYSTEM = FILES_KNOWN
 GATE_MIN = 0.80
 
-
-def selected(opts: RunOptions) -> bool:
-    return opts.suite == "vetobench" or bool(opts.mode(VetoOptions).veto_summary)
 
 
 def _encoder(opts: RunOptions, name: str) -> TextEncoder:
@@ -283,3 +281,10 @@ def _live(client, live_suites: list, *, runs: int = 1, wanted: Sequence[str] = (
         if aborted:
             raise BenchError(f"-live: {aborted}; check MEMINI_LLM_BASE_URL, MEMINI_LLM_MODEL and the API key")
     sys.stdout.write(summary.summarize_archives(docs))
+
+
+class VetoMode(WholeMode):
+    """``memini-bench vetobench`` (see the module docstring)."""
+
+    verb = "vetobench"
+    implied = {'suite': 'vetobench'}

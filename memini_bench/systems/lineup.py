@@ -104,3 +104,10 @@ def systems_for(lineup: LineupOptions, ctx: SystemContext, default: Sequence[str
     """The run's systems (``wanted_names``), on one context."""
     flags = {n: "-system" for n in lineup.system if n not in lineup.systems}
     return build_systems(wanted_names(lineup, default), ctx, flags)
+
+
+def stage_timings(systems: Sequence[System]) -> dict[str, float]:
+    """The first system's shared stage times in ms (``stage_timings()``: memini's systems report their backend's
+    keyword index, embedding and model load), {} when it reports none; a results file records them."""
+    report = getattr(systems[0], "stage_timings", None) if systems else None
+    return dict(report()) if callable(report) else {}
