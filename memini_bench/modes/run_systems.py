@@ -30,6 +30,7 @@ from memini_bench.modes.common import (
     log,
     plan_results,
     reference_of,
+    results_path,
     significance_of,
     write_results,
 )
@@ -103,10 +104,11 @@ class RunMode(Mode):
         mode_settings = {"poison": debris} if debris else None
         # the identity, the path it claims and every refusal of the outputs: before any embedding
         ident, out = plan_results(opts, ds, ctx, systems, mode="compare", mode_settings=mode_settings)
+        file_name = (out or results_path(opts, ds, ctx, systems)).name
         return Plan(self.verb, opts, systems=names, items=len(ds.items), questions=len(ds.questions),
                     identity=ident, writes=planned_writes(opts, out),
                     state={"ctx": ctx, "systems": systems, "ds": ds, "tables": tables, "reference": reference,
-                           "mode_settings": mode_settings, "out": out})
+                           "mode_settings": mode_settings, "out": out, "file_name": file_name})
 
     def preview(self, plan: Plan) -> None:
         """--plan: the texts the run embeds and how many are cached (only when a system embeds)."""
