@@ -35,7 +35,6 @@ class Plan:
     cached: int | None = None     # of those, already in the embedding cache
     identity: dict | None = None
     writes: list[Path] = field(default_factory=list)
-    itemised: bool = True         # False: a mode that decides its work as it runs (the plan lists its flags only)
     state: dict[str, Any] = field(default_factory=dict)
 
     def describe(self) -> str:
@@ -51,8 +50,6 @@ class Plan:
             lines.append(f"  texts to embed: {self.texts}{cached}")
         if self.identity is not None:
             lines.append(f"  results identity: {identity_hash(self.identity)[:12]}")
-        if not self.itemised:
-            lines.append("  (this verb decides its work as it runs: the flags are checked, nothing is itemised)")
         lines += [f"  writes: {p}" for p in self.writes] or ["  writes: nothing"]
         return "\n".join(lines) + "\n"
 
@@ -112,16 +109,3 @@ class Mode:
         self.render(outcome)
         self.write(outcome)
         return outcome.code
-
-
-class WholeMode(Mode):
-    """A mode whose module's ``run(opts)`` still prints and writes as it goes (a study or a live comparison that
-    decides its work while it runs): ``plan`` checks the flags and names the output folder, ``run`` does the rest,
-    ``render`` and ``write`` have nothing left to do."""
-
-    def plan(self, opts: RunOptions) -> Plan:
-        writes = [] if opts.output.no_write else [Path(opts.output.out)]
-        return Plan(self.verb, opts, writes=writes, itemised=False)
-
-    def run(self, plan: Plan) -> Outcome:
-        return Outcome(plan, self.module.run(plan.opts))

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,7 +41,7 @@ from memini_bench.evaluation.runner import run_system
 from memini_bench.executors import ExecutorOptions, LocalExecutor, executor_for, run_encoder
 from memini_bench.executors import describe as describe_executor
 from memini_bench.loaders import LoadOptions, suite
-from memini_bench.modes.base import WholeMode
+from memini_bench.modes.base import Mode, Outcome, Plan
 from memini_bench.modes.common import (
     SystemsRunOptions,
     build_config,
@@ -241,7 +240,8 @@ def markdown(phase: Phase, ks: tuple[int, ...], title: str) -> str:
     return "\n".join(out) + "\n\nBold: significant at 0.05 after Holm across the grid.\n\n"
 
 
-def run(opts: RunOptions) -> int:
+def _checked_grid(opts: RunOptions) -> tuple[list[Axis], list[Cell], object]:
+    """The axes, the cells and the -select metric (None without it), every refusal of them before any work."""
     s = opts.mode(SweepOptions)
     axes = parse_grid(s.sweep, target_for(opts).settings)
     check_suite_uses(axes, opts.suite, suite(opts.suite).uses)
@@ -250,31 +250,52 @@ def run(opts: RunOptions) -> int:
     metric = parse_metric(s.select, opts.k) if s.select else None
     if metric is not None and opts.core.holdout != "tune":
         raise BenchError("-select: picks on the tune split and reports on held; add -holdout tune")
-    check_outputs(opts)
-    executor_for(opts.executor)  # a missing extra or an unreachable cluster: one line before any work
-    log(f"sweep: {len(grid)} cells over {', '.join(a.flag for a in axes)}, each against the baseline")
-    runner = CellRunner()
-    folder, ident = (None, {}) if opts.output.no_write else sweep_folder(opts, runner, axes, grid, metric)
-    tune = run_phase(runner, opts, axes, grid, opts.core.holdout)
-    title = (f"sweep over {', '.join(a.flag for a in axes)}: {len(grid)} cells, split {opts.core.holdout}, "
-             f"{len(tune.baseline.questions)} questions")
-    sys.stdout.write(markdown(tune, opts.k, title))
-    held, winner = None, None
-    if metric is not None:
-        values = [metric.of(sc) for sc in tune.scores]
-        winner = max(range(len(grid)), key=lambda i: (values[i], -i))
-        sys.stdout.write(f"selected on tune by {metric.name}: {tune.labels[winner]} ({values[winner] * 100:.1f}; "
-                         f"baseline {metric.of(tune.baseline_scores) * 100:.1f}) out of {len(grid)} cells tried. "
-                         "The tune figures are optimistic (the winner was picked on them); the held figures below "
-                         "are the honest ones.\n\n")
-        held = run_phase(runner, opts, axes, [grid[winner]], "held")
-        sys.stdout.write(markdown(held, opts.k, f"selected cell vs baseline on held ({len(held.baseline.questions)} "
-                                                "questions)"))
-    sys.stdout.flush()
-    if folder is None:
-        return 0
-    write_sweep(opts, runner, axes, grid, tune, held, winner, metric, folder, ident)
-    return 0
+    return axes, grid, metric
+
+
+class SweepMode(Mode):
+    """``memini-bench sweep`` (see the module docstring): ``plan`` parses and checks the grid and claims the sweep's
+    folder (loading the data and building the encoder for the baseline's identity); ``run`` runs every cell on the
+    split, then, with -select, the winner on held; ``render`` prints the tables; ``write`` the folder's files."""
+
+    verb = "sweep"
+
+    def plan(self, opts: RunOptions) -> Plan:
+        axes, grid, metric = _checked_grid(opts)
+        check_outputs(opts)
+        executor_for(opts.executor)  # a missing extra or an unreachable cluster: one line before any work
+        log(f"sweep: {len(grid)} cells over {', '.join(a.flag for a in axes)}, each against the baseline")
+        runner = CellRunner()
+        folder, ident = (None, None) if opts.output.no_write else sweep_folder(opts, runner, axes, grid, metric)
+        return Plan(self.verb, opts, identity=ident, writes=[folder] if folder is not None else [],
+                    state={"axes": axes, "grid": grid, "metric": metric, "runner": runner, "folder": folder})
+
+    def run(self, plan: Plan) -> Outcome:
+        opts, st = plan.opts, plan.state
+        axes, grid, metric, runner = st["axes"], st["grid"], st["metric"], st["runner"]
+        tune = run_phase(runner, opts, axes, grid, opts.core.holdout)
+        title = (f"sweep over {', '.join(a.flag for a in axes)}: {len(grid)} cells, split {opts.core.holdout}, "
+                 f"{len(tune.baseline.questions)} questions")
+        text = markdown(tune, opts.k, title)
+        held, winner = None, None
+        if metric is not None:
+            values = [metric.of(sc) for sc in tune.scores]
+            winner = max(range(len(grid)), key=lambda i: (values[i], -i))
+            text += (f"selected on tune by {metric.name}: {tune.labels[winner]} ({values[winner] * 100:.1f}; "
+                     f"baseline {metric.of(tune.baseline_scores) * 100:.1f}) out of {len(grid)} cells tried. "
+                     "The tune figures are optimistic (the winner was picked on them); the held figures below "
+                     "are the honest ones.\n\n")
+            held = run_phase(runner, opts, axes, [grid[winner]], "held")
+            text += markdown(held, opts.k, f"selected cell vs baseline on held ({len(held.baseline.questions)} "
+                                           "questions)")
+        return Outcome(plan, 0, {"tune": tune, "held": held, "winner": winner, "markdown": text})
+
+    def write(self, outcome: Outcome) -> None:
+        st, data = outcome.plan.state, outcome.data
+        if st["folder"] is None:
+            return
+        write_sweep(outcome.plan.opts, st["runner"], st["axes"], st["grid"], data["tune"], data["held"],
+                    data["winner"], st["metric"], st["folder"], outcome.plan.identity)
 
 
 def sweep_folder(opts: RunOptions, runner: CellRunner, axes: list[Axis], grid: list[Cell],
@@ -354,9 +375,3 @@ def _plot(path: Path, axes, grid, tune: Phase, winner, metric, opts: RunOptions)
     sweep_plot(SweepFigure(metric.name, tuple(a.flag for a in axes), figure_cells, selected, baseline,
                            f"{target_for(opts).system} sweep ({tune.split})"), path)
     log(f"wrote {path}")
-
-
-class SweepMode(WholeMode):
-    """``memini-bench sweep`` (see the module docstring)."""
-
-    verb = "sweep"
