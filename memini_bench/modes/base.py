@@ -35,6 +35,8 @@ class Plan:
     cached: int | None = None     # of those, already in the embedding cache
     identity: dict | None = None
     writes: list[Path] = field(default_factory=list)
+    ks: tuple[int, ...] = ()      # the K the mode scores at, when not the -k list (a study's own default)
+    notes: list[str] = field(default_factory=list)   # what else a reader of the plan needs (a sweep's cells)
     state: dict[str, Any] = field(default_factory=dict)
 
     def describe(self) -> str:
@@ -42,12 +44,14 @@ class Plan:
         o = self.opts
         lines = [f"plan: memini-bench {self.verb}", f"  suite {o.suite}" + (f", data {o.data}" if o.data else "")]
         if self.questions is not None:
-            lines.append(f"  data set: {self.items} items, {self.questions} questions scored, K {_ks(o.k)}")
+            lines.append(f"  data set: {self.items} items, {self.questions} questions scored, "
+                         f"K {_ks(self.ks or o.k)}")
         if self.systems:
             lines.append(f"  systems ({len(self.systems)}): {', '.join(self.systems)}")
         if self.texts is not None:
             cached = "" if self.cached is None else f", {self.cached} of them cached"
             lines.append(f"  texts to embed: {self.texts}{cached}")
+        lines += [f"  {note}" for note in self.notes]
         if self.identity is not None:
             lines.append(f"  results identity: {identity_hash(self.identity)[:12]}")
         lines += [f"  writes: {p}" for p in self.writes] or ["  writes: nothing"]

@@ -86,7 +86,7 @@ class EntityBridgeMode(Mode):
         ident, out = plan_results(opts, ds, ctx, systems, mode="entity-bridge", mode_settings=settings,
                                   suffix="-entity-bridge", extra_tokens=tokens)
         return Plan(self.verb, opts, systems=[s.name for s in systems], items=len(ds.items),
-                    questions=len(ds.questions), identity=ident, writes=[out] if out is not None else [],
+                    questions=len(ds.questions), identity=ident, writes=[out] if out is not None else [], ks=(k,),
                     state={"ctx": ctx, "systems": systems, "ds": ds, "k": k, "caps": caps, "names": names,
                            "settings": settings, "out": out})
 

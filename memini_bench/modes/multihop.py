@@ -99,7 +99,7 @@ class MultihopMode(Mode):
         writes = [p for p in (out, Path(opts.output.per_question) if opts.output.per_question else None)
                   if out is not None and p is not None]
         return Plan(self.verb, opts, systems=[s.name for s in systems], items=len(ds.items),
-                    questions=len(ds.questions), identity=ident, writes=writes,
+                    questions=len(ds.questions), identity=ident, writes=writes, ks=(k,),
                     state={"ctx": ctx, "systems": systems, "ds": ds, "k": k, "settings": settings, "out": out})
 
     def run(self, plan: Plan) -> Outcome:

@@ -268,6 +268,8 @@ class SweepMode(Mode):
         runner = CellRunner()
         folder, ident = (None, None) if opts.output.no_write else sweep_folder(opts, runner, axes, grid, metric)
         return Plan(self.verb, opts, identity=ident, writes=[folder] if folder is not None else [],
+                    notes=[f"{len(grid)} cells over {', '.join(a.flag for a in axes)}, each against the baseline"
+                           + (f"; the best by {metric.name} on tune is run on held" if metric else "")],
                     state={"axes": axes, "grid": grid, "metric": metric, "runner": runner, "folder": folder})
 
     def run(self, plan: Plan) -> Outcome:

@@ -204,3 +204,23 @@ def test_per_question_onto_a_folder_is_refused(tmp_path, capsys):
     code, _, err = run_cli(["-suite", "sample", "-embedder", "hash", "-out", str(tmp_path / "out"),
                          "-per-question", str(tmp_path)], capsys)
     assert code == 2 and "-per-question" in err and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("flat, verb", [
+    (["-rerank", "-rerank-cats", ""], ["study", "rerank", "-rerank-cats", ""]),
+    (["-sweep", "fusion=0.3,-1"], ["sweep", "-sweep", "fusion=0.3,-1"]),
+    (["-systems", "keyword,vector", "-significance", "-resamples", "200", "-k", "1,3"],
+     ["run", "-systems", "keyword,vector", "-significance", "-resamples", "200", "-k", "1,3"]),
+])
+def test_a_flag_form_and_its_verb_write_files_of_one_name_and_identity(tmp_path, capsys, flat, verb):
+    """The flat form's mapping table is the verbs: the same files, each with the same identity."""
+    from memini_bench.results.identity import results_identity
+
+    common = ["-suite", "sample", "-embedder", "hash"]
+    a, b = tmp_path / "flat", tmp_path / "verb"
+    assert run_cli([*common, *flat, "-out", str(a)], capsys)[0] == 0
+    assert run_cli([*verb, *common, "-out", str(b)], capsys)[0] == 0
+    names = sorted(str(p.relative_to(a)) for p in a.rglob("*.json"))
+    assert names and names == sorted(str(p.relative_to(b)) for p in b.rglob("*.json"))
+    for name in names:
+        assert results_identity(a / name) == results_identity(b / name), name
