@@ -57,11 +57,15 @@ command.topic_list = topics(RunOptions.concern_classes(), modes())
 @click.argument("topic", required=False)
 def help_command(topic: str | None) -> None:
     """One help topic in full, or one verb's help (without TOPIC: the overview of the verbs)."""
-    if topic is not None and (topic in VERBS or topic == "study"):
+    if topic == "study":
+        from memini_bench.cli.verbs import study_help
+
+        click.echo(study_help(), nl=False)
+        return
+    if topic in VERBS:
         cmd = _command_of(topic)
-        if cmd is not None:
-            click.echo(cmd.get_help(click.Context(cmd, info_name=f"memini-bench {topic}")))
-            return
+        click.echo(cmd.get_help(click.Context(cmd, info_name=f"memini-bench {topic}")))
+        return
     ctx = click.Context(command, info_name="memini-bench", max_content_width=HELP_SETTINGS["max_content_width"],
                         terminal_width=HELP_SETTINGS["terminal_width"])
     click.echo(command.get_help(ctx) if topic is None else command.topic_help(ctx, topic), nl=topic is None)
@@ -73,11 +77,11 @@ SUBCOMMANDS: dict[str, str] = {"help": "memini_bench.cli:help_command",
                                "score": "memini_bench.modes.score:command"}
 
 
-def _command_of(verb: str) -> click.Command | None:
-    """The click command of a mode verb, or None for ``study`` (its own dispatch)."""
+def _command_of(verb: str) -> click.Command:
+    """The click command of a mode verb (``modes.VERBS``)."""
     from memini_bench.cli.verbs import verb_command
 
-    return None if verb == "study" else verb_command(verb)
+    return verb_command(verb)
 
 
 def repeated_flag(cmd: click.Command, args: list[str]) -> str | None:

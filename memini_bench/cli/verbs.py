@@ -36,7 +36,7 @@ HELP_ALL = click.Option(["--help-all"], is_flag=True, expose_value=False, is_eag
 
 def verb_params(mode) -> list[click.Parameter]:
     """The click options of the flags ``mode`` honours, less the ones its verb stands for."""
-    wanted = used_fields(mode.module) - set(mode.implied)
+    wanted = used_fields(mode.module) - set(mode.implied) - mode.unused
     params = []
     for cls in RunOptions.concern_classes() + mode_option_classes():
         for f, decorate in zip(flag_fields(cls), click_options(cls), strict=True):
@@ -113,6 +113,10 @@ def verb_command(verb: str) -> click.Command:
         run_verb(verb, mode, values)
 
     summary = str(getattr(mod, "SUMMARY", "") or mod.NAME)
+    if verb == "list":
+        from memini_bench.modes.listing import TOPICS
+
+        summary += f" (TOPICS: any of {', '.join(TOPICS)}; none: all)"
     cmd = VerbCommand(verb, callback=callback, params=[*extra, *verb_params(mode), PLAN, HELP_ALL],
                          help=f"memini-bench {verb}: {summary}.", context_settings=HELP_SETTINGS)
     cmd.topic_list = verb_topics(mod, cmd.params)

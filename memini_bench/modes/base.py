@@ -73,10 +73,13 @@ class Outcome:
 
 class Mode:
     """One verb's mode (see the module docstring). Subclasses set ``verb`` and, when the verb itself stands for a
-    flag of the flat form (``qa`` for ``-qa``), ``implied``: those flag values, set by the verb."""
+    flag of the flat form (``qa`` for ``-qa``), ``implied``: those flag values, set by the verb; ``unused``: the
+    flags every mode takes that this verb does not offer."""
 
     verb: ClassVar[str] = ""
     implied: ClassVar[dict[str, object]] = {}
+    #: Flags every mode honours that this verb has no use for (``list`` reads no data set).
+    unused: ClassVar[frozenset[str]] = frozenset()
 
     @property
     def module(self) -> ModuleType:

@@ -56,6 +56,7 @@ def listing(topics: Sequence[str] = ()) -> str:
 class ListMode(Mode):
     verb = "list"
     implied = {"list": True}
+    unused = frozenset({"suite", "data"})
 
     def __init__(self, topics: Sequence[str] = ()) -> None:
         self.topics = tuple(topics)
