@@ -43,6 +43,8 @@ def _run_destinations(args: tuple[str, ...]) -> list[tuple[str, str]]:
     from memini_bench.modes.options import RunOptions
 
     verb, cmd, rest = "", command, args
+    if args[:1] == ("study",) and (len(args) == 1 or args[1].startswith("-")):
+        return []  # the list of studies
     if args and (args[0] in VERBS or (args[0] == "study" and len(args) > 1)):
         from memini_bench.cli.verbs import verb_command
 
