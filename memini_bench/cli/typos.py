@@ -39,6 +39,9 @@ def unknown_flag(cmd: click.Command, args: list[str], owners: Mapping[str, str] 
         if name in known:
             i += 2 if known[name] and not eq else 1
             continue
+        if token[:2] in known and not token.startswith("--") and known[token[:2]]:  # -k5: a short flag's value
+            i += 1
+            continue
         if token.startswith("-") and len(token) > 1 and not NUMBER.match(token):
             return _message(name, known, (owners or {}).get(name.lstrip("-")))
         i += 1

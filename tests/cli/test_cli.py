@@ -119,6 +119,7 @@ def test_each_verb_help_is_at_most_60_lines(verb):
 @pytest.mark.parametrize("args, message", [
     (["-sytems", "x"], "no such flag -sytems; did you mean -systems?"),
     (["--sytems", "x"], "no such flag --sytems; did you mean --systems?"),
+    (["-k3", "-embdder", "hash"], "no such flag -embdder; did you mean -embedder?"),
     (["run", "-sufite", "sample"], "no such flag -sufite; did you mean -suite?"),
     (["qa", "-sweep", "fusion=0.3"], "no such flag -sweep here; it is memini-bench sweep's "
                                      "(see memini-bench sweep --help)"),
