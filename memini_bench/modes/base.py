@@ -90,7 +90,19 @@ class Mode:
         raise NotImplementedError
 
     def preview(self, plan: Plan) -> None:
-        """Under ``--plan`` only: fill what only a plan that is printed needs (the cached texts)."""
+        """Under ``--plan`` only: the texts the run embeds (its data set's documents and queries) and how many the
+        cache holds, when the plan built an encoder (``state``: ``encoder``, or a context ``ctx`` whose encoder a
+        system built; a keyword-only run embeds nothing)."""
+        ds, ctx = plan.state.get("ds"), plan.state.get("ctx")
+        encoder = plan.state.get("encoder")
+        if encoder is None and ctx is not None and ctx.encoder_built:
+            encoder = ctx.encoder
+        if ds is None or encoder is None:
+            return
+        docs = encoder.cached_count([it.content for it in ds.items])
+        queries = encoder.cached_count([q.query for q in ds.questions], queries=True)
+        plan.texts = docs[0] + queries[0]
+        plan.cached = None if encoder.cache is None else docs[1] + queries[1]
 
     def run(self, plan: Plan) -> Outcome:
         raise NotImplementedError

@@ -110,15 +110,6 @@ class RunMode(Mode):
                     state={"ctx": ctx, "systems": systems, "ds": ds, "tables": tables, "reference": reference,
                            "mode_settings": mode_settings, "out": out, "file_name": file_name})
 
-    def preview(self, plan: Plan) -> None:
-        """--plan: the texts the run embeds and how many are cached (only when a system embeds)."""
-        ctx, ds = plan.state["ctx"], plan.state["ds"]
-        if ctx.encoder_built and ctx.encoder is not None:
-            docs = ctx.encoder.cached_count([it.content for it in ds.items])
-            queries = ctx.encoder.cached_count([q.query for q in ds.questions], queries=True)
-            plan.texts = docs[0] + queries[0]
-            plan.cached = None if ctx.encoder.cache is None else docs[1] + queries[1]
-
     def run(self, plan: Plan) -> Outcome:
         opts, st = plan.opts, plan.state
         ctx, ds = st["ctx"], st["ds"]

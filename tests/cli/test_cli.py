@@ -161,6 +161,7 @@ def test_plan_prints_what_would_run_and_writes_nothing(tmp_path, capsys):
     assert code == 0 and not (tmp_path / "out").exists()
     assert "systems (3): memini-hybrid, memini-vector, memini-keyword" in out
     assert "10 items, 8 questions scored" in out and "memini-sample-emb-hash.json" in out
+    assert "texts to embed: 18\n" in out          # 10 documents and 8 queries; the hash embedder has no cache
     code, flat, _ = run_cli(["-suite", "sample", "-embedder", "hash", "-out", str(tmp_path / "out"), "-plan"], capsys)
     assert code == 0 and flat == out and not (tmp_path / "out").exists()
 
