@@ -20,6 +20,8 @@ from memini_bench.errors import BenchError
 __all__ = ["Report", "evaluate"]
 
 SystemEntry = Any  # a name, a "module:attr" spec, a factory or a System object
+#: The CLI's flags that write files beside the results file: not settings of ``evaluate`` (it writes nothing).
+WRITERS = frozenset({"out", "per_question", "trec", "plot"})
 
 
 def evaluate(systems: SystemEntry | Sequence[SystemEntry] | None = None, *, suite: str = "sample", data: str = "",
@@ -65,6 +67,9 @@ def _options(values: dict, given: frozenset[str]):
     from memini_bench.modes.options import RunOptions
 
     known = used_fields(run_systems) | {"no_write"}
+    for name in sorted(set(values) & WRITERS):
+        raise BenchError(f"evaluate(): {name} writes files, and evaluate writes none; use Report.save(path) for the "
+                         f"results file, or memini-bench run -{name.replace('_', '-')}")
     for name in sorted(set(values) - known):
         close = difflib.get_close_matches(name, sorted(known), n=1)
         hint = f"; did you mean {close[0]}?" if close else " (see memini-bench run --help)"

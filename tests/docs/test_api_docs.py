@@ -132,3 +132,13 @@ def test_import_memini_bench_stays_light():
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_evaluate_writes_nothing_and_says_so_for_the_writing_flags(plugin_folder):
+    from memini_bench import evaluate
+    from memini_bench.errors import BenchError
+
+    with pytest.raises(BenchError, match="per_question writes files"):
+        evaluate("memini-keyword", per_question="pq.jsonl")
+    report = evaluate("memini-keyword", k=5, name="mine")
+    assert report.file_name == "memini-sample-mine.json" and not list(plugin_folder.glob("**/*.json"))
