@@ -41,7 +41,12 @@ from memini_bench.loaders import LoadOptions
 from memini_bench.modes.base import Mode, Outcome, Plan
 from memini_bench.modes.common import build_config, check_outputs, load_prepared, plan_results, write_results
 from memini_bench.modes.options import RunOptions
-from memini_bench.modes.rerank_tier import RerankTierOptions, cross_encoder_configured, hybrid_for, reranker_from
+from memini_bench.modes.rerank_tier import (
+    RerankTierOptions,
+    cross_encoder_configured,
+    ingested_hybrid,
+    reranker_from,
+)
 from memini_bench.rerankers import Candidate, ScoringReranker
 from memini_bench.results.schema import GateResults
 from memini_bench.systems.config import HybridConfig
@@ -216,9 +221,7 @@ class GatesMode(Mode):
     def run(self, plan: Plan) -> Outcome:
         opts, st = plan.opts, plan.state
         ds, reranker = st["ds"], st["reranker"]
-        hybrid = hybrid_for(opts, st["encoder"])
-        hybrid.ingest(ds.items)
-        hybrid.backend.prepare([q.query for q in ds.questions])
+        hybrid = ingested_hybrid(opts, st["encoder"], ds)
         k = opts.k[0]
         if reranker is None:
             probes = vec_gate_probes(hybrid, ds.questions, k)

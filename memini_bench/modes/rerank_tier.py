@@ -83,6 +83,14 @@ def hybrid_for(opts: RunOptions, encoder: TextEncoder | None) -> HybridSystem:
     return HybridSystem(MeminiBackend(encoder, opts.hybrid.keyword_backend), opts.hybrid)
 
 
+def ingested_hybrid(opts: RunOptions, encoder: TextEncoder | None, ds) -> HybridSystem:
+    """The run's hybrid (``hybrid_for``) with ``ds``'s items ingested and its queries prepared."""
+    hybrid = hybrid_for(opts, encoder)
+    hybrid.ingest(ds.items)
+    hybrid.backend.prepare([q.query for q in ds.questions])
+    return hybrid
+
+
 def latency(xs: list[float]) -> dict[str, float]:
     return {"p50_ms": percentile(xs, 50), "p95_ms": percentile(xs, 95), "mean_ms": sum(xs) / len(xs) if xs else 0.0}
 
@@ -142,9 +150,7 @@ class RerankTierMode(Mode):
     def run(self, plan: Plan) -> Outcome:
         opts, st = plan.opts, plan.state
         ds, reranker = st["ds"], st["reranker"]
-        hybrid = hybrid_for(opts, st["encoder"])
-        hybrid.ingest(ds.items)
-        hybrid.backend.prepare([q.query for q in ds.questions])
+        hybrid = ingested_hybrid(opts, st["encoder"], ds)
         k, head_n = opts.k[0], opts.mode(RerankTierOptions).llm_rerank_pool
         rows, timing = _compare(hybrid, reranker, ds, k, head_n)
         note = reranker.note() if hasattr(reranker, "note") else ""
