@@ -226,3 +226,15 @@ def test_a_flag_form_and_its_verb_write_files_of_one_name_and_identity(tmp_path,
     assert names and names == sorted(str(p.relative_to(b)) for p in b.rglob("*.json"))
     for name in names:
         assert results_identity(a / name) == results_identity(b / name), name
+
+
+def test_study_lists_the_studies_and_runs_a_study_script(capsys):
+    from memini_bench.cli.verbs import SCRIPTS
+    from memini_bench.modes import STUDIES
+
+    code, out, _ = run_cli(["study"], capsys)
+    assert code == 0 and all(f"\n    {name} " in out for name in [*STUDIES, *SCRIPTS])
+    code, out, _ = run_cli(["study", "contradiction", "--help"], capsys)
+    assert code == 0 and "-locomo" in out
+    code, out, _ = run_cli(["help", "study"], capsys)
+    assert code == 0 and "entity-bridge" in out
