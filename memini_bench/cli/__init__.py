@@ -62,12 +62,13 @@ def help_command(topic: str | None) -> None:
 
         click.echo(study_help(), nl=False)
         return
+    width = {"max_content_width": HELP_SETTINGS["max_content_width"],
+             "terminal_width": HELP_SETTINGS["terminal_width"]}
     if topic in VERBS:
         cmd = _command_of(topic)
-        click.echo(cmd.get_help(click.Context(cmd, info_name=f"memini-bench {topic}")))
+        click.echo(cmd.get_help(click.Context(cmd, info_name=f"memini-bench {topic}", **width)))
         return
-    ctx = click.Context(command, info_name="memini-bench", max_content_width=HELP_SETTINGS["max_content_width"],
-                        terminal_width=HELP_SETTINGS["terminal_width"])
+    ctx = click.Context(command, info_name="memini-bench", **width)
     click.echo(command.get_help(ctx) if topic is None else command.topic_help(ctx, topic), nl=topic is None)
 
 
