@@ -33,23 +33,33 @@ def _click_values(cmd, name: str, args: tuple[str, ...]) -> tuple[dict[str, obje
 
 
 def _run_destinations(args: tuple[str, ...]) -> list[tuple[str, str]]:
-    """A ``memini-bench`` run: parsed as ``memini_bench.cli.main`` parses it, checked as ``dispatch`` checks it
-    before any work, and every file or folder it may write."""
-    from memini_bench.cli import command, repeated_flag
+    """A ``memini-bench`` run (the flat form, or a verb: ``run``, ``study rerank``...): parsed as
+    ``memini_bench.cli.main`` parses it, checked as ``dispatch`` checks it before any work, and every file or
+    folder it may write."""
+    from memini_bench.cli import VERBS, command, repeated_flag
     from memini_bench.embed.cache import default_cache_dir
     from memini_bench.errors import BenchError
-    from memini_bench.modes import check_given, selected_mode
+    from memini_bench.modes import check_given, mode_for, selected_mode
     from memini_bench.modes.options import RunOptions
 
-    twice = repeated_flag(command, list(args))
+    verb, cmd, rest = "", command, args
+    if args[:1] == ("study",) and (len(args) == 1 or args[1].startswith("-")):
+        return []  # the list of studies
+    if args and (args[0] in VERBS or (args[0] == "study" and len(args) > 1)):
+        from memini_bench.cli.verbs import verb_command
+
+        verb, rest = (f"study {args[1]}", args[2:]) if args[0] == "study" else (args[0], args[1:])
+        cmd = verb_command(verb)
+    twice = repeated_flag(cmd, list(rest))
     if twice is not None:
         raise ExampleError(f"memini-bench: {twice} given twice")
-    values, given = _click_values(command, "memini-bench", args)
-    if not values:
+    values, given = _click_values(cmd, "memini-bench", rest)
+    if not values or values.pop("plan", False) or values.pop("plan_only", False):
         return []
+    values.pop("topics", None)
     try:
-        opts = RunOptions.build(values, given)
-        mod = selected_mode(opts)
+        opts = RunOptions.build({**values, **(mode_for(verb).implied if verb else {})}, given)
+        mod = mode_for(verb).module if verb else selected_mode(opts)
         check_given(mod, opts)
     except BenchError as exc:
         raise ExampleError(f"memini-bench: {exc}") from None

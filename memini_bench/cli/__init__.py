@@ -1,21 +1,26 @@
-"""The command line: ``python -m memini_bench -suite locomo -data locomo10.json -k 5,10``.
+"""The command line: ``memini-bench VERB [FLAGS]`` (``run``, ``sweep``, ``compare``, ``qa``, ``study NAME``,
+``vetobench``, ``score``, ``report``, ``data``, ``list``, ``help``), and the flat form of memini's cmd/bench,
+``python -m memini_bench -suite locomo -data locomo10.json -k 5,10``, which runs the verb its flags pick
+(``modes.routes.FLAT_ROUTES``) with the same outputs and results identity.
 
 Every flag works Go-style (``-suite locomo``, as memini's cmd/bench) and GNU-style (``--suite locomo``). Bad
-input ends as one line on stderr naming the input and the fix, with exit code 2 and no results file written.
+input ends as one line on stderr naming the input and the fix, with exit code 2 and no results file written; a
+mistyped flag names the closest valid one (``cli.typos``).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 
 import click
 from click.core import ParameterSource
 
 from memini_bench import __version__
-from memini_bench.cli.help import GroupedCommand, show_all, topics
-from memini_bench.core.console import run_command
+from memini_bench.cli.help import FlatCommand, show_all, topics
+from memini_bench.core.console import fail_usage, run_command
 from memini_bench.core.settings import HELP_SETTINGS, click_options
-from memini_bench.modes import dispatch, modes
+from memini_bench.modes import VERBS, dispatch, modes
 from memini_bench.modes.options import RunOptions
 from memini_bench.results.provenance import set_command
 
@@ -27,18 +32,20 @@ def _options() -> list:
     return [opt for cls in RunOptions.concern_classes() + mode_option_classes() for opt in click_options(cls)]
 
 
-@click.command(cls=GroupedCommand, context_settings=HELP_SETTINGS)
+@click.command(cls=FlatCommand, context_settings=HELP_SETTINGS)
 @click.version_option(__version__, "-version", "--version")
 @click.option("--help-all", is_flag=True, expose_value=False, is_eager=True, callback=show_all,
               help="Every flag, grouped by topic.")
-def command(**values: object) -> None:
+@click.option("-plan", "--plan", "plan_only", is_flag=True, help="Print what would run and where it would write; "
+              "run nothing.")
+def command(plan_only: bool = False, **values: object) -> None:
     """memini-bench: measure whether agent-memory systems recall the gold memories.
 
     Every flag works Go-style (-suite locomo, as memini's cmd/bench) and GNU-style (--suite locomo)."""
     ctx = click.get_current_context()
     given = frozenset(name for name in values
                       if ctx.get_parameter_source(name) not in (ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP))
-    sys.exit(dispatch(RunOptions.build(values, given)))
+    sys.exit(dispatch(RunOptions.build(values, given), plan_only=plan_only))
 
 
 for _opt in _options():
@@ -49,17 +56,33 @@ command.topic_list = topics(RunOptions.concern_classes(), modes())
 @click.command(context_settings=HELP_SETTINGS)
 @click.argument("topic", required=False)
 def help_command(topic: str | None) -> None:
-    """One help topic in full (without TOPIC: the grouped --help)."""
-    ctx = click.Context(command, info_name="memini-bench", max_content_width=HELP_SETTINGS["max_content_width"],
-                        terminal_width=HELP_SETTINGS["terminal_width"])
+    """One help topic in full, or one verb's help (without TOPIC: the overview of the verbs)."""
+    if topic == "study":
+        from memini_bench.cli.verbs import study_help
+
+        click.echo(study_help(), nl=False)
+        return
+    width = {"max_content_width": HELP_SETTINGS["max_content_width"],
+             "terminal_width": HELP_SETTINGS["terminal_width"]}
+    if topic in VERBS:
+        cmd = _command_of(topic)
+        click.echo(cmd.get_help(click.Context(cmd, info_name=f"memini-bench {topic}", **width)))
+        return
+    ctx = click.Context(command, info_name="memini-bench", **width)
     click.echo(command.get_help(ctx) if topic is None else command.topic_help(ctx, topic), nl=topic is None)
 
 
-#: Subcommands: the first argument names one (``memini-bench report ...``); anything else is the flat, Go-style
-#: run of memini's ``cmd/bench`` (``memini-bench -suite locomo ...``). Each target is ``module:attr``, a click
-#: command, imported only when named.
+#: Subcommands that are not modes: each target is ``module:attr``, a click command, imported only when named.
 SUBCOMMANDS: dict[str, str] = {"help": "memini_bench.cli:help_command",
-                               "report": "memini_bench.report.cli:command", "data": "memini_bench.data.cli:command"}
+                               "report": "memini_bench.report.cli:command", "data": "memini_bench.data.cli:command",
+                               "score": "memini_bench.modes.score:command"}
+
+
+def _command_of(verb: str) -> click.Command:
+    """The click command of a mode verb (``modes.VERBS``)."""
+    from memini_bench.cli.verbs import verb_command
+
+    return verb_command(verb)
 
 
 def repeated_flag(cmd: click.Command, args: list[str]) -> str | None:
@@ -92,19 +115,71 @@ def repeated_flag(cmd: click.Command, args: list[str]) -> str | None:
     return None
 
 
+def run_checked(cmd: click.Command, args: list[str], prog: str) -> None:
+    """Run ``cmd`` after refusing a mistyped flag (``typos.unknown_flag``) and a flag given twice."""
+    from memini_bench.cli.typos import unknown_flag
+
+    for problem in (unknown_flag(cmd, args, flag_verbs()), _twice(cmd, args)):
+        if problem is not None:
+            fail_usage("memini-bench", problem)
+    run_command(cmd, args, prog)
+
+
+def flag_verbs() -> dict[str, str]:
+    """Each mode's own flag (no dash) -> its verb (``sweep`` for ``sweep``), for the message of a flag given to
+    another verb."""
+    from memini_bench.core.settings import flag_fields
+    from memini_bench.modes import all_verbs, mode_for
+
+    out: dict[str, str] = {}
+    for verb in all_verbs():
+        options = mode_for(verb).module.OPTIONS
+        out.update({f.metadata["flag"]: verb for f in flag_fields(options)} if options is not None else {})
+    return out
+
+
+def _twice(cmd: click.Command, args: list[str]) -> str | None:
+    twice = repeated_flag(cmd, args)
+    return None if twice is None else f"{twice} given twice; give each flag once (comma lists: -k 5,10)"
+
+
+def run_study(args: list[str]) -> None:
+    """``memini-bench study NAME [FLAGS]``."""
+    from memini_bench.cli.verbs import SCRIPTS, study_help, study_names, verb_command
+    from memini_bench.core.registry import load_target
+
+    if not args or args[0] in ("-h", "--help"):
+        click.echo(study_help(), nl=False)
+        return
+    name, rest = args[0], args[1:]
+    if name in SCRIPTS:
+        run_command(load_target(SCRIPTS[name], f"study {name}"), rest, f"memini-bench study {name}")
+    elif name in study_names():
+        run_checked(verb_command(f"study {name}"), rest, f"memini-bench study {name}")
+    else:
+        fail_usage("memini-bench", f"study {name}: no such study; use one of {', '.join(study_names())}")
+
+
+def run_subcommand(name: str, args: list[str]) -> None:
+    """A subcommand that is not a mode (``SUBCOMMANDS``); ``score`` says so when it is not installed."""
+    from memini_bench.core.registry import load_target
+
+    module = SUBCOMMANDS[name].partition(":")[0]
+    if name == "score" and importlib.util.find_spec(module) is None:
+        fail_usage("memini-bench", "score: not available in this version of memini-bench")
+    run_command(load_target(SUBCOMMANDS[name], name), args, f"memini-bench {name}")
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of ``memini-bench`` and ``python -m memini_bench``."""
     args = sys.argv[1:] if argv is None else list(argv)
     set_command(["memini-bench", *args])
-    if args and args[0] in SUBCOMMANDS:
-        from memini_bench.core.registry import load_target
-
-        sub = load_target(SUBCOMMANDS[args[0]], args[0])
-        run_command(sub, args[1:], f"memini-bench {args[0]}")
-        return
-    twice = repeated_flag(command, args)
-    if twice is not None:
-        from memini_bench.core.console import fail_usage
-
-        fail_usage("memini-bench", f"{twice} given twice; give each flag once (comma lists: -k 5,10)")
-    run_command(command, args, "memini-bench")
+    first, rest = (args[0], args[1:]) if args else ("", [])
+    if first == "study":
+        run_study(rest)
+    elif first in SUBCOMMANDS:
+        run_subcommand(first, rest)
+    elif first in VERBS:
+        run_checked(_command_of(first), rest, f"memini-bench {first}")
+    else:
+        run_checked(command, args, "memini-bench")

@@ -1,11 +1,11 @@
-"""Help a person can use: ``--help`` grouped under headings with examples, the rest under ``--help-all`` and
-``memini-bench help TOPIC``.
+"""Help a person can use: ``memini-bench --help`` lists the verbs and the flat form's mapping onto them; each
+verb's ``--help`` shows only its own flags, grouped under headings, with examples; ``--help-all`` prints every flag
+of the flat form and ``memini-bench help TOPIC`` one topic.
 
 Every flag belongs to a *topic*: its setting's ``group`` (``core.settings.group_of``: the field's own, else its
 options class's ``GROUP``), or, for a mode's own flags, the mode's topic (its module name with ``-`` for ``_``:
-``sweep``, ``rerank-tier``; ``run_systems`` is ``run``). ``--help`` prints the everyday topics in full
-(``FULL``), one line per other topic (its title, its flags' names and how to see them), and the examples;
-``--help-all`` prints every topic in full; ``help TOPIC`` prints one.
+``sweep``, ``rerank-tier``; ``run_systems`` is ``run``). A verb's help prints its everyday topics in full
+(``FULL`` and the verb's own), one line per other topic (its title, its flags' names and how to see them).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ CONCERN_TOPICS = {"core": "Core", "data": "Data and its preparation", "systems":
 #: The topics --help shows in full; the rest get one line each.
 FULL = ("core", "data", "systems", "outputs")
 EXAMPLES = (
-    ("the offline sample, memini's three systems", "memini-bench -suite sample"),
+    ("the offline sample, memini's three systems", "memini-bench run -suite sample"),
     ("LoCoMo turn level at K 5 and 10", "memini-bench -suite locomo -data locomo10.json -k 5,10"),
     ("your own system beside memini's", "memini-bench -suite locomo -data locomo10.json -system ./mine.py:make"),
     ("peers with paired significance", "memini-bench -suite locomo -data locomo10.json -systems hybrid,bm25s "
@@ -72,9 +72,14 @@ def topics(concerns: Iterable[type], mode_modules: Iterable[ModuleType]) -> list
 
 
 class GroupedCommand(click.Command):
-    """A click command whose help is grouped by topic (see the module docstring)."""
+    """A click command whose help is grouped by topic (see the module docstring): the examples, the topics of
+    ``full`` in full, one line per other topic, then the ``other`` rows."""
 
     topic_list: list[Topic] = []
+    full: tuple[str, ...] = FULL
+    examples: tuple[tuple[str, str], ...] = EXAMPLES
+    other: tuple[tuple[str, str], ...] = (("-version, --version", "Show the version and exit."),
+                                          ("-h, --help / --help-all", "This help / every flag, grouped."))
 
     def params_of(self, topic: Topic) -> list[click.Parameter]:
         by_name = {p.name: p for p in self.params}
@@ -82,27 +87,29 @@ class GroupedCommand(click.Command):
 
     def _write_topic(self, ctx: click.Context, formatter: click.HelpFormatter, topic: Topic) -> None:
         rows = [row for p in self.params_of(topic) if (row := p.get_help_record(ctx)) is not None]
+        if not rows:
+            return
         with formatter.section(topic.title):
             formatter.write_dl(rows)
 
     def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         self.format_usage(ctx, formatter)
         self.format_help_text(ctx, formatter)
-        with formatter.section("Examples"):
-            for what, line in EXAMPLES:
-                formatter.write(f"{'':{formatter.current_indent}}# {what}\n{'':{formatter.current_indent}}{line}\n")
+        if self.examples:
+            with formatter.section("Examples"):
+                for what, line in self.examples:
+                    formatter.write(f"{'':{formatter.current_indent}}# {what}\n"
+                                    f"{'':{formatter.current_indent}}{line}\n")
         full = getattr(ctx, "help_all", False)
         for topic in self.topic_list:
-            if full or topic.name in FULL:
+            if full or topic.name in self.full:
                 self._write_topic(ctx, formatter, topic)
-        if not full:
+        rest = [t for t in self.topic_list if t.name not in self.full and self.params_of(t)]
+        if rest and not full:
             with formatter.section("More (memini-bench help TOPIC shows one; --help-all shows all)"):
-                formatter.write_dl([(t.name, f"{t.title}: {_flag_names(self.params_of(t))}")
-                                    for t in self.topic_list if t.name not in FULL])
+                formatter.write_dl([(t.name, f"{t.title}: {_flag_names(self.params_of(t))}") for t in rest])
         with formatter.section("Other"):
-            formatter.write_dl([("-version, --version", "Show the version and exit."),
-                                ("-h, --help / --help-all", "This help / every flag, grouped."),
-                                ("memini-bench report | data | help", "Subcommands (each has --help).")])
+            formatter.write_dl(list(self.other))
 
     def topic_help(self, ctx: click.Context, name: str) -> str:
         topic = next((t for t in self.topic_list if t.name == name), None)
@@ -126,3 +133,51 @@ def show_all(ctx: click.Context, param: click.Parameter, value: bool) -> None:
     ctx.help_all = True  # type: ignore[attr-defined]
     click.echo(ctx.get_help(), color=ctx.color)
     ctx.exit()
+
+
+#: One line per verb, for ``memini-bench --help``.
+VERB_LINES = (
+    ("run", "the normal run: systems on a suite, one table, a results file"),
+    ("sweep", "a grid over a system's settings, chosen on tune, reported on held"),
+    ("compare", "paired significance of runs read back from -per-question files"),
+    ("qa", "end-to-end QA accuracy with an LLM reader and judge"),
+    ("study NAME", "memini's studies (memini-bench study --help lists them)"),
+    ("vetobench", "veto recall on VetoBench, its scale curve and the live agent layer"),
+    ("score", "score saved rankings or answers (memini-bench score --help)"),
+    ("report", "a static site or one table from results files"),
+    ("data", "the data sets: list, fetch, check"),
+    ("list [TOPIC]", "every registered system, suite, embedder and executor"),
+    ("help [TOPIC]", "one help topic, or one verb's help"),
+)
+VERB_EXAMPLES = (
+    ("the offline sample, memini's three systems", "memini-bench run -suite sample"),
+    ("your own system beside memini's", "memini-bench run -suite locomo -data locomo10.json -system ./mine.py:make"),
+    ("what a run would do, without doing it", "memini-bench run -suite locomo -data locomo10.json --plan"),
+    ("the flat form of memini's cmd/bench (= run)", "memini-bench -suite locomo -data locomo10.json -k 5,10"),
+)
+
+
+class FlatCommand(GroupedCommand):
+    """The flat, Go-style command (every flag; no verb): ``--help`` is the overview of the verbs and of the flat
+    form's mapping onto them (``modes.routes.FLAT_ROUTES``); ``--help-all`` every flag, grouped."""
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        if getattr(ctx, "help_all", False):
+            super().format_help(ctx, formatter)
+            return
+        from memini_bench.modes.routes import FLAT_ROUTES
+
+        formatter.write("Usage: memini-bench VERB [FLAGS]    (memini-bench VERB --help: that verb's flags)\n"
+                        "       memini-bench [FLAGS]         (the flat form of memini's cmd/bench)\n")
+        self.format_help_text(ctx, formatter)
+        with formatter.section("Verbs"):
+            formatter.write_dl(list(VERB_LINES))
+        with formatter.section("Examples"):
+            for what, line in VERB_EXAMPLES:
+                formatter.write(f"{'':{formatter.current_indent}}# {what}\n{'':{formatter.current_indent}}{line}\n")
+        with formatter.section("The flat form: the first row whose flags are given picks the verb"):
+            formatter.write_dl([(r.flags, r.verb) for r in FLAT_ROUTES])
+        with formatter.section("Other"):
+            formatter.write_dl([("-version, --version", "Show the version and exit."),
+                                ("--help-all", "Every flag of the flat form, grouped by topic."),
+                                ("--plan", "Print what would run and where it would write; run nothing.")])

@@ -157,6 +157,17 @@ class TextEncoder:
         out["texts_embedded"] = self.embedded
         return out
 
+    def cached_count(self, texts: Sequence[str], *, queries: bool = False) -> tuple[int, int]:
+        """(distinct texts, how many of them the memo or the disk cache already holds) for documents (or
+        ``queries``) about to be embedded (``--plan``; the disk cache counts this read in its hits and misses)."""
+        prefix = self.query_prefix if queries else self.doc_prefix
+        final = list(dict.fromkeys(self._cut(prefix + t) for t in texts))
+        missing = [t for t in final if t not in self._memo]
+        if missing and self.cache is not None:
+            found = self.cache.get_many(missing)
+            missing = [t for t, vec in zip(missing, found, strict=True) if vec is None]
+        return len(final), len(final) - len(missing)
+
     def queries(self, texts: Sequence[str]) -> np.ndarray:
         """Embed many queries at once (batched), so later ``query`` calls are memo look-ups."""
         return self.encode([self.query_prefix + t for t in texts])

@@ -1,13 +1,14 @@
-"""Run modes: the normal run (``run_systems``) and the other comparisons, one module each, named after what it does.
+"""Run modes, one verb each: the normal run (``run``, ``run_systems``) and the other comparisons, one module each,
+named after what it does.
 
-A mode module exposes ``NAME`` (as the errors call it), ``OPTIONS`` (its frozen options dataclass, whose fields are
-its flags, or None), ``USES`` (what else it reads: option classes, all of whose flags it honours, and field names of
-single flags), ``selected(opts) -> bool`` and ``run(opts) -> int``. The CLI runs the first selected mode in
-``MODE_MODULES`` order (the order is the precedence); ``run_systems`` (last) is the default. Before it runs,
-every flag the user gave is checked
-against the mode's ``USES`` (and the suite's ``Suite.uses`` for loader flags): a flag the mode would ignore is an
-error naming the mode, never silently dropped. Keep module-level imports light: every module is imported to build
---help.
+A mode module exposes ``NAME`` (as the errors call it), ``SUMMARY`` (one line), ``OPTIONS`` (its frozen options
+dataclass, whose fields are its flags, or None), ``USES`` (what else it reads: option classes, all of whose flags it
+honours, and field names of single flags) and its mode class (``modes.base.Mode``: plan, run, render, write).
+``VERBS`` and ``STUDIES`` name each mode class by its verb (``memini-bench run``, ``memini-bench study rerank``);
+``dispatch`` runs one by name. The flat, Go-style form (no verb) picks its verb with ``routes.FLAT_ROUTES``, one
+table read top to bottom. Before a mode runs, every flag the user gave is checked against the mode's ``USES`` (and
+the suite's ``Suite.uses`` for loader flags): a flag the mode would ignore is an error naming the mode, never
+silently dropped. Keep module-level imports light: every module is imported to build --help.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from types import ModuleType
 
 from memini_bench.errors import BenchError
 
+#: Every mode module (their flags make the flat form's flags, in this order in --help-all).
 MODE_MODULES = [
     "memini_bench.modes.listing",
     "memini_bench.modes.compare_files",
@@ -31,6 +33,23 @@ MODE_MODULES = [
     "memini_bench.modes.entity_bridge",
     "memini_bench.modes.run_systems",
 ]
+#: The verbs that run a mode: each ``module:Class`` (a ``modes.base.Mode``), imported when named.
+VERBS: dict[str, str] = {
+    "run": "memini_bench.modes.run_systems:RunMode",
+    "sweep": "memini_bench.modes.sweep:SweepMode",
+    "compare": "memini_bench.modes.compare_files:CompareMode",
+    "qa": "memini_bench.modes.qa:QAMode",
+    "vetobench": "memini_bench.modes.vetobench:VetoMode",
+    "list": "memini_bench.modes.listing:ListMode",
+}
+#: ``memini-bench study NAME``: memini's studies that are modes (the CLI adds the stand-alone study scripts).
+STUDIES: dict[str, str] = {
+    "rerank": "memini_bench.modes.rerank:RerankMode",
+    "rerank-tier": "memini_bench.modes.rerank_tier:RerankTierMode",
+    "gates": "memini_bench.modes.gates:GatesMode",
+    "multihop": "memini_bench.modes.multihop:MultihopMode",
+    "entity-bridge": "memini_bench.modes.entity_bridge:EntityBridgeMode",
+}
 #: Honoured by every mode: -quiet silences ``progress`` process-wide, -traceback is read by ``dispatch``.
 ALWAYS_USED = frozenset({"suite", "data", "quiet", "traceback"})
 
@@ -41,6 +60,20 @@ def modes() -> list[ModuleType]:
 
 def mode_option_classes() -> list[type]:
     return [m.OPTIONS for m in modes() if m.OPTIONS is not None]
+
+
+def mode_for(verb: str):
+    """The mode class instance of ``verb`` (``run``, ``qa``, ``study rerank``...)."""
+    name = verb.removeprefix("study ")
+    table = STUDIES if verb.startswith("study ") else VERBS
+    if name not in table:
+        raise BenchError(f"{verb}: no such verb; use one of {', '.join(all_verbs())}")
+    module, _, cls = table[name].partition(":")
+    return getattr(importlib.import_module(module), cls)()
+
+
+def all_verbs() -> list[str]:
+    return [*VERBS, *(f"study {name}" for name in STUDIES)]
 
 
 def used_fields(mod: ModuleType) -> set[str]:
@@ -73,31 +106,31 @@ def check_given(mod: ModuleType, opts) -> None:
 
 
 def selected_mode(opts) -> ModuleType:
-    """The first mode of ``MODE_MODULES`` whose ``selected(opts)`` is true (the order is the precedence; the last,
-    ``run_systems``, is always selected)."""
-    for mod in modes():
-        if mod.selected(opts):
-            return mod
-    raise AssertionError("run_systems is always selected")
+    """The module of the mode the flat form runs for ``opts`` (``routes.route``)."""
+    from memini_bench.modes.routes import route
+
+    return mode_for(route(opts)).module
 
 
-def dispatch(opts) -> int:
-    """Run the selected mode with its output files as one unit (``results.atomic_io.RunOutputs``: staged while it
-    runs, placed together when it ends, none left after a failure or an interrupt); a plugin's failure
-    (``core.hooks.PluginError``) prints its whole trace first under ``-traceback``, then ends as the usual one
-    line."""
+def dispatch(opts, verb: str = "", *, plan_only: bool = False, mode=None) -> int:
+    """Run ``verb``'s mode (the flat form's ``routes.route`` when ""; ``mode``: an instance to run instead) with
+    its output files as one unit (``results.atomic_io.RunOutputs``: staged while it runs, placed together when it
+    ends, none left after a failure or an interrupt); ``plan_only`` prints the plan and runs nothing. A plugin's
+    failure (``core.hooks.PluginError``) prints its whole trace first under ``-traceback``, then ends as the usual
+    one line."""
     import sys
 
     from memini_bench import progress
     from memini_bench.core.hooks import PluginError
+    from memini_bench.modes.routes import route
     from memini_bench.results.atomic_io import RunOutputs
 
-    mod = selected_mode(opts)
-    check_given(mod, opts)
+    mode = mode or mode_for(verb or route(opts))
+    check_given(mode.module, opts)
     progress.set_quiet(opts.guard.quiet)
     try:
         with RunOutputs():
-            return mod.run(opts)
+            return mode.execute(opts, plan_only=plan_only)
     except PluginError as exc:
         if opts.guard.traceback and exc.trace:
             sys.stderr.write(exc.trace)

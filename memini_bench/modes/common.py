@@ -1,8 +1,8 @@
 """What every mode shares: loading and preparing the data set (``load_prepared``), what a results file records
 (``build_config``), its path (``results_path``) and identity claimed before any work (``plan_results``), the
 identity-checked write (``write_results``), the checks of the destinations before any work (``check_outputs``),
-the paired tests of a run's systems (``significance_of``) and the normal run's own flags (``CompareOptions``:
--significance, -resamples, -seed, -poison), which -sweep and -compare read too.
+the paired tests of a run's systems (``significance_of``) and the normal run's own flags (``SystemsRunOptions``:
+-significance, -resamples, -seed, -poison, -categories), which -sweep and -compare read in part.
 """
 
 from __future__ import annotations
@@ -35,7 +35,9 @@ from memini_bench.systems.lineup import DEFAULT_SYSTEMS
 
 
 @dataclass(frozen=True)
-class CompareOptions:
+class SystemsRunOptions:
+    """The normal run's own flags: its paired tests (-significance, -resamples, -seed), -poison, -categories."""
+
     significance: bool = setting("significance", False, "Also test every system against -reference (default the "
                                  "hybrid, or the first system) on the same questions: exact McNemar on R@K, paired "
                                  "bootstrap on MRR and nDCG@K, Holm across the family.")
@@ -50,7 +52,7 @@ class CompareOptions:
 
 def category_systems(opts: RunOptions, names: list[str]) -> list[str] | None:
     """-categories: the systems whose per-category table is printed (None = the default one); ``all`` = every one."""
-    wanted = opts.mode(CompareOptions).categories
+    wanted = opts.mode(SystemsRunOptions).categories
     if not wanted:
         return None
     if wanted == ("all",):
@@ -73,19 +75,20 @@ def reference_of(wanted: str, names: list[str]) -> str:
     return next((n for n in ("reference", "memini-hybrid") if n in names), names[0])
 
 
-def significance_of(opts: RunOptions, results: list[RunResult], reference: str = "") -> list[dict]:
-    """Print and return the paired tests of every system against ``reference`` (``reference_of``)."""
+def significance_of(opts: RunOptions, results: list[RunResult], reference: str = "") -> tuple[str, list[dict]]:
+    """The paired tests of every system against ``reference`` (``reference_of``): their markdown table (after a
+    blank line, as the run prints it) and their rows (as a results file records them)."""
     from memini_bench.evaluation.significance import compare_run
     from memini_bench.evaluation.significance import markdown as sig_markdown
 
     names = [r.system for r in results]
     if len(names) < 2:
         raise BenchError("-significance: needs at least two systems in the run (see -systems)")
-    c = opts.mode(CompareOptions)
+    c = opts.mode(SystemsRunOptions)
     reference = reference_of(reference, names)
     sig = compare_run(results, opts.k, reference=reference, resamples=c.resamples, seed=c.seed)
-    sys.stdout.write("\n" + sig_markdown(sig, f"{reference} against each system, paired on the same questions"))
-    return [dataclasses.asdict(r) for r in sig.rows]
+    text = "\n" + sig_markdown(sig, f"{reference} against each system, paired on the same questions")
+    return text, [dataclasses.asdict(r) for r in sig.rows]
 
 
 def log(message: str) -> None:
@@ -102,7 +105,7 @@ def load_prepared(opts: RunOptions) -> Dataset:
     if prepared is not ds:
         log(f'prepared "{prepared.name}": {len(prepared.items)} items, scoring {len(prepared.questions)} of '
             f"{len(ds.questions)} questions (holdout {opts.core.holdout}, limit {opts.core.limit or 'none'})")
-    debris = opts.mode(CompareOptions).poison
+    debris = opts.mode(SystemsRunOptions).poison
     if debris:
         prepared = poison(prepared, debris)
         log(f'poisoned "{prepared.name}": {prepared.notes[-1].removeprefix("poisoned: ")}')
@@ -141,7 +144,7 @@ def run_identity(opts: RunOptions, ds: Dataset, ctx: SystemContext | None, syste
         run["embedding"] = embedding_identity(ctx.encoder)
     if settings_of_systems and systems:
         run["system_settings"] = [describe(s) for s in systems]
-    c = opts.mode(CompareOptions)
+    c = opts.mode(SystemsRunOptions)
     if c.significance:
         run["significance"] = {"resamples": c.resamples, "seed": c.seed}
     if opts.guard.leaks != type(opts.guard)().leaks:

@@ -13,13 +13,13 @@ per-question files.
 from __future__ import annotations
 
 import dataclasses
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from memini_bench.core.settings import CommaList, setting
 from memini_bench.errors import BenchError
-from memini_bench.modes.common import CompareOptions, write_results
+from memini_bench.modes.base import Mode, Outcome, Plan
+from memini_bench.modes.common import SystemsRunOptions, write_results
 from memini_bench.modes.options import RunOptions
 from memini_bench.results.identity import claim, safe_name
 from memini_bench.results.provenance import harness, input_sha256
@@ -48,51 +48,62 @@ class SignificanceOptions:
 
 
 OPTIONS = SignificanceOptions
-USES = (CompareOptions, "k", "out", "no_write")
+USES = (SystemsRunOptions, "k", "out", "no_write")
 
 
-def selected(opts: RunOptions) -> bool:
-    return bool(opts.mode(SignificanceOptions).compare)
 
+class CompareMode(Mode):
+    """``memini-bench compare`` (see the module docstring): ``plan`` checks the flags and claims the output path
+    (hashing the files only when it writes); ``run`` reads the files and tests; ``render`` prints the table;
+    ``write`` the comparison file."""
 
-def run(opts: RunOptions) -> int:
-    from memini_bench.evaluation.significance import compare_file_systems, compare_files, markdown
+    verb = "compare"
 
-    s, c = opts.mode(SignificanceOptions), opts.mode(CompareOptions)
-    if len(s.compare) == 1 and s.compare_systems:
-        raise BenchError("-compare-systems: pairs systems of two files; give -compare A.jsonl,B.jsonl")
-    if len(s.compare) == 2 and "reference" in opts.given:
-        raise BenchError("-reference: names the baseline within one file; with two files each system is paired "
-                         "with itself (use -compare-systems)")
-    out, ident = None, {}
-    if not opts.output.no_write:
-        check_destinations(folders=[("-out", opts.output.out)])
-        stem = "-vs-".join(safe_name(Path(p).stem) for p in s.compare)
-        ident = _identity(opts)
-        out = claim(Path(opts.output.out) / f"compare-{stem}.json", ident)
-    if len(s.compare) == 1:
-        reference = s.reference or "memini-hybrid"
-        sig = compare_file_systems(s.compare[0], opts.k, reference=reference, resamples=c.resamples, seed=c.seed)
-        title = f"{Path(s.compare[0]).name}: {reference} against each system"
-    else:
-        sig = compare_files(*s.compare, opts.k, systems=s.compare_systems, resamples=c.resamples, seed=c.seed)
-        title = f"{Path(s.compare[0]).name} vs {Path(s.compare[1]).name}"
-    sys.stdout.write(markdown(sig, title))
-    sys.stdout.flush()
-    if out is None:
-        return 0
-    write_results(out, CompareFilesResults(
-        config={"mode": "compare-files", "files": list(s.compare), "ks": list(opts.k),
-                "reference": s.reference if len(s.compare) == 1 else "", "resamples": c.resamples, "seed": c.seed,
-                "identity": ident, **harness()},
-        extra={"results": [dataclasses.asdict(r) for r in sig.rows]}))
-    return 0
+    def plan(self, opts: RunOptions) -> Plan:
+        s = opts.mode(SignificanceOptions)
+        if len(s.compare) == 1 and s.compare_systems:
+            raise BenchError("-compare-systems: pairs systems of two files; give -compare A.jsonl,B.jsonl")
+        if len(s.compare) == 2 and "reference" in opts.given:
+            raise BenchError("-reference: names the baseline within one file; with two files each system is paired "
+                             "with itself (use -compare-systems)")
+        out, ident = None, None
+        if not opts.output.no_write:
+            check_destinations(folders=[("-out", opts.output.out)])
+            stem = "-vs-".join(safe_name(Path(p).stem) for p in s.compare)
+            ident = _identity(opts)
+            out = claim(Path(opts.output.out) / f"compare-{stem}.json", ident)
+        return Plan(self.verb, opts, identity=ident, writes=[out] if out is not None else [], state={"out": out})
+
+    def run(self, plan: Plan) -> Outcome:
+        from memini_bench.evaluation.significance import compare_file_systems, compare_files, markdown
+
+        opts = plan.opts
+        s, c = opts.mode(SignificanceOptions), opts.mode(SystemsRunOptions)
+        if len(s.compare) == 1:
+            reference = s.reference or "memini-hybrid"
+            sig = compare_file_systems(s.compare[0], opts.k, reference=reference, resamples=c.resamples, seed=c.seed)
+            title = f"{Path(s.compare[0]).name}: {reference} against each system"
+        else:
+            sig = compare_files(*s.compare, opts.k, systems=s.compare_systems, resamples=c.resamples, seed=c.seed)
+            title = f"{Path(s.compare[0]).name} vs {Path(s.compare[1]).name}"
+        return Outcome(plan, 0, {"rows": sig.rows, "markdown": markdown(sig, title)})
+
+    def write(self, outcome: Outcome) -> None:
+        opts, out = outcome.plan.opts, outcome.plan.state["out"]
+        if out is None:
+            return
+        s, c = opts.mode(SignificanceOptions), opts.mode(SystemsRunOptions)
+        write_results(out, CompareFilesResults(
+            config={"mode": "compare-files", "files": list(s.compare), "ks": list(opts.k),
+                    "reference": s.reference if len(s.compare) == 1 else "", "resamples": c.resamples, "seed": c.seed,
+                    "identity": outcome.plan.identity, **harness()},
+            extra={"results": [dataclasses.asdict(r) for r in outcome.data["rows"]]}))
 
 
 def _identity(opts: RunOptions) -> dict:
     """What changes the comparison's numbers: each file's sha256 (a FIFO or other special file, read once by the
     comparison, is named instead), the K list, the reference, the paired systems, the bootstrap's settings."""
-    s, c = opts.mode(SignificanceOptions), opts.mode(CompareOptions)
+    s, c = opts.mode(SignificanceOptions), opts.mode(SystemsRunOptions)
     return {"mode": "compare-files",
             "files": [input_sha256(p) or f"not a regular file: {p}" for p in s.compare],
             "ks": list(opts.k), "reference": s.reference if len(s.compare) == 1 else "",

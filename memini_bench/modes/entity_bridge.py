@@ -9,7 +9,6 @@ per system and vocabulary) counts the hits its recalls dropped as ``leaked``.
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 
 import click
@@ -19,6 +18,7 @@ from memini_bench.embed.factory import EmbedSettings
 from memini_bench.evaluation.guarded import guarded_systems
 from memini_bench.evaluation.hits import RunGuardOptions
 from memini_bench.loaders import LoadOptions
+from memini_bench.modes.base import Mode, Outcome, Plan
 from memini_bench.modes.common import build_config, check_outputs, plan_results, write_results
 from memini_bench.modes.multihop import MultihopOptions, prepared, study_k, warm_queries
 from memini_bench.modes.options import RunOptions
@@ -50,18 +50,9 @@ USES = (LoadOptions, HybridConfig, EmbedSettings, RunGuardOptions, "k", "limit",
         "out", "name", "no_write", "multihop_category", "multihop_min_gold")
 
 
-def selected(opts: RunOptions) -> bool:
-    return opts.mode(EntityBridgeOptions).entity_bridge
 
-
-def run(opts: RunOptions) -> int:
-    check_outputs(opts)
-    caps = tuple(sorted(opts.mode(EntityBridgeOptions).bridge_df_caps, reverse=True))
-    k = study_k(opts)
-    ctx = opts.context()
-    systems = systems_for(opts.lineup, ctx)
-    ds = prepared(opts)
-    names = list(dict.fromkeys(opts.mode(EntityBridgeOptions).bridge_vocab))
+def _settings(opts: RunOptions, k: int, caps: tuple[float, ...], names: list[str]) -> tuple[dict, tuple[str, ...]]:
+    """The diagnostic's settings (in its identity) and the name tokens of the non-default ones."""
     m = opts.mode(MultihopOptions)
     settings = {"category": m.multihop_category, "min_gold": m.multihop_min_gold, "k": k, "df_caps": list(caps)}
     if names != [bridge.DEFAULT_VOCABULARY]:
@@ -72,31 +63,59 @@ def run(opts: RunOptions) -> int:
                                         ("caps" + "+".join(f"{c:g}" for c in caps), caps == bridge.DEFAULT_CAPS),
                                         ("vocab-" + "+".join(names), names == [bridge.DEFAULT_VOCABULARY]))
                    if not default)
-    ident, out = plan_results(opts, ds, ctx, systems, mode="entity-bridge", mode_settings=settings,
-                              suffix="-entity-bridge", extra_tokens=tokens)
-    vocabs = {name: bridge.Vocabulary(ds, bridge.VOCABULARIES[name]) for name in names}
-    results = []
-    with guarded_systems(systems, opts.guard, questions=ds.questions) as guarded:
-        for system in guarded:
-            system.ingest(ds.items)
-            for name, vocab in vocabs.items():
-                before = system.leaked
-                found = bridge.diagnose(system, ds, vocab, k, caps, warm=lambda texts: warm_queries(ctx, texts),
-                                        vocabulary=name)
-                results.append({**found.as_dict(), **system.leak_fields(since=before)})
+    return settings, tokens
 
-    config = build_config(opts, ds, ctx, systems, mode="entity-bridge", mode_settings=settings, identity=ident,
-                          multihop_category=m.multihop_category, multihop_min_gold=m.multihop_min_gold, bridge_k=k,
-                          bridge_pool=pool_size(k), bridge_df_caps=list(caps), anchors=bridge.ANCHORS,
-                          max_promote=bridge.MAX_PROMOTE)
-    first = vocabs.get(bridge.DEFAULT_VOCABULARY) or bridge.Vocabulary(ds)  # the entity coverage line, always
-    doc = {"config": config, "vocabulary": bridge.vocabulary_stats(first), "results": results}
-    others = {n: bridge.vocabulary_stats(v) for n, v in vocabs.items() if n != bridge.DEFAULT_VOCABULARY}
-    if others:
-        doc["vocabularies"] = others
-    sys.stdout.write(bridge.render(doc))
-    sys.stdout.flush()
-    if out is None:
-        return 0
-    write_results(out, study_document(doc))
-    return 0
+
+class EntityBridgeMode(Mode):
+    """``memini-bench study entity-bridge`` (see the module docstring): ``plan`` builds the systems, picks the
+    questions and claims the results path; ``run`` diagnoses each system per vocabulary in its guard; ``render``
+    prints the tables; ``write`` the results file."""
+
+    verb = "study entity-bridge"
+    implied = {"entity_bridge": True}
+
+    def plan(self, opts: RunOptions) -> Plan:
+        check_outputs(opts)
+        caps = tuple(sorted(opts.mode(EntityBridgeOptions).bridge_df_caps, reverse=True))
+        k = study_k(opts)
+        ctx = opts.context()
+        systems = systems_for(opts.lineup, ctx)
+        ds = prepared(opts)
+        names = list(dict.fromkeys(opts.mode(EntityBridgeOptions).bridge_vocab))
+        settings, tokens = _settings(opts, k, caps, names)
+        ident, out = plan_results(opts, ds, ctx, systems, mode="entity-bridge", mode_settings=settings,
+                                  suffix="-entity-bridge", extra_tokens=tokens)
+        return Plan(self.verb, opts, systems=[s.name for s in systems], items=len(ds.items),
+                    questions=len(ds.questions), identity=ident, writes=[out] if out is not None else [], ks=(k,),
+                    state={"ctx": ctx, "systems": systems, "ds": ds, "k": k, "caps": caps, "names": names,
+                           "settings": settings, "out": out})
+
+    def run(self, plan: Plan) -> Outcome:
+        opts, st = plan.opts, plan.state
+        ds, ctx, k, caps = st["ds"], st["ctx"], st["k"], st["caps"]
+        vocabs = {name: bridge.Vocabulary(ds, bridge.VOCABULARIES[name]) for name in st["names"]}
+        results = []
+        with guarded_systems(st["systems"], opts.guard, questions=ds.questions) as guarded:
+            for system in guarded:
+                system.ingest(ds.items)
+                for name, vocab in vocabs.items():
+                    before = system.leaked
+                    found = bridge.diagnose(system, ds, vocab, k, caps, warm=lambda texts: warm_queries(ctx, texts),
+                                            vocabulary=name)
+                    results.append({**found.as_dict(), **system.leak_fields(since=before)})
+        m = opts.mode(MultihopOptions)
+        config = build_config(opts, ds, ctx, st["systems"], mode="entity-bridge", mode_settings=st["settings"],
+                              identity=plan.identity, multihop_category=m.multihop_category,
+                              multihop_min_gold=m.multihop_min_gold, bridge_k=k, bridge_pool=pool_size(k),
+                              bridge_df_caps=list(caps), anchors=bridge.ANCHORS, max_promote=bridge.MAX_PROMOTE)
+        first = vocabs.get(bridge.DEFAULT_VOCABULARY) or bridge.Vocabulary(ds)  # the entity coverage line, always
+        doc = {"config": config, "vocabulary": bridge.vocabulary_stats(first), "results": results}
+        others = {n: bridge.vocabulary_stats(v) for n, v in vocabs.items() if n != bridge.DEFAULT_VOCABULARY}
+        if others:
+            doc["vocabularies"] = others
+        return Outcome(plan, 0, {"doc": doc, "markdown": bridge.render(doc)})
+
+    def write(self, outcome: Outcome) -> None:
+        out = outcome.plan.state["out"]
+        if out is not None:
+            write_results(out, study_document(outcome.data["doc"]))

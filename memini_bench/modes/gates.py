@@ -28,7 +28,6 @@ the negative foreign on suites whose questions share groups (LoCoMo). Beyond mem
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
@@ -39,10 +38,15 @@ from memini_bench.embed.factory import EmbedSettings, build_encoder
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.metrics import percentile
 from memini_bench.loaders import LoadOptions
+from memini_bench.modes.base import Mode, Outcome, Plan
 from memini_bench.modes.common import build_config, check_outputs, load_prepared, plan_results, write_results
 from memini_bench.modes.options import RunOptions
-from memini_bench.modes.rerank_tier import RerankTierOptions, cross_encoder_configured, hybrid_for, reranker_from
-from memini_bench.modes.rerank_tier import selected as tier_selected
+from memini_bench.modes.rerank_tier import (
+    RerankTierOptions,
+    cross_encoder_configured,
+    ingested_hybrid,
+    reranker_from,
+)
 from memini_bench.rerankers import Candidate, ScoringReranker
 from memini_bench.results.schema import GateResults
 from memini_bench.systems.config import HybridConfig
@@ -75,12 +79,6 @@ USES = (LoadOptions, HybridConfig, EmbedSettings, "k", "limit", "holdout", "out"
         "rerank_url", "rerank_model", "rerank_api", "rerank_timeout", "rerank_max_doc_chars",
         "rerank_max_batch_chars")
 
-
-def selected(opts: RunOptions) -> bool:
-    """``-rerank-gate``, or ``-vec-gate`` when no re-rank tier is asked for (the tier then runs, and refuses
-    ``-vec-gate``): gates come before the tier in the mode order."""
-    g = opts.mode(GateOptions)
-    return bool(g.rerank_gate or (g.vec_gate and not tier_selected(opts)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,52 +178,73 @@ def rerank_gate_probes(hybrid: HybridSystem, reranker: ScoringReranker, question
     return probes
 
 
-def run(opts: RunOptions) -> int:
-    check_outputs(opts)
-    g = opts.mode(GateOptions)
-    vector = bool(g.vec_gate)
-    name = "vec-gate" if vector else "rerank-gate"
-    thresholds = list(g.vec_gate or g.rerank_gate)
-    reranker = None
-    if not vector:
-        if not cross_encoder_configured(opts):
-            raise BenchError("-rerank-gate needs a cross-encoder: -rerank-url URL or -rerank-model local:PATH")
-        reranker = reranker_from(opts, llm=False)
-        assert isinstance(reranker, ScoringReranker)
-        reranker.load()
-    encoder = build_encoder(opts.embed)
-    ds = load_prepared(opts)
-    ctx = opts.fixed_context(encoder)
-    extra: dict = {}
-    if reranker is not None:
-        tier = opts.mode(RerankTierOptions)
-        extra = {"rerank_gate_pool": g.rerank_gate_pool, "rerank_url": tier.rerank_url,
-                 "rerank_model": tier.rerank_model}
-    ident, out = plan_results(opts, ds, ctx, None, mode=name, mode_settings={"thresholds": thresholds, **extra},
-                              suffix=f"-{name}")
-    hybrid = hybrid_for(opts, encoder)
-    hybrid.ingest(ds.items)
-    hybrid.backend.prepare([q.query for q in ds.questions])
-    k = opts.k[0]
-    if reranker is None:
-        probes = vec_gate_probes(hybrid, ds.questions, k)
-        label, note, title, column = ("top vector-score distribution (1/(1+L2))", "",
-                                      "per-query vector-relevance gate sweep", "min_vec_score")
-    else:
-        pool = g.rerank_gate_pool
-        probes = rerank_gate_probes(hybrid, reranker, ds.questions, k, pool)
-        label, note, title, column = ("top rerank-score distribution", f" (pool={pool})",
-                                      "cross-encoder rerank-gate sweep", "min_rerank_score")
-    rows = sweep(probes, thresholds)
-    pos, neg = [p.pos_top for p in probes], [p.neg_top for p in probes]
-    sys.stdout.write(_distribution_lines(label, pos, neg, len(probes), note) + "\n")
-    sys.stdout.write(_markdown(rows, k, title, column))
-    sys.stdout.flush()
-    if out is None:
-        return 0
-    dist = {side: {f"p{p}": percentile(xs, p) for p in PERCENTILES} for side, xs in (("positive", pos),
-                                                                                       ("negative", neg))}
-    config = build_config(opts, ds, ctx, mode=name, mode_settings={"thresholds": thresholds, **extra}, gate_k=k,
-                          thresholds=thresholds, identity=ident, **extra)
-    write_results(out, GateResults(config=config, rows=tuple(asdict(r) for r in rows), distribution=dist))
-    return 0
+def _reranker(opts: RunOptions) -> ScoringReranker | None:
+    """-rerank-gate's cross-encoder, loaded (None for -vec-gate); refused when none is configured."""
+    if opts.mode(GateOptions).vec_gate:
+        return None
+    if not cross_encoder_configured(opts):
+        raise BenchError("-rerank-gate needs a cross-encoder: -rerank-url URL or -rerank-model local:PATH")
+    reranker = reranker_from(opts, llm=False)
+    assert isinstance(reranker, ScoringReranker)
+    reranker.load()
+    return reranker
+
+
+class GatesMode(Mode):
+    """``memini-bench study gates`` (see the module docstring): ``plan`` loads the cross-encoder (-rerank-gate) and
+    the data and claims the results path; ``run`` ingests into the hybrid and probes every question; ``render``
+    prints the distribution and the sweep; ``write`` the results file."""
+
+    verb = "study gates"
+
+    def plan(self, opts: RunOptions) -> Plan:
+        check_outputs(opts)
+        g = opts.mode(GateOptions)
+        name = "vec-gate" if g.vec_gate else "rerank-gate"
+        thresholds = list(g.vec_gate or g.rerank_gate)
+        reranker = _reranker(opts)
+        encoder = build_encoder(opts.embed)
+        ds = load_prepared(opts)
+        ctx = opts.fixed_context(encoder)
+        extra: dict = {}
+        if reranker is not None:
+            tier = opts.mode(RerankTierOptions)
+            extra = {"rerank_gate_pool": g.rerank_gate_pool, "rerank_url": tier.rerank_url,
+                     "rerank_model": tier.rerank_model}
+        settings = {"thresholds": thresholds, **extra}
+        ident, out = plan_results(opts, ds, ctx, None, mode=name, mode_settings=settings, suffix=f"-{name}")
+        return Plan(self.verb, opts, items=len(ds.items), questions=len(ds.questions), identity=ident,
+                    writes=[out] if out is not None else [],
+                    state={"name": name, "thresholds": thresholds, "reranker": reranker, "encoder": encoder,
+                           "ds": ds, "ctx": ctx, "extra": extra, "settings": settings, "out": out})
+
+    def run(self, plan: Plan) -> Outcome:
+        opts, st = plan.opts, plan.state
+        ds, reranker = st["ds"], st["reranker"]
+        hybrid = ingested_hybrid(opts, st["encoder"], ds)
+        k = opts.k[0]
+        if reranker is None:
+            probes = vec_gate_probes(hybrid, ds.questions, k)
+            label, note, title, column = ("top vector-score distribution (1/(1+L2))", "",
+                                          "per-query vector-relevance gate sweep", "min_vec_score")
+        else:
+            pool = opts.mode(GateOptions).rerank_gate_pool
+            probes = rerank_gate_probes(hybrid, reranker, ds.questions, k, pool)
+            label, note, title, column = ("top rerank-score distribution", f" (pool={pool})",
+                                          "cross-encoder rerank-gate sweep", "min_rerank_score")
+        rows = sweep(probes, st["thresholds"])
+        pos, neg = [p.pos_top for p in probes], [p.neg_top for p in probes]
+        text = _distribution_lines(label, pos, neg, len(probes), note) + "\n" + _markdown(rows, k, title, column)
+        dist = {side: {f"p{p}": percentile(xs, p) for p in PERCENTILES} for side, xs in (("positive", pos),
+                                                                                           ("negative", neg))}
+        return Outcome(plan, 0, {"rows": rows, "dist": dist, "markdown": text})
+
+    def write(self, outcome: Outcome) -> None:
+        opts, st, out = outcome.plan.opts, outcome.plan.state, outcome.plan.state["out"]
+        if out is None:
+            return
+        config = build_config(opts, st["ds"], st["ctx"], mode=st["name"], mode_settings=st["settings"],
+                              gate_k=opts.k[0], thresholds=st["thresholds"], identity=outcome.plan.identity,
+                              **st["extra"])
+        write_results(out, GateResults(config=config, rows=tuple(asdict(r) for r in outcome.data["rows"]),
+                                       distribution=outcome.data["dist"]))

@@ -13,7 +13,6 @@ result's ``leaked``.
 from __future__ import annotations
 
 import dataclasses
-import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from memini_bench.embed.factory import EmbedSettings
 from memini_bench.evaluation.guarded import guarded_systems
 from memini_bench.evaluation.hits import RunGuardOptions
 from memini_bench.loaders import LoadOptions
+from memini_bench.modes.base import Mode, Outcome, Plan
 from memini_bench.modes.common import build_config, check_outputs, load_prepared, log, plan_results, write_results
 from memini_bench.modes.options import RunOptions
 from memini_bench.results.schema import study_document
@@ -52,9 +52,6 @@ USES = (LoadOptions, HybridConfig, EmbedSettings, RunGuardOptions, "k", "limit",
         "out", "name", "per_question", "no_write")
 
 
-def selected(opts: RunOptions) -> bool:
-    return opts.mode(MultihopOptions).multihop
-
 
 def study_k(opts: RunOptions) -> int:
     """memini's k 10, or the largest ``-k`` when given."""
@@ -78,35 +75,55 @@ def warm_queries(ctx: SystemContext, texts: list[str]) -> None:
         ctx.encoder.queries(texts)
 
 
-def run(opts: RunOptions) -> int:
-    check_outputs(opts)
-    m = opts.mode(MultihopOptions)
-    k = study_k(opts)
-    ctx = opts.context()
-    systems = systems_for(opts.lineup, ctx)
-    ds = prepared(opts)
-    settings = {"category": m.multihop_category, "min_gold": m.multihop_min_gold, "k": k}
-    tokens = tuple(t for t, default in ((f"cat{m.multihop_category}", m.multihop_category == "1"),
-                                        (f"mingold{m.multihop_min_gold}", m.multihop_min_gold == 2),
-                                        (f"k{k}", k == DEFAULT_K)) if not default)
-    ident, out = plan_results(opts, ds, ctx, systems, mode="multihop", mode_settings=settings, extra_tokens=tokens)
-    results, per_question = [], []
-    with guarded_systems(systems, opts.guard, questions=ds.questions) as guarded:
-        for system in guarded:
-            system.ingest(ds.items)
-            rows, scores = multihop.run_system(system, ds, k, warm=lambda texts: warm_queries(ctx, texts))
-            results.append({"system": system.name, "questions": len(rows), "k": k,
-                            "regimes": [asdict(s) for s in scores], **system.leak_fields()})
-            per_question += [{"system": system.name, **asdict(r)} for r in rows]
-    config = build_config(opts, ds, ctx, systems, mode="multihop", mode_settings=settings, identity=ident,
-                          multihop_category=m.multihop_category, multihop_min_gold=m.multihop_min_gold, multihop_k=k)
-    doc = {"config": config, "results": results}
-    sys.stdout.write(multihop.render(doc))
-    sys.stdout.flush()
-    if out is None:
-        return 0
-    write_results(out, study_document(doc))
-    if opts.output.per_question:
-        write_jsonl(Path(opts.output.per_question), per_question)
-        log(f"wrote {opts.output.per_question}")
-    return 0
+class MultihopMode(Mode):
+    """``memini-bench study multihop`` (see the module docstring): ``plan`` builds the systems, picks the questions
+    and claims the results path; ``run`` ingests and scores each system in its guard; ``render`` prints the
+    regimes; ``write`` the results file (and -per-question)."""
+
+    verb = "study multihop"
+    implied = {"multihop": True}
+
+    def plan(self, opts: RunOptions) -> Plan:
+        check_outputs(opts)
+        m = opts.mode(MultihopOptions)
+        k = study_k(opts)
+        ctx = opts.context()
+        systems = systems_for(opts.lineup, ctx)
+        ds = prepared(opts)
+        settings = {"category": m.multihop_category, "min_gold": m.multihop_min_gold, "k": k}
+        tokens = tuple(t for t, default in ((f"cat{m.multihop_category}", m.multihop_category == "1"),
+                                            (f"mingold{m.multihop_min_gold}", m.multihop_min_gold == 2),
+                                            (f"k{k}", k == DEFAULT_K)) if not default)
+        ident, out = plan_results(opts, ds, ctx, systems, mode="multihop", mode_settings=settings,
+                                  extra_tokens=tokens)
+        writes = [p for p in (out, Path(opts.output.per_question) if opts.output.per_question else None)
+                  if out is not None and p is not None]
+        return Plan(self.verb, opts, systems=[s.name for s in systems], items=len(ds.items),
+                    questions=len(ds.questions), identity=ident, writes=writes, ks=(k,),
+                    state={"ctx": ctx, "systems": systems, "ds": ds, "k": k, "settings": settings, "out": out})
+
+    def run(self, plan: Plan) -> Outcome:
+        opts, st = plan.opts, plan.state
+        ds, ctx, k, m = st["ds"], st["ctx"], st["k"], opts.mode(MultihopOptions)
+        results, per_question = [], []
+        with guarded_systems(st["systems"], opts.guard, questions=ds.questions) as guarded:
+            for system in guarded:
+                system.ingest(ds.items)
+                rows, scores = multihop.run_system(system, ds, k, warm=lambda texts: warm_queries(ctx, texts))
+                results.append({"system": system.name, "questions": len(rows), "k": k,
+                                "regimes": [asdict(s) for s in scores], **system.leak_fields()})
+                per_question += [{"system": system.name, **asdict(r)} for r in rows]
+        config = build_config(opts, ds, ctx, st["systems"], mode="multihop", mode_settings=st["settings"],
+                              identity=plan.identity, multihop_category=m.multihop_category,
+                              multihop_min_gold=m.multihop_min_gold, multihop_k=k)
+        doc = {"config": config, "results": results}
+        return Outcome(plan, 0, {"doc": doc, "per_question": per_question, "markdown": multihop.render(doc)})
+
+    def write(self, outcome: Outcome) -> None:
+        opts, out = outcome.plan.opts, outcome.plan.state["out"]
+        if out is None:
+            return
+        write_results(out, study_document(outcome.data["doc"]))
+        if opts.output.per_question:
+            write_jsonl(Path(opts.output.per_question), outcome.data["per_question"])
+            log(f"wrote {opts.output.per_question}")

@@ -32,7 +32,6 @@ harness does not have; its LongMemEval figure counts the abstention questions (`
 from __future__ import annotations
 
 import dataclasses
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +45,7 @@ from memini_bench.errors import BenchError
 from memini_bench.evaluation.guarded import guarded_systems
 from memini_bench.evaluation.hits import RunGuardOptions
 from memini_bench.loaders import LoadOptions
+from memini_bench.modes.base import Mode, Outcome, Plan
 from memini_bench.modes.common import (
     build_config,
     check_outputs,
@@ -123,9 +123,6 @@ OPTIONS = QAOptions
 USES = (LoadOptions, HybridConfig, EmbedSettings, RunGuardOptions, "limit", "holdout", "systems", "system", "rewrite",
         "out", "name", "no_write")
 
-
-def selected(opts: RunOptions) -> bool:
-    return opts.mode(QAOptions).qa
 
 
 def recall_all(systems: Sequence[System], ds: Dataset, depth: int, guard: RunGuardOptions | None = None,
@@ -207,7 +204,8 @@ def _qa_settings(x: QAOptions, pset, cats: dict) -> dict:
     return out
 
 
-def run(opts: RunOptions) -> int:
+def _checked_inputs(opts: RunOptions) -> dict:
+    """Every refusal of -qa's own inputs (outputs, clients, prompts, labels, prices), before any data is read."""
     x = opts.mode(QAOptions)
     if x.estimate and opts.output.no_write:
         raise BenchError("-estimate writes nothing already; drop -no-write")
@@ -223,8 +221,13 @@ def run(opts: RunOptions) -> int:
         prices.require([reader.model, judge.model, *(j.model for j in extra)])
     if x.qa_judged_k > max(x.qa_k):
         raise BenchError(f"-qa-judged-k {x.qa_judged_k}: above the recall depth {max(x.qa_k)} (-qa-k); lower it")
-    ctx = opts.context()
-    systems = build_systems(wanted_names(opts.lineup, QA_SYSTEMS), ctx)
+    return {"x": x, "reader": reader, "judge": judge, "extra": extra, "pset": pset, "labels": labels,
+            "prices": prices}
+
+
+def _prepared(opts: RunOptions, pset) -> tuple[Dataset, dict]:
+    """The data set, cut to the graded categories, with the notes a reader needs."""
+    x = opts.mode(QAOptions)
     ds, cats = categories.select(load_prepared(opts), x.qa_categories, x.qa_exclude)
     pset.check_categories({prompts.qa_category(q.category, q.id) for q in ds.questions},
                           {q.id: prompts.qa_category(q.category, q.id) for q in ds.questions})
@@ -232,34 +235,24 @@ def run(opts: RunOptions) -> int:
         log("  note: the abstention (_abs) questions are excluded; memini's QA figure counts them "
             "(-abstention include)")
     log(f"  {categories.heading(cats, ds.category_labels)}")
-    names = [s.name for s in systems]
-    arms = [summary.Arm(summary.arm_name(s, k), s, k) for s in names for k in x.qa_k]
-    mode_settings = {"qa_k": list(x.qa_k), "arms": [a.name for a in arms], "reader_model": reader.model,
-                     "judge_model": judge.model, "temperature": 0.0, "max_tokens": reader.max_tokens,
-                     "prompts": prompts.fingerprint(), **_qa_settings(x, pset, cats)}
-    ident = run_identity(opts, ds, ctx, systems, mode="qa", mode_settings=mode_settings)
-    identity = {**ident, "dataset": ds.name, "data_sha256": ds.source_sha256}  # the checkpoint's
-    path = results_path(opts, ds, ctx, None, suffix="-qa", extra_tokens=_name_tokens(x, names, reader, judge))
-    if not opts.output.no_write:  # before any recall: the path this run's results (and checkpoint) take
-        own = () if x.qa_checkpoint else (Companion(".ckpt.jsonl", identity, header_identity),)
-        path = claim_outputs(opts, path, ident, names, companions=own)
-    leaked: dict[str, int] = {}
-    recalled = recall_all(systems, ds, max(x.qa_k), opts.guard, leaked)
-    id_less = [n for n in names if x.qa_judged_k and judged_retrieval.id_less(recalled[n])]
-    first = build_tasks(arms, ds, recalled)
-    tasks = [dataclasses.replace(t, run=r) for r in range(1, x.qa_runs + 1) for t in first]
-    qa_config = {**mode_settings, "reader_url": reader.url, "judge_url": judge.url, "concurrency": x.concurrency,
-                 "retries": x.qa_retries, "timeout_s": x.qa_timeout,
-                 "system_prompts": {"reader": prompts.READER_SYSTEM, **prompts.RUBRICS},
-                 "categories": cats, "runs": x.qa_runs, "prompt_set": pset.record(),
-                 "lexical": "SQuAD normalisation; F1, EM, BLEU-1 (nltk, method1 smoothing) over run 1",
-                 "prices": prices.to_json([reader.model, judge.model, *(j.model for j in extra)]) if prices else None}
-    config = build_config(opts, ds, ctx, systems, mode="qa", mode_settings=mode_settings, ks=list(x.qa_k),
-                          identity=ident, qa=qa_config)
-    ckpt_path = None if opts.output.no_write else Path(x.qa_checkpoint or path.with_suffix(".ckpt.jsonl"))
-    if x.estimate:
-        return _estimate(x, ckpt_path, identity, tasks, pset, ds, recalled, id_less, reader, judge, extra, prices,
-                         len(arms))
+    return ds, cats
+
+
+def _qa_config(st: dict, mode_settings: dict, cats: dict) -> dict:
+    """What a -qa results file records of the reader, the judges, the prompts and the prices."""
+    x, reader, judge, extra, prices = st["x"], st["reader"], st["judge"], st["extra"], st["prices"]
+    return {**mode_settings, "reader_url": reader.url, "judge_url": judge.url, "concurrency": x.concurrency,
+            "retries": x.qa_retries, "timeout_s": x.qa_timeout,
+            "system_prompts": {"reader": prompts.READER_SYSTEM, **prompts.RUBRICS},
+            "categories": cats, "runs": x.qa_runs, "prompt_set": st["pset"].record(),
+            "lexical": "SQuAD normalisation; F1, EM, BLEU-1 (nltk, method1 smoothing) over run 1",
+            "prices": prices.to_json([reader.model, judge.model, *(j.model for j in extra)]) if prices else None}
+
+
+def _grade(st: dict, tasks: list[Task], ckpt_path: Path | None, identity: dict) -> list[Graded]:
+    """Answer and grade every task not in the checkpoint yet; every task graded, or a BenchError saying how to
+    resume."""
+    x, reader, judge, extra = st["x"], st["reader"], st["judge"], st["extra"]
     checkpoint = Checkpoint(ckpt_path, identity, decode=Graded.from_json, encode=Graded.to_json,
                             key=lambda g: g.key)
     try:
@@ -268,11 +261,11 @@ def run(opts: RunOptions) -> int:
         if ckpt_path is not None:
             log(f"checkpoint {ckpt_path}: {len(tasks) - len(pending)} of {len(tasks)} already graded"
                 + ("; dropped a torn last line" if checkpoint.torn else ""))
-        log(f"answering {len(pending)} with {reader.model}, judging with {judge.model} ({len(arms)} arms"
+        log(f"answering {len(pending)} with {reader.model}, judging with {judge.model} ({len(st['arms'])} arms"
             + (f", {x.qa_runs} runs" if x.qa_runs > 1 else "") + ")")
         outcome = grade_all(pending, reader.chat, judge.chat, checkpoint.append, concurrency=x.concurrency,
                             retries=x.qa_retries, backoff=BACKOFF_S,
-                            extra_judges=[(j.model, j.chat) for j in extra], prompt_set=pset)
+                            extra_judges=[(j.model, j.chat) for j in extra], prompt_set=st["pset"])
     finally:
         checkpoint.close()
     graded = [checkpoint.records[t.key] for t in tasks if t.key in checkpoint.records]
@@ -281,33 +274,104 @@ def run(opts: RunOptions) -> int:
         kept = (f"the {len(graded)} graded are kept in {ckpt_path}: rerun the same command to resume"
                 if ckpt_path is not None else "-no-write keeps no checkpoint")
         raise BenchError(f"-qa: {len(tasks) - len(graded)} of {len(tasks)} answers are not graded ({why}); {kept}")
-    judged, relevance_dollars = _judged(x, ckpt_path, identity, ds, recalled, id_less, judge, prices)
+    return graded
+
+
+def _document(st: dict, config: dict, graded: list[Graded], judged: list[dict], relevance_dollars: float,
+              leaked: dict[str, int]) -> dict:
+    """The -qa results document: the arms' scores and comparisons, lexical scores, runs, agreement, cost."""
+    x, arms, judge, extra, prices = st["x"], st["arms"], st["judge"], st["extra"], st["prices"]
     run1 = [g for g in graded if g.run == 1]
     doc = summary.document(config, [summary.score_arm(a, run1) for a in arms], summary.compare_arms(arms, run1))
     doc["lexical"] = {a.name: scores.lexical_block([g for g in graded if g.arm == a.name]) for a in arms}
     if x.qa_runs > 1:
         doc["runs"] = {a.name: scores.runs_block([g for g in graded if g.arm == a.name], x.qa_runs) for a in arms}
-    if extra or labels is not None:
-        doc["agreement"] = scores.agreement_block(graded, judge.model, [j.model for j in extra], labels)
+    if extra or st["labels"] is not None:
+        doc["agreement"] = scores.agreement_block(graded, judge.model, [j.model for j in extra], st["labels"])
     if prices is not None:
-        doc["cost"] = {**scores.cost_block(prices, graded, [a.name for a in arms], reader.model, judge.model,
-                                           relevance_dollars), "prices": qa_config["prices"]}
+        doc["cost"] = {**scores.cost_block(prices, graded, [a.name for a in arms], st["reader"].model, judge.model,
+                                           relevance_dollars), "prices": config["qa"]["prices"]}
     if judged:
         doc["judged_retrieval"] = judged
     if leaked:  # -leaks count
         doc["leaked"] = leaked
-    sys.stdout.write("".join(summary.memini_lines(s, len(ds.questions)) for s in
-                             (summary.score_arm(a, run1) for a in arms)) + "\n")
-    sys.stdout.write(f"{categories.heading(cats, ds.category_labels)}\n\n")
-    sys.stdout.write(summary.render_markdown(doc) + "\n" + scores.render(doc))
-    sys.stdout.flush()
-    if opts.output.no_write:
-        return 0
-    write_results(path, study_document(doc))
-    archive = Path(x.qa_archive or path.with_suffix(".archive.jsonl"))
-    write_jsonl(archive, (g.to_json(timing=False) for g in graded))
-    log(f"wrote {archive}")
-    return 0
+    return doc
+
+
+class QAMode(Mode):
+    """``memini-bench qa`` (see the module docstring): ``plan`` checks the clients, prompts and prices, builds the
+    systems and arms, and claims the results path and its checkpoint; ``run`` recalls, answers and grades (or,
+    under -estimate, prints what that would cost and stops); ``render`` prints the tables; ``write`` the results
+    file and the archive."""
+
+    verb = "qa"
+    implied = {"qa": True}
+
+    def plan(self, opts: RunOptions) -> Plan:
+        st = _checked_inputs(opts)
+        x, reader, judge = st["x"], st["reader"], st["judge"]
+        ctx = opts.context()
+        systems = build_systems(wanted_names(opts.lineup, QA_SYSTEMS), ctx)
+        ds, cats = _prepared(opts, st["pset"])
+        names = [s.name for s in systems]
+        arms = [summary.Arm(summary.arm_name(s, k), s, k) for s in names for k in x.qa_k]
+        mode_settings = {"qa_k": list(x.qa_k), "arms": [a.name for a in arms], "reader_model": reader.model,
+                         "judge_model": judge.model, "temperature": 0.0, "max_tokens": reader.max_tokens,
+                         "prompts": prompts.fingerprint(), **_qa_settings(x, st["pset"], cats)}
+        ident = run_identity(opts, ds, ctx, systems, mode="qa", mode_settings=mode_settings)
+        identity = {**ident, "dataset": ds.name, "data_sha256": ds.source_sha256}  # the checkpoint's
+        path = results_path(opts, ds, ctx, None, suffix="-qa", extra_tokens=_name_tokens(x, names, reader, judge))
+        if not opts.output.no_write:  # before any recall: the path this run's results (and checkpoint) take
+            own = () if x.qa_checkpoint else (Companion(".ckpt.jsonl", identity, header_identity),)
+            path = claim_outputs(opts, path, ident, names, companions=own)
+        ckpt_path = None if opts.output.no_write else Path(x.qa_checkpoint or path.with_suffix(".ckpt.jsonl"))
+        st.update(ctx=ctx, systems=systems, ds=ds, cats=cats, arms=arms, mode_settings=mode_settings, path=path,
+                  checkpoint_identity=identity, ckpt_path=ckpt_path)
+        writes = [] if opts.output.no_write else [path, ckpt_path, Path(x.qa_archive or
+                                                                           path.with_suffix(".archive.jsonl"))]
+        return Plan(self.verb, opts, systems=names, items=len(ds.items), questions=len(ds.questions),
+                    identity=ident, writes=writes, state=st)
+
+    def run(self, plan: Plan) -> Outcome:
+        opts, st = plan.opts, plan.state
+        x, ds, ckpt_path, identity = st["x"], st["ds"], st["ckpt_path"], st["checkpoint_identity"]
+        leaked: dict[str, int] = {}
+        recalled = recall_all(st["systems"], ds, max(x.qa_k), opts.guard, leaked)
+        names = [s.name for s in st["systems"]]
+        id_less = [n for n in names if x.qa_judged_k and judged_retrieval.id_less(recalled[n])]
+        first = build_tasks(st["arms"], ds, recalled)
+        tasks = [dataclasses.replace(t, run=r) for r in range(1, x.qa_runs + 1) for t in first]
+        config = build_config(opts, ds, st["ctx"], st["systems"], mode="qa", mode_settings=st["mode_settings"],
+                              ks=list(x.qa_k), identity=plan.identity,
+                              qa=_qa_config(st, st["mode_settings"], st["cats"]))
+        if x.estimate:
+            text = _estimate(x, ckpt_path, identity, tasks, st["pset"], ds, recalled, id_less, st["reader"],
+                             st["judge"], st["extra"], st["prices"], len(st["arms"]))
+            return Outcome(plan, 0, {"markdown": text, "estimate": True})
+        graded = _grade(st, tasks, ckpt_path, identity)
+        judged, relevance_dollars = _judged(x, ckpt_path, identity, ds, recalled, id_less, st["judge"],
+                                            st["prices"])
+        doc = _document(st, config, graded, judged, relevance_dollars, leaked)
+        return Outcome(plan, 0, {"doc": doc, "graded": graded, "markdown": _tables(st, doc, graded)})
+
+    def write(self, outcome: Outcome) -> None:
+        opts, st = outcome.plan.opts, outcome.plan.state
+        if opts.output.no_write or outcome.data.get("estimate"):
+            return
+        path = st["path"]
+        write_results(path, study_document(outcome.data["doc"]))
+        archive = Path(st["x"].qa_archive or path.with_suffix(".archive.jsonl"))
+        write_jsonl(archive, (g.to_json(timing=False) for g in outcome.data["graded"]))
+        log(f"wrote {archive}")
+
+
+def _tables(st: dict, doc: dict, graded: list[Graded]) -> str:
+    """What -qa prints: memini's one line per arm, the categories graded, the tables."""
+    ds, arms = st["ds"], st["arms"]
+    run1 = [g for g in graded if g.run == 1]
+    lines = "".join(summary.memini_lines(s, len(ds.questions)) for s in (summary.score_arm(a, run1) for a in arms))
+    return (lines + "\n" + f"{categories.heading(st['cats'], ds.category_labels)}\n\n"
+            + summary.render_markdown(doc) + "\n" + scores.render(doc))
 
 
 def _relevance_checkpoint(ckpt_path: Path | None, identity: dict) -> Checkpoint:
@@ -343,8 +407,8 @@ def _judged(x: QAOptions, ckpt_path, identity, ds, recalled, id_less, judge, pri
 
 
 def _estimate(x: QAOptions, ckpt_path, identity, tasks, pset, ds, recalled, id_less, reader, judge, extra, prices,
-              arms: int) -> int:
-    """``-estimate``: read what an earlier run graded (never written to), print the plan, stop."""
+              arms: int) -> str:
+    """``-estimate``: read what an earlier run graded (never written to); what the rest would take, as text."""
     done: dict = {}
     if ckpt_path is not None and ckpt_path.exists():
         done = Checkpoint(ckpt_path, identity, decode=Graded.from_json, encode=Graded.to_json,
@@ -355,6 +419,4 @@ def _estimate(x: QAOptions, ckpt_path, identity, tasks, pset, ds, recalled, id_l
     p = estimate.plan(pending, list(done.values()), pset, 1 + len(extra), relevance, reader=reader.model,
                       judge_models=[judge.model, *(j.model for j in extra)], prices=prices,
                       concurrency=x.concurrency)
-    sys.stdout.write(estimate.render(p, arms=arms, runs=x.qa_runs, concurrency=x.concurrency, prices=prices))
-    sys.stdout.flush()
-    return 0
+    return estimate.render(p, arms=arms, runs=x.qa_runs, concurrency=x.concurrency, prices=prices)

@@ -14,7 +14,6 @@ with the extended extractor; per-question anchors and ranks with ``-per-question
 from __future__ import annotations
 
 import dataclasses
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +24,7 @@ from memini_bench.embed.factory import EmbedSettings, build_encoder
 from memini_bench.errors import BenchError
 from memini_bench.loaders import LoadOptions
 from memini_bench.modes import ranking as _ranking
+from memini_bench.modes.base import Mode, Outcome, Plan
 from memini_bench.modes.common import build_config, check_outputs, load_prepared, log, plan_results, write_results
 from memini_bench.modes.options import RunOptions
 from memini_bench.results.schema import RankingResults
@@ -54,9 +54,6 @@ USES = (LoadOptions, EmbedSettings, "k", "limit", "holdout", "pool", "pool_facto
         "temporal_extractor", "keyword_backend", "out", "name", "per_question", "no_write")
 
 
-def selected(opts: RunOptions) -> bool:
-    return opts.mode(RerankOptions).rerank
-
 
 def extractor_suffix(extractor_name: str) -> str:
     """``""`` for memini's regex extractor, else ``-<name>``: on the temporal row's name and the results file."""
@@ -69,36 +66,27 @@ def strategies(extractor_name: str) -> list[Strategy]:
     return [dataclasses.replace(s, name=s.name + suffix) if s.temporal_boost else s for s in STRATEGIES]
 
 
-def run(opts: RunOptions) -> int:
-    check_outputs(opts)
-    encoder = build_encoder(opts.embed)
-    extract = extractor(opts.hybrid.temporal_extractor)
-    ds = load_prepared(opts)
+def _questions(opts: RunOptions, ds) -> list:
+    """The questions of the -rerank-cats categories (all when empty), refused when none is left."""
     cats = list(opts.mode(RerankOptions).rerank_cats)
     questions = [q for q in ds.questions if not cats or q.category in cats]
     if not questions:
         have = ", ".join(sorted({q.category for q in ds.questions if q.category})) or "none"
         raise BenchError(f"-rerank-cats {','.join(cats)!r}: no question has these categories (this data set has: "
                          f'{have}); use -rerank-cats "" for all')
-    settings: dict[str, object] = {"rerank_cats": cats}
-    if hasattr(extract, "describe"):  # the llm extractor: its model is known before any call
-        settings["temporal_llm_model"] = extract.describe()["model"]
-    cats_token = () if tuple(cats) == RerankOptions().rerank_cats else ("cats-" + ("+".join(cats) or "all"),)
-    ctx = opts.fixed_context(encoder)
-    ident, out = plan_results(opts, ds, ctx, None, mode="rerank", mode_settings=settings, suffix="-rerank",
-                              extra_tokens=cats_token)
-    backend = MeminiBackend(encoder, opts.hybrid.keyword_backend)
-    backend.ingest(ds.items)
-    backend.prepare([q.query for q in questions])
-    k = opts.k[0]
+    return questions
+
+
+def _rank_all(backend: MeminiBackend, questions: list, extract, ks: tuple[int, ...], opts: RunOptions, ds):
+    """Every strategy's ranking of every question: the tally's rows, the per-question records, the anchored
+    count."""
+    k = ks[0]
     pool = opts.hybrid.leg_depth(k)
     times = backend.item_times()
     dates = np.where(np.isnan(times), FALLBACK_TIME.timestamp(), times)
     importance = np.array([it.importance for it in backend.items], dtype=np.float64)
-    plan = strategies(opts.hybrid.temporal_extractor)
     tally = _ranking.RankTally(k, ds.name)
-    per_question = []
-    anchored = 0
+    per_question, anchored = [], 0
     for q in questions:
         fused_ids, fused = fuse_rrf([backend.vector_leg(q.group, q.query, pool),
                                      backend.keyword_leg(q.group, q.query, pool)])
@@ -106,28 +94,73 @@ def run(opts: RunOptions) -> int:
         anchor = extract(q.query, now)
         anchored += anchor is not None
         ranks = {}
-        for s in plan:
+        for s in strategies(opts.hybrid.temporal_extractor):
             ranked = rank(s, fused_ids, fused, dates_s=dates[fused_ids], importance=importance[fused_ids], now=now,
                           anchor=anchor)
             ranks[s.name] = tally.add(s.name, q, (backend.items[i].id for i in ranked.tolist()))
         per_question.append({"id": q.id, "category": q.category, "query": q.query, "gold": list(q.gold),
                              "anchor": None if anchor is None else [anchor.days, anchor.tolerance], "ranks": ranks})
-    rows = tally.rows()
-    sys.stdout.write(_ranking.markdown(rows, k, "Recency-aware re-rank vs pure RRF", ds.category_labels))
-    sys.stdout.write(f"\ntemporal anchors ({opts.hybrid.temporal_extractor}): {anchored} of {len(questions)} "
-                     "questions\n")
-    sys.stdout.flush()
-    llm = extract.describe() if hasattr(extract, "describe") else None  # the llm extractor: model, calls, misses
-    if hasattr(extract, "note") and extract.note():
-        log(extract.note())
-    if out is None:
-        return 0
-    extra = {} if llm is None else {"temporal_llm": llm}
-    config = build_config(opts, ds, ctx, mode="rerank", mode_settings=settings, identity=ident, **extra,
-                          rerank_cats=cats, rerank_k=k, rerank_pool=pool, scored_questions=len(questions),
-                          anchored_questions=anchored, strategies=[dataclasses.asdict(s) for s in plan])
-    write_results(out, RankingResults(config=config, rows=tuple(rows)))
-    if opts.output.per_question:
-        write_jsonl(Path(opts.output.per_question), per_question)
-        log(f"wrote {opts.output.per_question}")
-    return 0
+    return tally.rows(), per_question, anchored
+
+
+class RerankMode(Mode):
+    """``memini-bench study rerank`` (see the module docstring): ``plan`` loads the data, picks the questions and
+    claims the results path; ``run`` ingests once and ranks every question by every strategy; ``render`` prints the
+    table; ``write`` the results file (and -per-question)."""
+
+    verb = "study rerank"
+    implied = {"rerank": True}
+
+    def plan(self, opts: RunOptions) -> Plan:
+        check_outputs(opts)
+        encoder = build_encoder(opts.embed)
+        extract = extractor(opts.hybrid.temporal_extractor)
+        ds = load_prepared(opts)
+        questions = _questions(opts, ds)
+        cats = list(opts.mode(RerankOptions).rerank_cats)
+        settings: dict[str, object] = {"rerank_cats": cats}
+        if hasattr(extract, "describe"):  # the llm extractor: its model is known before any call
+            settings["temporal_llm_model"] = extract.describe()["model"]
+        cats_token = () if tuple(cats) == RerankOptions().rerank_cats else ("cats-" + ("+".join(cats) or "all"),)
+        ctx = opts.fixed_context(encoder)
+        ident, out = plan_results(opts, ds, ctx, None, mode="rerank", mode_settings=settings, suffix="-rerank",
+                                  extra_tokens=cats_token)
+        writes = [p for p in (out, opts.output.per_question and Path(opts.output.per_question)) if out and p]
+        return Plan(self.verb, opts, items=len(ds.items), questions=len(questions), identity=ident, writes=writes,
+                    state={"encoder": encoder, "extract": extract, "ds": ds, "questions": questions, "ctx": ctx,
+                           "settings": settings, "out": out, "cats": cats})
+
+    def run(self, plan: Plan) -> Outcome:
+        opts, st = plan.opts, plan.state
+        ds, questions, extract = st["ds"], st["questions"], st["extract"]
+        backend = MeminiBackend(st["encoder"], opts.hybrid.keyword_backend)
+        backend.ingest(ds.items)
+        backend.prepare([q.query for q in questions])
+        rows, per_question, anchored = _rank_all(backend, questions, extract, opts.k, opts, ds)
+        k = opts.k[0]
+        text = _ranking.markdown(rows, k, "Recency-aware re-rank vs pure RRF", ds.category_labels)
+        text += (f"\ntemporal anchors ({opts.hybrid.temporal_extractor}): {anchored} of {len(questions)} "
+                 "questions\n")
+        llm = extract.describe() if hasattr(extract, "describe") else None  # the llm extractor: model, calls, misses
+        extra = {} if llm is None else {"temporal_llm": llm}
+        config = build_config(opts, ds, st["ctx"], mode="rerank", mode_settings=st["settings"],
+                              identity=plan.identity, **extra, rerank_cats=st["cats"], rerank_k=k,
+                              rerank_pool=opts.hybrid.leg_depth(k), scored_questions=len(questions),
+                              anchored_questions=anchored,
+                              strategies=[dataclasses.asdict(s) for s in strategies(opts.hybrid.temporal_extractor)])
+        return Outcome(plan, 0, {"markdown": text, "rows": rows, "per_question": per_question, "config": config})
+
+    def render(self, outcome: Outcome) -> None:
+        super().render(outcome)
+        extract = outcome.plan.state["extract"]
+        if hasattr(extract, "note") and extract.note():
+            log(extract.note())
+
+    def write(self, outcome: Outcome) -> None:
+        opts, out = outcome.plan.opts, outcome.plan.state["out"]
+        if out is None:
+            return
+        write_results(out, RankingResults(config=outcome.data["config"], rows=tuple(outcome.data["rows"])))
+        if opts.output.per_question:
+            write_jsonl(Path(opts.output.per_question), outcome.data["per_question"])
+            log(f"wrote {opts.output.per_question}")

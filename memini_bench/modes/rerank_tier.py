@@ -13,7 +13,6 @@ question (p50 / p95 / mean of the reranker call) and a JSON file ``<out>/<datase
 
 from __future__ import annotations
 
-import sys
 import time
 from dataclasses import asdict, dataclass
 
@@ -25,6 +24,7 @@ from memini_bench.embed.factory import EmbedSettings, build_encoder
 from memini_bench.evaluation.metrics import percentile
 from memini_bench.loaders import LoadOptions
 from memini_bench.modes import ranking as _ranking
+from memini_bench.modes.base import Mode, Outcome, Plan
 from memini_bench.modes.common import build_config, check_outputs, load_prepared, log, plan_results, write_results
 from memini_bench.modes.options import RunOptions
 from memini_bench.rerankers import Candidate, Reranker, build_reranker, cross_encoder_requested, reorder_by_id
@@ -70,12 +70,6 @@ def cross_encoder_configured(opts: RunOptions) -> bool:
     return cross_encoder_requested(tier.rerank_url, tier.rerank_model)
 
 
-def selected(opts: RunOptions) -> bool:
-    """``-llm-rerank`` or a cross-encoder asked for (a ``-rerank-gate`` sweep, which also configures one, comes
-    first in the mode order: memini's precedence)."""
-    tier = opts.mode(RerankTierOptions)
-    return bool(tier.llm_rerank or cross_encoder_configured(opts))
-
 
 def reranker_from(opts: RunOptions, *, llm: bool) -> Reranker:
     t = opts.mode(RerankTierOptions)
@@ -89,26 +83,22 @@ def hybrid_for(opts: RunOptions, encoder: TextEncoder | None) -> HybridSystem:
     return HybridSystem(MeminiBackend(encoder, opts.hybrid.keyword_backend), opts.hybrid)
 
 
+def ingested_hybrid(opts: RunOptions, encoder: TextEncoder | None, ds) -> HybridSystem:
+    """The run's hybrid (``hybrid_for``) with ``ds``'s items ingested and its queries prepared."""
+    hybrid = hybrid_for(opts, encoder)
+    hybrid.ingest(ds.items)
+    hybrid.backend.prepare([q.query for q in ds.questions])
+    return hybrid
+
+
 def latency(xs: list[float]) -> dict[str, float]:
     return {"p50_ms": percentile(xs, 50), "p95_ms": percentile(xs, 95), "mean_ms": sum(xs) / len(xs) if xs else 0.0}
 
 
-def run(opts: RunOptions) -> int:
-    check_outputs(opts)
-    tier = opts.mode(RerankTierOptions)
-    reranker = reranker_from(opts, llm=tier.llm_rerank)
-    reranker.load()  # a local model loads here, before latencies are timed
-    encoder = build_encoder(opts.embed)
-    ds = load_prepared(opts)
-    ctx = opts.fixed_context(encoder)
-    settings = asdict(tier)
-    ident, out = plan_results(opts, ds, ctx, None, mode="rerank-tier", mode_settings=settings,
-                              suffix=f"-rerank-tier-{reranker.name}")
-    hybrid = hybrid_for(opts, encoder)
+def _compare(hybrid: HybridSystem, reranker: Reranker, ds, k: int, head_n: int) -> tuple[list, dict]:
+    """Each question's hybrid ranking, then the reranker's order of its first ``head_n``: the tally's rows and the
+    two latencies (the baseline's and what the rerank adds)."""
     backend = hybrid.backend
-    hybrid.ingest(ds.items)
-    backend.prepare([q.query for q in ds.questions])
-    k, head_n = opts.k[0], tier.llm_rerank_pool
     tally = _ranking.RankTally(k, ds.name)
     base_ms: list[float] = []
     added_ms: list[float] = []
@@ -123,22 +113,59 @@ def run(opts: RunOptions) -> int:
         order = reranker.rerank(q.query, head)
         added_ms.append((time.perf_counter() - t1) * 1e3)
         tally.add(reranker.name, q, reorder_by_id([c.id for c in head], order))
-    rows = tally.rows()
-    timing = {"baseline": latency(base_ms), "rerank_added": latency(added_ms)}
-    note = reranker.note() if hasattr(reranker, "note") else ""
-    if note:
-        log(f"  note: {note}")
-    sys.stdout.write(_ranking.markdown(rows, k, f"Hybrid vs {reranker.name} over the top {head_n}",
-                                       ds.category_labels))
-    sys.stdout.write("\n| Latency per question | p50 (ms) | p95 (ms) | mean (ms) |\n|---|--:|--:|--:|\n")
+    return tally.rows(), {"baseline": latency(base_ms), "rerank_added": latency(added_ms)}
+
+
+def _tables(rows: list, timing: dict, reranker: Reranker, k: int, head_n: int, labels, note: str) -> str:
+    text = _ranking.markdown(rows, k, f"Hybrid vs {reranker.name} over the top {head_n}", labels)
+    text += "\n| Latency per question | p50 (ms) | p95 (ms) | mean (ms) |\n|---|--:|--:|--:|\n"
     for name, t in (("baseline (hybrid)", timing["baseline"]), (f"+ {reranker.name} (added)", timing["rerank_added"])):
-        sys.stdout.write(f"| {name} | {t['p50_ms']:.2f} | {t['p95_ms']:.2f} | {t['mean_ms']:.2f} |\n")
-    if note:
-        sys.stdout.write(f"\nNote: {note}.\n")
-    sys.stdout.flush()
-    if out is None:
-        return 0
-    config = build_config(opts, ds, ctx, mode="rerank-tier", mode_settings=settings, reranker=reranker.name,
-                          rerank_k=k, identity=ident, **settings, **({"notes_rerank": [note]} if note else {}))
-    write_results(out, RankingResults(config=config, rows=tuple(rows), extra={"latency": timing}))
-    return 0
+        text += f"| {name} | {t['p50_ms']:.2f} | {t['p95_ms']:.2f} | {t['mean_ms']:.2f} |\n"
+    return text + (f"\nNote: {note}.\n" if note else "")
+
+
+class RerankTierMode(Mode):
+    """``memini-bench study rerank-tier`` (see the module docstring): ``plan`` loads the reranker (a local model
+    before latencies are timed) and the data and claims the results path; ``run`` ranks and re-ranks every
+    question; ``render`` prints the tables; ``write`` the results file."""
+
+    verb = "study rerank-tier"
+
+    def plan(self, opts: RunOptions) -> Plan:
+        check_outputs(opts)
+        tier = opts.mode(RerankTierOptions)
+        reranker = reranker_from(opts, llm=tier.llm_rerank)
+        reranker.load()  # a local model loads here, before latencies are timed
+        encoder = build_encoder(opts.embed)
+        ds = load_prepared(opts)
+        ctx = opts.fixed_context(encoder)
+        settings = asdict(tier)
+        ident, out = plan_results(opts, ds, ctx, None, mode="rerank-tier", mode_settings=settings,
+                                  suffix=f"-rerank-tier-{reranker.name}")
+        return Plan(self.verb, opts, systems=["memini-hybrid", reranker.name], items=len(ds.items),
+                    questions=len(ds.questions), identity=ident, writes=[out] if out is not None else [],
+                    state={"reranker": reranker, "encoder": encoder, "ds": ds, "ctx": ctx, "settings": settings,
+                           "out": out})
+
+    def run(self, plan: Plan) -> Outcome:
+        opts, st = plan.opts, plan.state
+        ds, reranker = st["ds"], st["reranker"]
+        hybrid = ingested_hybrid(opts, st["encoder"], ds)
+        k, head_n = opts.k[0], opts.mode(RerankTierOptions).llm_rerank_pool
+        rows, timing = _compare(hybrid, reranker, ds, k, head_n)
+        note = reranker.note() if hasattr(reranker, "note") else ""
+        if note:
+            log(f"  note: {note}")
+        text = _tables(rows, timing, reranker, k, head_n, ds.category_labels, note)
+        return Outcome(plan, 0, {"rows": rows, "timing": timing, "note": note, "markdown": text})
+
+    def write(self, outcome: Outcome) -> None:
+        opts, st, out = outcome.plan.opts, outcome.plan.state, outcome.plan.state["out"]
+        if out is None:
+            return
+        note, settings = outcome.data["note"], st["settings"]
+        config = build_config(opts, st["ds"], st["ctx"], mode="rerank-tier", mode_settings=settings,
+                              reranker=st["reranker"].name, rerank_k=opts.k[0], identity=outcome.plan.identity,
+                              **settings, **({"notes_rerank": [note]} if note else {}))
+        write_results(out, RankingResults(config=config, rows=tuple(outcome.data["rows"]),
+                                          extra={"latency": outcome.data["timing"]}))

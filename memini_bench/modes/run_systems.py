@@ -1,11 +1,16 @@
-"""The normal run: load and prepare the data set, run the systems, print tables, write results (every step but the
-systems' own work lives in ``modes.common``)."""
+"""The normal run (verb ``run``): load and prepare the data set, run the systems, print tables, write results.
+
+``RunMode`` is the one code path of ``memini-bench run``, of the flat form without a mode flag, and of the Python
+API (``memini_bench.evaluate``): ``plan`` builds the systems and claims the results path, ``run`` runs and scores
+them and renders the tables once (``Outcome.data["markdown"]``), ``render`` prints those tables and ``write``
+writes the results file and its companions (every step but the systems' own work lives in ``modes.common``)."""
 
 from __future__ import annotations
 
-import sys
+from collections.abc import Callable
 from pathlib import Path
 
+from memini_bench.core.contract import System
 from memini_bench.core.options import CoreOptions
 from memini_bench.embed.factory import EmbedSettings
 from memini_bench.errors import BenchError
@@ -15,8 +20,9 @@ from memini_bench.evaluation.metrics import score_all
 from memini_bench.evaluation.runner import run_all
 from memini_bench.executors import ExecutorOptions, executor_for
 from memini_bench.loaders import LoadOptions
+from memini_bench.modes.base import Mode, Outcome, Plan
 from memini_bench.modes.common import (
-    CompareOptions,
+    SystemsRunOptions,
     build_config,
     category_systems,
     check_outputs,
@@ -24,6 +30,7 @@ from memini_bench.modes.common import (
     log,
     plan_results,
     reference_of,
+    results_path,
     significance_of,
     write_results,
 )
@@ -38,25 +45,17 @@ from memini_bench.results.write import (
     write_trec,
 )
 from memini_bench.systems.config import HybridConfig
-from memini_bench.systems.lineup import LineupOptions, systems_for
+from memini_bench.systems.context import SystemContext
+from memini_bench.systems.lineup import LineupOptions, stage_timings, systems_for
 from memini_bench.systems.reference_settings import ReferenceSettings
 
 NAME = "the system comparison"
-
-
 SUMMARY = "the normal run: significance tests and poisoning"
 
 
 USES = (CoreOptions, LineupOptions, LoadOptions, HybridConfig, EmbedSettings, OutputOptions, ExecutorOptions,
         ReferenceSettings, RunGuardOptions, "reference")
-
-
-OPTIONS = CompareOptions
-
-
-def selected(opts: RunOptions) -> bool:
-    """The default mode: always selected when no other mode is."""
-    return True
+OPTIONS = SystemsRunOptions
 
 
 def encoder_clock(ctx) -> tuple[float, float]:
@@ -64,48 +63,97 @@ def encoder_clock(ctx) -> tuple[float, float]:
     return ctx.encoder.clock() if ctx.encoder_built and ctx.encoder is not None else (0.0, 0.0)
 
 
-def run(opts: RunOptions) -> int:
-    check_outputs(opts)
-    executor_for(opts.executor)  # a missing extra or an unreachable cluster: one line before any work
-    ctx = opts.context()
-    systems = systems_for(opts.lineup, ctx)
-    names = [s.name for s in systems]
-    tables = category_systems(opts, names)  # a wrong -reference or -categories: refused before any work
+#: Builds the run's systems on its context (the CLI's: ``systems_for(opts.lineup, ctx)``; the API passes its own).
+SystemsMaker = Callable[[RunOptions, SystemContext], list[System]]
+
+
+def lineup_systems(opts: RunOptions, ctx: SystemContext) -> list[System]:
+    return systems_for(opts.lineup, ctx)
+
+
+def check_reference(opts: RunOptions, names: list[str]) -> str:
+    """-reference, checked against the systems (it needs -significance); "" = the default reference."""
     reference = opts.mode(SignificanceOptions).reference
-    if opts.mode(CompareOptions).significance:
+    if opts.mode(SystemsRunOptions).significance:
+        if len(names) < 2:
+            raise BenchError("-significance: needs at least two systems in the run (see -systems)")
         reference_of(reference, names)
     elif "reference" in opts.given:
         raise BenchError("-reference: used with -significance (or -compare); add -significance or drop it")
-    ds = load_prepared(opts)
-    debris = opts.mode(CompareOptions).poison
-    mode_settings = {"poison": debris} if debris else None
-    # the identity, the path it claims and every refusal of the outputs: before any embedding
-    ident, out = plan_results(opts, ds, ctx, systems, mode="compare", mode_settings=mode_settings)
-    results = run_all(systems, ds, opts.depth, guard=opts.guard, clock=lambda: encoder_clock(ctx))
-    scores = score_all(results, opts.k)
-    sys.stdout.write(markdown(scores, ds.name, ds.category_labels, leaks=opts.guard.leaks == "count",
-                              categories=tables))
-    own_tables, extra = breakdowns(ds, results, opts.k)  # the data set's own tables (LongMemEval turns, evidence)
-    sys.stdout.write(own_tables)
-    if opts.mode(CompareOptions).significance:
-        extra["significance"] = significance_of(opts, results, reference)
-    sys.stdout.flush()
-    if opts.output.no_write:
-        return 0
-    backend = getattr(systems[0], "backend", None)
-    config = build_config(opts, ds, ctx, systems, timings_ms=getattr(backend, "timings_ms", {}),
-                          mode_settings=mode_settings, identity=ident)
-    write_results(out, results_document(config, scores, **extra))
-    if opts.output.plot:
-        from memini_bench.results.plots import category_bars
+    return reference
 
-        png = out.with_name(f"{out.stem}-categories.png")
-        category_bars(scores, png, title=ds.name, labels=ds.category_labels)
-        log(f"wrote {png}")
-    if opts.output.per_question:
-        write_jsonl(Path(opts.output.per_question), per_question_rows(results))
-        log(f"wrote {opts.output.per_question}")
-    if opts.output.trec:
-        for path in write_trec(Path(opts.output.trec), out.stem, results):
-            log(f"wrote {path}")
-    return 0
+
+class RunMode(Mode):
+    """The normal run (see the module docstring); ``make_systems`` replaces the ``-systems``/``-system`` lineup."""
+
+    verb = "run"
+
+    def __init__(self, make_systems: SystemsMaker = lineup_systems) -> None:
+        self.make_systems = make_systems
+
+    def plan(self, opts: RunOptions) -> Plan:
+        check_outputs(opts)
+        executor_for(opts.executor)  # a missing extra or an unreachable cluster: one line before any work
+        ctx = opts.context()
+        systems = self.make_systems(opts, ctx)
+        names = [s.name for s in systems]
+        tables = category_systems(opts, names)  # a wrong -reference or -categories: refused before any work
+        reference = check_reference(opts, names)
+        ds = load_prepared(opts)
+        debris = opts.mode(SystemsRunOptions).poison
+        mode_settings = {"poison": debris} if debris else None
+        # the identity, the path it claims and every refusal of the outputs: before any embedding
+        ident, out = plan_results(opts, ds, ctx, systems, mode="compare", mode_settings=mode_settings)
+        file_name = (out or results_path(opts, ds, ctx, systems)).name
+        return Plan(self.verb, opts, systems=names, items=len(ds.items), questions=len(ds.questions),
+                    identity=ident, writes=planned_writes(opts, out),
+                    state={"ctx": ctx, "systems": systems, "ds": ds, "tables": tables, "reference": reference,
+                           "mode_settings": mode_settings, "out": out, "file_name": file_name})
+
+    def run(self, plan: Plan) -> Outcome:
+        opts, st = plan.opts, plan.state
+        ctx, ds = st["ctx"], st["ds"]
+        results = run_all(st["systems"], ds, opts.depth, guard=opts.guard, clock=lambda: encoder_clock(ctx))
+        scores = score_all(results, opts.k)
+        text = markdown(scores, ds.name, ds.category_labels, leaks=opts.guard.leaks == "count",
+                        categories=st["tables"])
+        own_tables, extra = breakdowns(ds, results, opts.k)  # the data set's own tables (LongMemEval turns, evidence)
+        text += own_tables
+        if opts.mode(SystemsRunOptions).significance:
+            sig_text, extra["significance"] = significance_of(opts, results, st["reference"])
+            text += sig_text
+        config = build_config(opts, ds, ctx, st["systems"], timings_ms=stage_timings(st["systems"]),
+                              mode_settings=st["mode_settings"], identity=plan.identity)
+        return Outcome(plan, 0, {"results": results, "scores": scores, "extra": extra, "markdown": text,
+                                 "config": config})
+
+    def write(self, outcome: Outcome) -> None:
+        opts, out = outcome.plan.opts, outcome.plan.state["out"]
+        if out is None:
+            return
+        data, ds = outcome.data, outcome.plan.state["ds"]
+        write_results(out, results_document(data["config"], data["scores"], **data["extra"]))
+        if opts.output.plot:
+            from memini_bench.results.plots import category_bars
+
+            png = out.with_name(f"{out.stem}-categories.png")
+            category_bars(data["scores"], png, title=ds.name, labels=ds.category_labels)
+            log(f"wrote {png}")
+        if opts.output.per_question:
+            write_jsonl(Path(opts.output.per_question), per_question_rows(data["results"]))
+            log(f"wrote {opts.output.per_question}")
+        if opts.output.trec:
+            for path in write_trec(Path(opts.output.trec), out.stem, data["results"]):
+                log(f"wrote {path}")
+
+
+def planned_writes(opts: RunOptions, out: Path | None) -> list[Path]:
+    """The files and folders a run writes: its results file (None under -no-write: nothing), the -plot PNG, the
+    -per-question file and the -trec folder."""
+    if out is None:
+        return []
+    paths = [out]
+    if opts.output.plot:
+        paths.append(out.with_name(f"{out.stem}-categories.png"))
+    paths += [Path(p) for p in (opts.output.per_question, opts.output.trec) if p]
+    return paths

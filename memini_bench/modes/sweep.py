@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,8 +41,9 @@ from memini_bench.evaluation.runner import run_system
 from memini_bench.executors import ExecutorOptions, LocalExecutor, executor_for, run_encoder
 from memini_bench.executors import describe as describe_executor
 from memini_bench.loaders import LoadOptions, suite
+from memini_bench.modes.base import Mode, Outcome, Plan
 from memini_bench.modes.common import (
-    CompareOptions,
+    SystemsRunOptions,
     build_config,
     check_outputs,
     load_prepared,
@@ -96,9 +96,6 @@ USES = (LoadOptions, HybridConfig, ReferenceSettings, EmbedSettings, ExecutorOpt
         "seed", "poison", "k", "limit", "holdout", "out", "name", "plot", "no_write", "systems", "system")
 ATTRS = {LoadOptions: "load", EmbedSettings: "embed", **{t.settings: t.attr for t in TARGETS.values()}}
 
-
-def selected(opts: RunOptions) -> bool:
-    return bool(opts.mode(SweepOptions).sweep)
 
 
 def apply(opts: RunOptions, cell: Cell, axes: list[Axis], holdout: str | None = None) -> RunOptions:
@@ -208,7 +205,7 @@ class Phase:
 def run_phase(runner: CellRunner, opts: RunOptions, axes: list[Axis], grid: list[Cell], split: str) -> Phase:
     from memini_bench.evaluation.significance import compare_pairs
 
-    c = opts.mode(CompareOptions)
+    c = opts.mode(SystemsRunOptions)
     labels = [label(axes, cell) for cell in grid]
     jobs = [apply(opts, cell, axes, split) for cell in [(), *grid]]
     base, *cell_results = runner.run_many(jobs, labels, split)
@@ -246,7 +243,8 @@ def markdown(phase: Phase, ks: tuple[int, ...], title: str) -> str:
     return "\n".join(out) + "\n\nBold: significant at 0.05 after Holm across the grid.\n\n"
 
 
-def run(opts: RunOptions) -> int:
+def _checked_grid(opts: RunOptions) -> tuple[list[Axis], list[Cell], object]:
+    """The axes, the cells and the -select metric (None without it), every refusal of them before any work."""
     s = opts.mode(SweepOptions)
     axes = parse_grid(s.sweep, target_for(opts).settings)
     check_suite_uses(axes, opts.suite, suite(opts.suite).uses)
@@ -255,31 +253,54 @@ def run(opts: RunOptions) -> int:
     metric = parse_metric(s.select, opts.k) if s.select else None
     if metric is not None and opts.core.holdout != "tune":
         raise BenchError("-select: picks on the tune split and reports on held; add -holdout tune")
-    check_outputs(opts)
-    executor_for(opts.executor)  # a missing extra or an unreachable cluster: one line before any work
-    log(f"sweep: {len(grid)} cells over {', '.join(a.flag for a in axes)}, each against the baseline")
-    runner = CellRunner()
-    folder, ident = (None, {}) if opts.output.no_write else sweep_folder(opts, runner, axes, grid, metric)
-    tune = run_phase(runner, opts, axes, grid, opts.core.holdout)
-    title = (f"sweep over {', '.join(a.flag for a in axes)}: {len(grid)} cells, split {opts.core.holdout}, "
-             f"{len(tune.baseline.questions)} questions")
-    sys.stdout.write(markdown(tune, opts.k, title))
-    held, winner = None, None
-    if metric is not None:
-        values = [metric.of(sc) for sc in tune.scores]
-        winner = max(range(len(grid)), key=lambda i: (values[i], -i))
-        sys.stdout.write(f"selected on tune by {metric.name}: {tune.labels[winner]} ({values[winner] * 100:.1f}; "
-                         f"baseline {metric.of(tune.baseline_scores) * 100:.1f}) out of {len(grid)} cells tried. "
-                         "The tune figures are optimistic (the winner was picked on them); the held figures below "
-                         "are the honest ones.\n\n")
-        held = run_phase(runner, opts, axes, [grid[winner]], "held")
-        sys.stdout.write(markdown(held, opts.k, f"selected cell vs baseline on held ({len(held.baseline.questions)} "
-                                                "questions)"))
-    sys.stdout.flush()
-    if folder is None:
-        return 0
-    write_sweep(opts, runner, axes, grid, tune, held, winner, metric, folder, ident)
-    return 0
+    return axes, grid, metric
+
+
+class SweepMode(Mode):
+    """``memini-bench sweep`` (see the module docstring): ``plan`` parses and checks the grid and claims the sweep's
+    folder (loading the data and building the encoder for the baseline's identity); ``run`` runs every cell on the
+    split, then, with -select, the winner on held; ``render`` prints the tables; ``write`` the folder's files."""
+
+    verb = "sweep"
+
+    def plan(self, opts: RunOptions) -> Plan:
+        axes, grid, metric = _checked_grid(opts)
+        check_outputs(opts)
+        executor_for(opts.executor)  # a missing extra or an unreachable cluster: one line before any work
+        log(f"sweep: {len(grid)} cells over {', '.join(a.flag for a in axes)}, each against the baseline")
+        runner = CellRunner()
+        folder, ident = (None, None) if opts.output.no_write else sweep_folder(opts, runner, axes, grid, metric)
+        return Plan(self.verb, opts, identity=ident, writes=[folder] if folder is not None else [],
+                    notes=[f"{len(grid)} cells over {', '.join(a.flag for a in axes)}, each against the baseline"
+                           + (f"; the best by {metric.name} on tune is run on held" if metric else "")],
+                    state={"axes": axes, "grid": grid, "metric": metric, "runner": runner, "folder": folder})
+
+    def run(self, plan: Plan) -> Outcome:
+        opts, st = plan.opts, plan.state
+        axes, grid, metric, runner = st["axes"], st["grid"], st["metric"], st["runner"]
+        tune = run_phase(runner, opts, axes, grid, opts.core.holdout)
+        title = (f"sweep over {', '.join(a.flag for a in axes)}: {len(grid)} cells, split {opts.core.holdout}, "
+                 f"{len(tune.baseline.questions)} questions")
+        text = markdown(tune, opts.k, title)
+        held, winner = None, None
+        if metric is not None:
+            values = [metric.of(sc) for sc in tune.scores]
+            winner = max(range(len(grid)), key=lambda i: (values[i], -i))
+            text += (f"selected on tune by {metric.name}: {tune.labels[winner]} ({values[winner] * 100:.1f}; "
+                     f"baseline {metric.of(tune.baseline_scores) * 100:.1f}) out of {len(grid)} cells tried. "
+                     "The tune figures are optimistic (the winner was picked on them); the held figures below "
+                     "are the honest ones.\n\n")
+            held = run_phase(runner, opts, axes, [grid[winner]], "held")
+            text += markdown(held, opts.k, f"selected cell vs baseline on held ({len(held.baseline.questions)} "
+                                           "questions)")
+        return Outcome(plan, 0, {"tune": tune, "held": held, "winner": winner, "markdown": text})
+
+    def write(self, outcome: Outcome) -> None:
+        st, data = outcome.plan.state, outcome.data
+        if st["folder"] is None:
+            return
+        write_sweep(outcome.plan.opts, st["runner"], st["axes"], st["grid"], data["tune"], data["held"],
+                    data["winner"], st["metric"], st["folder"], outcome.plan.identity)
 
 
 def sweep_folder(opts: RunOptions, runner: CellRunner, axes: list[Axis], grid: list[Cell],
@@ -291,7 +312,7 @@ def sweep_folder(opts: RunOptions, runner: CellRunner, axes: list[Axis], grid: l
     base_opts = apply(opts, (), axes, opts.core.holdout)
     ds = runner.dataset(base_opts)
     ctx = opts.fixed_context(runner.encoder(opts))
-    c = opts.mode(CompareOptions)
+    c = opts.mode(SystemsRunOptions)
     ident = {"mode": "sweep", "sweep": opts.mode(SweepOptions).sweep, "axes": [a.flag for a in axes],
              "cells": len(grid), "select": metric.name if metric else "",
              "significance": {"resamples": c.resamples, "seed": c.seed},
@@ -343,7 +364,7 @@ def _plot(path: Path, axes, grid, tune: Phase, winner, metric, opts: RunOptions)
 
     metric = metric or Metric(f"R@{opts.k[0]}", "recall_at_k", opts.k[0])
     per_q = {"recall_at_k": lambda r: recall_any(r, metric.k)}
-    c = opts.mode(CompareOptions)
+    c = opts.mode(SystemsRunOptions)
 
     def cell_of(settings, result, scores) -> SweepCell:
         value = metric.of(scores)

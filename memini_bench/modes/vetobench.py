@@ -31,6 +31,7 @@ from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.factory import EmbedSettings, build_encoder
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.runner import close_all
+from memini_bench.modes.base import Mode, Outcome, Plan
 from memini_bench.modes.common import embedding_identity, hybrid_settings, log, write_results
 from memini_bench.modes.options import RunOptions
 from memini_bench.results.identity import claim
@@ -96,9 +97,6 @@ GATE_SYSTEM = FILES_KNOWN
 GATE_MIN = 0.80
 
 
-def selected(opts: RunOptions) -> bool:
-    return opts.suite == "vetobench" or bool(opts.mode(VetoOptions).veto_summary)
-
 
 def _encoder(opts: RunOptions, name: str) -> TextEncoder:
     """The run's embedding settings (model flags, cache) with another embedder name."""
@@ -110,11 +108,7 @@ def _archive_path(base: str, run: int, runs: int) -> Path:
     return p if runs == 1 else p.with_name(f"{p.stem}-run{run}{p.suffix or '.json'}")
 
 
-def run(opts: RunOptions) -> int:
-    from memini_bench.loaders.vetobench import read_suites, suite_dataset
-    from memini_bench.vetobench import conditions, scale, summary
-    from memini_bench.vetobench import evaluate as ev
-
+def _check_flags(opts: RunOptions) -> None:
     x = opts.mode(VetoOptions)
     if opts.output.plot and not x.scale:
         raise BenchError("-plot: VetoBench draws only the scale curve; add -scale")
@@ -122,21 +116,13 @@ def run(opts: RunOptions) -> int:
         raise BenchError("-archive: cannot be combined with -no-write (which writes nothing); drop one of them")
     if not opts.output.no_write:
         check_destinations(folders=[("-out", opts.output.out)], files=[("-archive", x.archive)])
-    if x.veto_summary:
-        sys.stdout.write(summary.summarize_archives(summary.read_archives(list(x.veto_summary))))
-        return 0
 
-    # Everything a user can get wrong is checked here, before any system ingests or any file is written.
-    suites = read_suites(opts.data)
-    encoders = {name: _encoder(opts, name) for name in x.veto_embedders}
-    composite_encoder = _encoder(opts, x.composite_embedder)  # one per run: every suite and size shares it
 
-    def systems_for(ds: Dataset) -> list:
-        return ev.select_systems(ev.lineup(ds, encoders, composite_encoder=composite_encoder,
-                                        veto_files=x.veto_files, hybrid=opts.hybrid, extra=opts.lineup.system),
-                                 opts.lineup.systems, "VetoBench")
+def _suite_runs(opts: RunOptions, suites: list, systems_for) -> tuple[list, list]:
+    """(suite, prepared data set, its systems) per suite the holdout leaves scenarios in; and the emptied ones."""
+    from memini_bench.loaders.vetobench import suite_dataset
 
-    runs, emptied = [], []  # (suite, prepared data set, its systems); suites the holdout left without scenarios
+    runs, emptied = [], []
     for suite in suites:
         try:
             ds = prepare(suite_dataset(suite), holdout=opts.core.holdout, limit=opts.core.limit)
@@ -147,34 +133,47 @@ def run(opts: RunOptions) -> int:
     if not runs:
         raise BenchError(f"-holdout {opts.core.holdout}: leaves no scenario in any suite of {opts.data}; use -holdout "
                          "all (or tune)")
-    names = [s.name for s in runs[0][2]]
-    sizes, base = [], None
-    if x.scale:
-        sizes = list(x.veto_sizes)
-        base = next((s for s in suites if not s.lifecycle), suites[0])
-        if sizes[0] < len(base.active):
-            raise BenchError(f"-veto-sizes {sizes[0]}: smaller than suite {base.name}'s {len(base.active)} "
-                             f"decisions; use sizes from {len(base.active)} up")
-        if opts.output.plot and not opts.output.no_write and importlib.util.find_spec("matplotlib") is None:
-            raise BenchError(PLOT_NEEDS)
-    client, wanted, makers = None, list(x.veto_conditions), None
-    if x.live:
-        from memini_bench.clients.providers import chat_from_env
+    return runs, emptied
 
-        conditions.condition_names(names, wanted)  # a third-party system's factory is loaded (checked) here
-        client = chat_from_env()  # MEMINI_LLM_PROVIDER: OpenAI-compatible or Anthropic (clients.providers)
-        extractor = dataclasses.replace(client, model=x.extract_model) if x.extract_model else client
-        first = next(iter(encoders.values()), None)
-        makers = Makers(third_party=lambda name: _third_party(opts, name, first), extract=extractor.complete,
-                        extract_model=extractor.model, composite_encoder=composite_encoder, echo=log)
-    for suite in emptied:
-        log(f'suite "{suite.name}": none of its {len(suite.scenarios)} scenarios is left after -holdout '
-            f"{opts.core.holdout}; skipped")
-    if GATE_SYSTEM not in names:
-        log(f"gate: {GATE_SYSTEM} is not in this run (-systems / -veto-files); the {GATE_MIN:.2f} veto recall@5 "
-            "gate is not checked")
 
-    # the identity of each results file and the path it claims, before any system ingests
+def _scale_plan(opts: RunOptions, suites: list) -> tuple[list[int], object]:
+    """-scale: the sizes and the suite the curve grows (the first without a lifecycle), checked."""
+    x = opts.mode(VetoOptions)
+    if not x.scale:
+        return [], None
+    sizes = list(x.veto_sizes)
+    base = next((s for s in suites if not s.lifecycle), suites[0])
+    if sizes[0] < len(base.active):
+        raise BenchError(f"-veto-sizes {sizes[0]}: smaller than suite {base.name}'s {len(base.active)} "
+                         f"decisions; use sizes from {len(base.active)} up")
+    if opts.output.plot and not opts.output.no_write and importlib.util.find_spec("matplotlib") is None:
+        raise BenchError(PLOT_NEEDS)
+    return sizes, base
+
+
+def _live_plan(opts: RunOptions, names: list[str], encoders: dict, composite_encoder) -> tuple:
+    """-live: the chat client and the condition makers (a third-party system's factory is loaded, checked, here);
+    (None, None) without -live."""
+    from memini_bench.vetobench import conditions
+
+    x = opts.mode(VetoOptions)
+    if not x.live:
+        return None, None
+    from memini_bench.clients.providers import chat_from_env
+
+    conditions.condition_names(names, list(x.veto_conditions))
+    client = chat_from_env()  # MEMINI_LLM_PROVIDER: OpenAI-compatible or Anthropic (clients.providers)
+    extractor = dataclasses.replace(client, model=x.extract_model) if x.extract_model else client
+    first = next(iter(encoders.values()), None)
+    makers = Makers(third_party=lambda name: _third_party(opts, name, first), extract=extractor.complete,
+                    extract_model=extractor.model, composite_encoder=composite_encoder, echo=log)
+    return client, makers
+
+
+def _identity(opts: RunOptions, suites: list, names: list[str], encoders: dict, composite_encoder,
+              systems: list) -> tuple[dict, dict]:
+    """The results file's config (its identity in it) and the identity itself."""
+    x = opts.mode(VetoOptions)
     config = {"suite": "vetobench", "data": opts.data,
               "data_sha256": {source.path: source.sha256 for suite in suites for source in suite.sources},
               "systems": names, "veto_files": x.veto_files, "composite_embedder": x.composite_embedder,
@@ -182,15 +181,112 @@ def run(opts: RunOptions) -> int:
     ident = {"mode": "vetobench", **{k: v for k, v in config.items() if k != "data"},
              "embedding": {name: embedding_identity(enc) for name, enc in encoders.items()},
              "composite_embedding": embedding_identity(composite_encoder),
-             "system_settings": [describe(s) for s in runs[0][2]],
+             "system_settings": [describe(s) for s in systems],
              **({"leaks": opts.guard.leaks} if opts.guard.leaks != "error" else {})}
-    scale_ident = {**ident, "sizes": sizes, "seed": x.scale_seed}
     config["identity"] = ident
-    out = scale_out = None
-    if not opts.output.no_write:
-        out = claim(Path(opts.output.out) / "vetobench.json", ident)
-        if x.scale:
-            scale_out = claim(Path(opts.output.out) / "vetobench-scale.json", scale_ident)
+    return config, ident
+
+
+class VetoMode(Mode):
+    """``memini-bench vetobench`` (see the module docstring): ``plan`` reads the suites, builds every system and
+    claims the results paths (every refusal before any ingest); ``run`` scores each suite, printing its table as
+    it is done (a long -live run shows what it has), then the scale curve and the live layer; ``write`` writes the
+    results files."""
+
+    verb = "vetobench"
+    implied = {"suite": "vetobench"}
+
+    def plan(self, opts: RunOptions) -> Plan:
+        from memini_bench.loaders.vetobench import read_suites
+        from memini_bench.vetobench import evaluate as ev
+
+        _check_flags(opts)
+        x = opts.mode(VetoOptions)
+        if x.veto_summary:
+            return Plan(self.verb, opts, state={"summary": True})
+        suites = read_suites(opts.data)
+        encoders = {name: _encoder(opts, name) for name in x.veto_embedders}
+        composite_encoder = _encoder(opts, x.composite_embedder)  # one per run: every suite and size shares it
+
+        def systems_for(ds: Dataset) -> list:
+            return ev.select_systems(ev.lineup(ds, encoders, composite_encoder=composite_encoder,
+                                            veto_files=x.veto_files, hybrid=opts.hybrid, extra=opts.lineup.system),
+                                     opts.lineup.systems, "VetoBench")
+
+        runs, emptied = _suite_runs(opts, suites, systems_for)
+        names = [s.name for s in runs[0][2]]
+        sizes, base = _scale_plan(opts, suites)
+        client, makers = _live_plan(opts, names, encoders, composite_encoder)
+        for suite in emptied:
+            log(f'suite "{suite.name}": none of its {len(suite.scenarios)} scenarios is left after -holdout '
+                f"{opts.core.holdout}; skipped")
+        if GATE_SYSTEM not in names:
+            log(f"gate: {GATE_SYSTEM} is not in this run (-systems / -veto-files); the {GATE_MIN:.2f} veto "
+                "recall@5 gate is not checked")
+        config, ident = _identity(opts, suites, names, encoders, composite_encoder, runs[0][2])
+        scale_ident = {**ident, "sizes": sizes, "seed": x.scale_seed}
+        out = scale_out = None
+        if not opts.output.no_write:  # the path each results file claims, before any system ingests
+            out = claim(Path(opts.output.out) / "vetobench.json", ident)
+            if x.scale:
+                scale_out = claim(Path(opts.output.out) / "vetobench-scale.json", scale_ident)
+        state = {"runs": runs, "systems_for": systems_for, "sizes": sizes, "base": base, "client": client,
+                 "makers": makers, "config": config, "scale_ident": scale_ident, "out": out, "scale_out": scale_out,
+                 "encoders": encoders}
+        return Plan(self.verb, opts, systems=names, questions=sum(len(ds.questions) for _, ds, _ in runs),
+                    items=sum(len(ds.items) for _, ds, _ in runs), identity=ident,
+                    writes=[p for p in (out, scale_out) if p is not None], state=state)
+
+    def run(self, plan: Plan) -> Outcome:
+        opts, st = plan.opts, plan.state
+        x = opts.mode(VetoOptions)
+        if st.get("summary"):
+            from memini_bench.vetobench import summary
+
+            text = summary.summarize_archives(summary.read_archives(list(x.veto_summary)))
+            return Outcome(plan, 0, {"markdown": text})
+        records, live_suites, gate = _score_suites(opts, st["runs"], st["client"])
+        st["config"] = {**st["config"], "embedders": {n: e.describe() for n, e in st["encoders"].items()},
+                        **harness()}
+        points = None
+        if st["base"] is not None:
+            from memini_bench.vetobench import scale
+
+            points = scale.curve(st["base"], st["systems_for"], st["sizes"], seed=x.scale_seed, echo=log,
+                                 guard=opts.guard)
+            sys.stdout.write(scale.markdown(points, st["base"].name))
+        if st["client"] is not None:
+            try:
+                _live(st["client"], live_suites, runs=x.veto_runs, wanted=list(x.veto_conditions),
+                      archive=x.archive, makers=st["makers"])
+            finally:
+                for _, systems in live_suites:
+                    close_all(systems)
+        return Outcome(plan, 0 if gate is None or gate >= GATE_MIN else 1, {"records": records, "points": points})
+
+    def write(self, outcome: Outcome) -> None:
+        opts, st, data = outcome.plan.opts, outcome.plan.state, outcome.data
+        if st.get("summary"):
+            return
+        if st["out"] is not None:
+            write_results(st["out"], VetoResults(config=st["config"], suites=tuple(data["records"])))
+        if st["scale_out"] is not None and data["points"] is not None:
+            from memini_bench.vetobench import scale
+
+            x, base = opts.mode(VetoOptions), st["base"]
+            write_results(st["scale_out"], VetoScaleResults(
+                config={**st["config"], "sizes": st["sizes"], "seed": x.scale_seed, "identity": st["scale_ident"]},
+                points=tuple(scale.as_json(data["points"]))))
+            if opts.output.plot:
+                png = st["scale_out"].with_suffix(".png")
+                scale.plot(data["points"], png, f"{base.name}: veto recall@5 vs decision-log size", len(base.active))
+                log(f"wrote {png}")
+
+
+def _score_suites(opts: RunOptions, runs: list, client) -> tuple[list[dict], list, float | None]:
+    """Score every suite (its table printed as soon as it is done); the records, the suites the live layer reuses,
+    and the gate's veto recall@5 (None: not in the run)."""
+    from memini_bench.vetobench import evaluate as ev
 
     records, live_suites, gate = [], [], None
     for suite, ds, systems in runs:
@@ -211,30 +307,7 @@ def run(opts: RunOptions) -> int:
     if gate is not None:
         verdict = "PASS" if gate >= GATE_MIN else "FAIL"
         print(f"gate: {GATE_SYSTEM} veto recall@5 (files known) {gate:.2f} >= {GATE_MIN:.2f}: {verdict}\n")
-
-    config = {**config, "embedders": {name: enc.describe() for name, enc in encoders.items()}, **harness()}
-    if out is not None:
-        write_results(out, VetoResults(config=config, suites=tuple(records)))
-
-    if base is not None:
-        points = scale.curve(base, systems_for, sizes, seed=x.scale_seed, echo=log, guard=opts.guard)
-        sys.stdout.write(scale.markdown(points, base.name))
-        if scale_out is not None:
-            write_results(scale_out, VetoScaleResults(
-                config={**config, "sizes": sizes, "seed": x.scale_seed, "identity": scale_ident},
-                points=tuple(scale.as_json(points))))
-            if opts.output.plot:
-                png = scale_out.with_suffix(".png")
-                scale.plot(points, png, f"{base.name}: veto recall@5 vs decision-log size", len(base.active))
-                log(f"wrote {png}")
-
-    if client is not None:
-        try:
-            _live(client, live_suites, runs=x.veto_runs, wanted=wanted, archive=x.archive, makers=makers)
-        finally:
-            for _, systems in live_suites:
-                close_all(systems)
-    return 0 if gate is None or gate >= GATE_MIN else 1
+    return records, live_suites, gate
 
 
 def _third_party(opts: RunOptions, name: str, encoder: TextEncoder | None) -> System:

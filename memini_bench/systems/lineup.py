@@ -76,22 +76,32 @@ def build_systems(names: Sequence[str], ctx: SystemContext, flags: Mapping[str, 
     systems: list[System] = []
     for name in names:
         flag = (flags or {}).get(name, "-systems")
-        factory = SYSTEMS.get(name, flag=flag)
-        if not callable(factory):
-            raise BenchError(f"{flag} {name}: not a factory (a callable taking a SystemContext)")
-        made = hooks.call(name, "factory", factory, ctx)
-        made = made if isinstance(made, list | tuple) else [made]
-        if not made:
-            raise BenchError(f"{flag} {name}: its factory returned no system (an empty list); return a System or "
-                             "a list of them")
-        for system in made:
-            if not hooks.call(name, "factory", isinstance, system, System):
-                raise BenchError(f"{flag} {name}: its factory returned {type(system).__name__}, which lacks the "
-                                 "System contract (name, ingest, recall); see memini_bench.core.contract")
-            if not isinstance(system.name, str) or not system.name.strip():
-                raise BenchError(f"{flag} {name}: its factory returned a system named {system.name!r}; a name is a "
-                                 "non-empty string")
-            systems.append(system)
+        systems += made_by(SYSTEMS.get(name, flag=flag), ctx, name, flag)
+    return distinct(systems)
+
+
+def made_by(factory: object, ctx: SystemContext, name: str, flag: str) -> list[System]:
+    """The systems ``factory(ctx)`` returns (one, or a list), each checked against the System contract; ``name``
+    and ``flag`` say in an error where the factory came from."""
+    if not callable(factory):
+        raise BenchError(f"{flag} {name}: not a factory (a callable taking a SystemContext)")
+    made = hooks.call(name, "factory", factory, ctx)
+    made = made if isinstance(made, list | tuple) else [made]
+    if not made:
+        raise BenchError(f"{flag} {name}: its factory returned no system (an empty list); return a System or "
+                         "a list of them")
+    for system in made:
+        if not hooks.call(name, "factory", isinstance, system, System):
+            raise BenchError(f"{flag} {name}: its factory returned {type(system).__name__}, which lacks the "
+                             "System contract (name, ingest, recall); see memini_bench.core.contract")
+        if not isinstance(system.name, str) or not system.name.strip():
+            raise BenchError(f"{flag} {name}: its factory returned a system named {system.name!r}; a name is a "
+                             "non-empty string")
+    return list(made)
+
+
+def distinct(systems: list[System]) -> list[System]:
+    """``systems``, refused when two share a name (their results would be one row)."""
     seen: set[str] = set()
     for s in systems:
         if s.name in seen:
@@ -104,3 +114,10 @@ def systems_for(lineup: LineupOptions, ctx: SystemContext, default: Sequence[str
     """The run's systems (``wanted_names``), on one context."""
     flags = {n: "-system" for n in lineup.system if n not in lineup.systems}
     return build_systems(wanted_names(lineup, default), ctx, flags)
+
+
+def stage_timings(systems: Sequence[System]) -> dict[str, float]:
+    """The first system's shared stage times in ms (``stage_timings()``: memini's systems report their backend's
+    keyword index, embedding and model load), {} when it reports none; a results file records them."""
+    report = getattr(systems[0], "stage_timings", None) if systems else None
+    return dict(report()) if callable(report) else {}

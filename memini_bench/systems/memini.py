@@ -211,6 +211,10 @@ class _BackendSystem:
     def describe(self) -> dict:
         return {"keyword_backend": self.backend.keyword_backend}
 
+    def stage_timings(self) -> dict[str, float]:
+        """The shared backend's stage times so far (keyword index, embedding, model load, query embedding), ms."""
+        return dict(self.backend.timings_ms)
+
 
 class KeywordSystem(_BackendSystem):
     uses = ("keyword_index_ms",)

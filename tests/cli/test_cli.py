@@ -43,7 +43,7 @@ def test_gnu_style_flags_limit_suffix_and_per_question(tmp_path, capsys):
     (["-suite", "file", "-data", "/no/such/file.json"], "no such file"),
     (["-k"], "requires an argument"),
     (["-holdout", "half"], "'half' is not one of"),
-    (["-bogus"], "No such option"),
+    (["-bogus"], "no such flag -bogus"),
     (["-embedder", "nonsense"], "unknown"),
 ])
 def test_bad_input_is_one_line_exit_2(tmp_path, capsys, args, fragment):
@@ -69,22 +69,31 @@ def _help(*args: str) -> str:
                           check=True).stdout
 
 
-def test_help_is_grouped_short_and_points_to_the_rest():
-    """--help: the everyday flags in full under headings, one line per other topic, at most 120 lines;
-    --help-all and help TOPIC show every flag, with its default."""
+def test_help_lists_the_verbs_and_each_verb_shows_its_own_flags_grouped():
+    """--help: the verbs and the flat form's mapping table; each verb's --help its own flags under headings, one
+    line per other topic, at most 60 lines; --help-all and help TOPIC show every flag, with its default."""
     from memini_bench.cli import command
     from memini_bench.core.settings import flag_fields
     from memini_bench.modes import mode_option_classes
     from memini_bench.modes.options import RunOptions
+    from memini_bench.modes.routes import FLAT_ROUTES
 
     short = _help("-h")
-    assert len(short.splitlines()) <= 120
-    for heading in ("Examples:", "Core:", "Data and its preparation:", "Systems:", "Outputs:", "More ("):
-        assert heading in short
-    for name in ("-suite", "-holdout", "-per-question", "[default: sample]"):
-        assert name in short
-    for topic in ("hybrid", "embedding", "sweep", "qa", "vetobench", "rerank-tier"):
-        assert f"\n  {topic} " in short        # one line each, named so `help TOPIC` finds it
+    for verb in ("run", "sweep", "compare", "qa", "study NAME", "vetobench", "score", "report", "data", "list",
+                 "help"):
+        assert f"\n  {verb} " in short, verb
+    for route in FLAT_ROUTES:
+        assert route.flags in short and route.verb in short
+    run = _help("run", "--help")
+    assert len(run.splitlines()) <= 60
+    for heading in ("Examples:", "Core:", "Systems:", "More (", "Flags of the system comparison:"):
+        assert heading in run
+    for name in ("-suite", "-significance", "-reference", "[default: sample]", "--plan"):
+        assert name in run
+    assert "-sweep," not in run and "-qa-k" not in run           # another verb's flags are not this one's
+    for topic in ("hybrid", "embedding"):
+        assert f"\n  {topic} " in run                           # one line each, named so `help TOPIC` finds it
+    assert "-qa-k" in _help("qa", "--help") and "-qa," not in _help("qa", "--help")   # -qa is the verb itself
     everything = _help("--help-all")
     flags = ["-" + f.metadata["flag"] for cls in RunOptions.concern_classes() + mode_option_classes()
              for f in flag_fields(cls)]
@@ -93,6 +102,75 @@ def test_help_is_grouped_short_and_points_to_the_rest():
         assert f"{flag}, -{flag}" in everything, flag
     topic = _help("help", "hybrid")
     assert "--pool-floor" in topic and "-keyword-backend" in topic and "-suite" not in topic
+
+
+@pytest.mark.parametrize("verb", ["run", "sweep", "compare", "qa", "vetobench", "list", "study rerank",
+                                  "study rerank-tier", "study gates", "study multihop", "study entity-bridge"])
+def test_each_verb_help_is_at_most_60_lines(verb):
+    from click.testing import CliRunner
+
+    from memini_bench.cli.verbs import verb_command
+
+    out = CliRunner().invoke(verb_command(verb), ["--help"], prog_name=f"memini-bench {verb}")
+    assert out.exit_code == 0 and ("Core:" in out.output or verb == "list") and "--plan" in out.output
+    assert len(out.output.splitlines()) <= 60, (verb, len(out.output.splitlines()))
+
+
+@pytest.mark.parametrize("args, message", [
+    (["-sytems", "x"], "no such flag -sytems; did you mean -systems?"),
+    (["--sytems", "x"], "no such flag --sytems; did you mean --systems?"),
+    (["-k3", "-embdder", "hash"], "no such flag -embdder; did you mean -embedder?"),
+    (["run", "-sufite", "sample"], "no such flag -sufite; did you mean -suite?"),
+    (["qa", "-sweep", "fusion=0.3"], "no such flag -sweep here; it is memini-bench sweep's "
+                                     "(see memini-bench sweep --help)"),
+])
+def test_a_mistyped_flag_names_the_closest_in_its_spelling(tmp_path, capsys, args, message):
+    code, _, err = run_cli([*args, "-out", str(tmp_path)], capsys)
+    assert code == 2 and err.strip() == f"memini-bench: error: {message}" and not list(tmp_path.iterdir())
+
+
+def test_the_flat_form_and_the_verb_write_the_same_results_file(tmp_path, capsys):
+    """The flat form without a mode flag is ``run``: the same results file (name, identity, scores)."""
+    flat, verb = tmp_path / "flat", tmp_path / "verb"
+    args = ["-suite", "sample", "-embedder", "hash", "-k", "1,5", "-significance", "-resamples", "200"]
+    assert run_cli([*args, "-out", str(flat)], capsys)[0] == 0
+    assert run_cli(["run", *args, "--out", str(verb)], capsys)[0] == 0
+    assert sorted(p.name for p in flat.iterdir()) == sorted(p.name for p in verb.iterdir()) == [
+        "memini-sample-emb-hash.json"]
+    a, b = (json.loads((d / "memini-sample-emb-hash.json").read_text()) for d in (flat, verb))
+    assert a["config"]["identity"] == b["config"]["identity"]
+    assert a["significance"] == b["significance"]
+    assert [{k: v for k, v in r.items() if not k.endswith("_ms")} for r in a["results"]] == \
+        [{k: v for k, v in r.items() if not k.endswith("_ms")} for r in b["results"]]   # all but the timings
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["sweep", "-suite", "sample"], "sweep: give -sweep SPEC"),
+    (["study", "gates", "-vec-gate", "0.3", "-rerank-url", "http://127.0.0.1:9"], "memini-bench study rerank-tier"),
+    (["study", "nope"], "study nope: no such study"),
+    (["list", "planets"], "list planets: no such topic"),
+])
+def test_a_verb_refuses_flags_that_are_another_verbs(tmp_path, capsys, args, fragment):
+    code, _, err = run_cli([*args, "-out", str(tmp_path)] if args[0] != "list" else args, capsys)
+    assert code == 2 and fragment in err and len(err.strip().splitlines()) == 1 and not list(tmp_path.iterdir())
+
+
+def test_plan_prints_what_would_run_and_writes_nothing(tmp_path, capsys):
+    code, out, _ = run_cli(["run", "-suite", "sample", "-embedder", "hash", "-out", str(tmp_path / "out"),
+                            "--plan"], capsys)
+    assert code == 0 and not (tmp_path / "out").exists()
+    assert "systems (3): memini-hybrid, memini-vector, memini-keyword" in out
+    assert "10 items, 8 questions scored" in out and "memini-sample-emb-hash.json" in out
+    assert "texts to embed: 18\n" in out          # 10 documents and 8 queries; the hash embedder has no cache
+    code, flat, _ = run_cli(["-suite", "sample", "-embedder", "hash", "-out", str(tmp_path / "out"), "-plan"], capsys)
+    assert code == 0 and flat == out and not (tmp_path / "out").exists()
+
+
+def test_list_topics(capsys):
+    code, out, _ = run_cli(["list", "suites"], capsys)
+    assert code == 0 and out.startswith("suites:\n") and "locomo" in out and "systems:" not in out
+    code, everything, _ = run_cli(["-list"], capsys)
+    assert code == 0 and "systems:" in everything and "suites:" in everything and "executors:" in everything
 
 
 def test_trec_export_scores_the_same_in_ir_measures(tmp_path, capsys):
@@ -128,3 +206,35 @@ def test_per_question_onto_a_folder_is_refused(tmp_path, capsys):
     code, _, err = run_cli(["-suite", "sample", "-embedder", "hash", "-out", str(tmp_path / "out"),
                          "-per-question", str(tmp_path)], capsys)
     assert code == 2 and "-per-question" in err and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("flat, verb", [
+    (["-rerank", "-rerank-cats", ""], ["study", "rerank", "-rerank-cats", ""]),
+    (["-sweep", "fusion=0.3,-1"], ["sweep", "-sweep", "fusion=0.3,-1"]),
+    (["-systems", "keyword,vector", "-significance", "-resamples", "200", "-k", "1,3"],
+     ["run", "-systems", "keyword,vector", "-significance", "-resamples", "200", "-k", "1,3"]),
+])
+def test_a_flag_form_and_its_verb_write_files_of_one_name_and_identity(tmp_path, capsys, flat, verb):
+    """The flat form's mapping table is the verbs: the same files, each with the same identity."""
+    from memini_bench.results.identity import results_identity
+
+    common = ["-suite", "sample", "-embedder", "hash"]
+    a, b = tmp_path / "flat", tmp_path / "verb"
+    assert run_cli([*common, *flat, "-out", str(a)], capsys)[0] == 0
+    assert run_cli([*verb, *common, "-out", str(b)], capsys)[0] == 0
+    names = sorted(str(p.relative_to(a)) for p in a.rglob("*.json"))
+    assert names and names == sorted(str(p.relative_to(b)) for p in b.rglob("*.json"))
+    for name in names:
+        assert results_identity(a / name) == results_identity(b / name), name
+
+
+def test_study_lists_the_studies_and_runs_a_study_script(capsys):
+    from memini_bench.cli.verbs import SCRIPTS
+    from memini_bench.modes import STUDIES
+
+    code, out, _ = run_cli(["study"], capsys)
+    assert code == 0 and all(f"\n    {name} " in out for name in [*STUDIES, *SCRIPTS])
+    code, out, _ = run_cli(["study", "contradiction", "--help"], capsys)
+    assert code == 0 and "-locomo" in out
+    code, out, _ = run_cli(["help", "study"], capsys)
+    assert code == 0 and "entity-bridge" in out

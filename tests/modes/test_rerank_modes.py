@@ -357,8 +357,8 @@ def test_hybrid_for_applies_every_hybrid_setting():
 
 @pytest.mark.parametrize("mode", [["-rerank-gate", "0"], []])
 def test_gates_and_tier_build_the_hybrid_from_the_run_options(lme_file, tmp_path, capsys, monkeypatch, mode):
-    """-vec-gate used to drop -reinforce and -semantic-reserve, and both gates -temporal-boost."""
-    import memini_bench.modes.gates as gates
+    """-vec-gate used to drop -reinforce and -semantic-reserve, and both gates -temporal-boost. Both modes build
+    their hybrid through rerank_tier.hybrid_for (gates by ingested_hybrid)."""
     import memini_bench.modes.rerank_tier as tier
 
     built, real = [], tier.hybrid_for
@@ -367,7 +367,6 @@ def test_gates_and_tier_build_the_hybrid_from_the_run_options(lme_file, tmp_path
         built.append(real(opts, encoder))
         return built[-1]
 
-    monkeypatch.setattr(gates, "hybrid_for", spy)
     monkeypatch.setattr(tier, "hybrid_for", spy)
     with ScriptedServer(word_scorer) as srv:
         code, _, err = run_cli(base_args(lme_file, tmp_path, "-rerank-url", srv.url, *mode, "-reinforce",

@@ -1,0 +1,111 @@
+"""``Report``: what ``memini_bench.evaluate`` returns — the scores per system and K (and per category), the paired
+tests, the provenance — and its renderings: the CLI's markdown, LaTeX, a dict (the results file's JSON), a pandas
+DataFrame, and the results file itself (``save``)."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memini_bench.errors import BenchError
+from memini_bench.results.schema import CompareResults, Score
+
+#: The metric columns of ``rows``, ``to_latex`` and ``to_dataframe``: (Score field, column title).
+METRICS = (("recall_at_k", "R@K"), ("recall_all_at_k", "RecallAll@K"), ("mrr", "MRR"), ("ndcg_at_k", "nDCG@K"),
+           ("p50_ms", "p50 ms"))
+
+
+@dataclass(frozen=True)
+class Report:
+    """One run's results (see the module docstring). ``scores`` holds one ``results.schema.Score`` per system and
+    K (fractions in 0..1); ``significance`` the paired tests' rows (empty without ``significance=True``);
+    ``config`` the provenance (data set and its sha256, every setting, the identity, the systems, the embedder,
+    the harness version and commit) exactly as the results file records it."""
+
+    dataset: str
+    ks: tuple[int, ...]
+    scores: tuple[Score, ...]
+    significance: tuple[dict, ...] = ()
+    config: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict, repr=False)
+    markdown: str = field(default="", repr=False)
+    #: The name of the results file the CLI writes for this run (from the data set and the settings).
+    file_name: str = ""
+
+    @property
+    def systems(self) -> list[str]:
+        """The systems in run order."""
+        return list(dict.fromkeys(s.system for s in self.scores))
+
+    def score(self, system: str, k: int | None = None) -> Score:
+        """The ``Score`` of ``system`` at ``k`` (default the first K)."""
+        k = self.ks[0] if k is None else k
+        found = next((s for s in self.scores if s.system == system and s.k == k), None)
+        if found is None:
+            raise BenchError(f"Report.score({system!r}, {k}): no such row; systems {', '.join(self.systems)}, "
+                             f"K {', '.join(map(str, self.ks))}")
+        return found
+
+    def per_category(self, system: str, k: int | None = None) -> dict[str, float]:
+        """recall_any@K of ``system`` per question category (label -> fraction; empty when the data set has
+        none)."""
+        labels = self.config.get("category_labels", {})
+        return {labels.get(c, c): v for c, v in self.score(system, k).per_category.items()}
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One flat dict per system and K: system, k, questions and every metric of ``Score``."""
+        return [dataclasses.asdict(s) for s in self.scores]
+
+    def to_markdown(self) -> str:
+        """The tables the CLI prints for the same run (the scores, the data set's own tables, the paired tests)."""
+        return self.markdown
+
+    def to_dict(self) -> dict[str, Any]:
+        """The results file's JSON document (what ``save`` writes)."""
+        return self.document().to_dict()
+
+    def document(self) -> CompareResults:
+        from memini_bench.results.write import results_document
+
+        return results_document(self.config, self.scores, **self.extra)
+
+    def to_latex(self, k: int | None = None) -> str:
+        """A LaTeX ``tabular`` (booktabs rules) of every system at ``k`` (default the first K): recall_any@K,
+        recall_all@K, MRR, nDCG@K as percentages with one decimal, and the p50 recall latency in ms."""
+        k = self.ks[0] if k is None else k
+        head = " & ".join(["system", *(title.replace("K", str(k)) for _, title in METRICS)])
+        lines = [r"\begin{tabular}{l" + "r" * len(METRICS) + "}", r"\toprule", head + r" \\", r"\midrule"]
+        for system in self.systems:
+            s = self.score(system, k)
+            cells = [f"{getattr(s, name) * 100:.1f}" if name != "p50_ms" else f"{s.p50_ms:.2f}"
+                     for name, _ in METRICS]
+            lines.append(" & ".join([_latex_escape(system), *cells]) + r" \\")
+        return "\n".join([*lines, r"\bottomrule", r"\end{tabular}"]) + "\n"
+
+    def to_dataframe(self):
+        """A pandas DataFrame, one row per system and K (``rows``); needs pandas."""
+        try:
+            import pandas
+        except ImportError:
+            raise BenchError("Report.to_dataframe: needs pandas; install it (pip install pandas) or use "
+                             "Report.rows()") from None
+        return pandas.DataFrame(self.rows())
+
+    def save(self, path: str | Path) -> Path:
+        """Write the results file the CLI writes for this run to ``path`` (a folder: the CLI's file name in it),
+        refused when ``path`` holds a run with another identity; returns the path written."""
+        from memini_bench.modes.common import write_results
+        from memini_bench.results.atomic_io import RunOutputs
+
+        target = Path(path)
+        if target.is_dir():
+            target = target / (self.file_name or f"{self.dataset}.json")
+        with RunOutputs():
+            write_results(target, self.document())
+        return target
+
+
+def _latex_escape(text: str) -> str:
+    return "".join("\\" + c if c in "&%$#_{}" else c for c in text)

@@ -1,0 +1,130 @@
+"""A mode is a class with four steps over one plan: ``plan(opts) -> Plan`` (the inputs, the systems, the results
+identity and the paths it claims, and every refusal that needs no system call), ``run(plan) -> Outcome`` (the
+work), ``render(outcome)`` (the tables on stdout) and ``write(outcome)`` (the results files). ``execute`` runs them
+in that order, or, under ``--plan``, prints the plan (``Plan.describe``) and stops: no system is called and nothing
+is written.
+
+A mode's flags are its module's ``OPTIONS`` (its own options dataclass) and ``USES`` (the concern classes and single
+fields it also honours); ``modes.VERBS`` names each mode class by its verb.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any, ClassVar
+
+from memini_bench.modes.options import RunOptions
+from memini_bench.results.identity import identity_hash
+
+
+@dataclass
+class Plan:
+    """What a mode will do, decided before any system call (see the module docstring). ``state`` carries what the
+    plan built for the run (the loaded data set, the systems, the context); it is not printed."""
+
+    verb: str
+    opts: RunOptions
+    systems: list[str] = field(default_factory=list)
+    items: int | None = None
+    questions: int | None = None
+    texts: int | None = None      # distinct texts the run embeds (documents and queries), when it embeds
+    cached: int | None = None     # of those, already in the embedding cache
+    identity: dict | None = None
+    writes: list[Path] = field(default_factory=list)
+    ks: tuple[int, ...] = ()      # the K the mode scores at, when not the -k list (a study's own default)
+    notes: list[str] = field(default_factory=list)   # what else a reader of the plan needs (a sweep's cells)
+    state: dict[str, Any] = field(default_factory=dict)
+
+    def describe(self) -> str:
+        """The plan as a person reads it (``--plan``)."""
+        o = self.opts
+        lines = [f"plan: memini-bench {self.verb}", f"  suite {o.suite}" + (f", data {o.data}" if o.data else "")]
+        if self.questions is not None:
+            lines.append(f"  data set: {self.items} items, {self.questions} questions scored, "
+                         f"K {_ks(self.ks or o.k)}")
+        if self.systems:
+            lines.append(f"  systems ({len(self.systems)}): {', '.join(self.systems)}")
+        if self.texts is not None:
+            cached = "" if self.cached is None else f", {self.cached} of them cached"
+            lines.append(f"  texts to embed: {self.texts}{cached}")
+        lines += [f"  {note}" for note in self.notes]
+        if self.identity is not None:
+            lines.append(f"  results identity: {identity_hash(self.identity)[:12]}")
+        lines += [f"  writes: {p}" for p in self.writes] or ["  writes: nothing"]
+        return "\n".join(lines) + "\n"
+
+
+def _ks(ks: Sequence[int]) -> str:
+    return ",".join(map(str, ks))
+
+
+@dataclass
+class Outcome:
+    """What ``run`` produced: the plan it ran, the exit code, and the mode's own results in ``data``."""
+
+    plan: Plan
+    code: int = 0
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+class Mode:
+    """One verb's mode (see the module docstring). Subclasses set ``verb`` and, when the verb itself stands for a
+    flag of the flat form (``qa`` for ``-qa``), ``implied``: those flag values, set by the verb; ``unused``: the
+    flags every mode takes that this verb does not offer."""
+
+    verb: ClassVar[str] = ""
+    implied: ClassVar[dict[str, object]] = {}
+    #: Flags every mode honours that this verb has no use for (``list`` reads no data set).
+    unused: ClassVar[frozenset[str]] = frozenset()
+
+    @property
+    def module(self) -> ModuleType:
+        """The mode's module: its ``NAME``, ``SUMMARY``, ``OPTIONS`` and ``USES``."""
+        return sys.modules[type(self).__module__]
+
+    def plan(self, opts: RunOptions) -> Plan:
+        raise NotImplementedError
+
+    def preview(self, plan: Plan) -> None:
+        """Under ``--plan`` only: the texts the run embeds (its data set's documents and queries) and how many the
+        cache holds, when the plan built an encoder (``state``: ``encoder``, or a context ``ctx`` whose encoder a
+        system built; a keyword-only run embeds nothing)."""
+        ds, ctx = plan.state.get("ds"), plan.state.get("ctx")
+        encoder = plan.state.get("encoder")
+        if encoder is None and ctx is not None and ctx.encoder_built:
+            encoder = ctx.encoder
+        if ds is None or encoder is None:
+            return
+        docs = encoder.cached_count([it.content for it in ds.items])
+        queries = encoder.cached_count([q.query for q in ds.questions], queries=True)
+        plan.texts = docs[0] + queries[0]
+        plan.cached = None if encoder.cache is None else docs[1] + queries[1]
+
+    def run(self, plan: Plan) -> Outcome:
+        raise NotImplementedError
+
+    def render(self, outcome: Outcome) -> None:
+        """Print the outcome's tables (default: the ``markdown`` it holds)."""
+        text = outcome.data.get("markdown", "")
+        if text:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+
+    def write(self, outcome: Outcome) -> None:
+        """Write the outcome's files (default: none)."""
+
+    def execute(self, opts: RunOptions, *, plan_only: bool = False) -> int:
+        """plan, then run, render and write; under ``plan_only`` print the plan and stop."""
+        plan = self.plan(opts)
+        if plan_only:
+            self.preview(plan)
+            sys.stdout.write(plan.describe())
+            return 0
+        outcome = self.run(plan)
+        self.render(outcome)
+        self.write(outcome)
+        return outcome.code
