@@ -1,12 +1,12 @@
-"""One registry pattern for every plug point: systems, suites, embedders and executors.
+"""One registry pattern for every plug point: systems, suites, embedders, executors and metrics.
 
 A ``Registry`` maps names to targets. A target is the object itself or a lazy ``"module:attr"`` string (so listing
 names never imports a heavy library). Three sources fill it, in this order: the built-ins (the data tables of
 ``memini_bench.core.builtins``, added when the registry is made),
 the installed distributions' entry points in the registry's group (``memini_bench.systems``,
-``memini_bench.suites``, ``memini_bench.embedders``, ``memini_bench.executors``; an entry point's name is the
-registered name) and, where the registry allows it, ``module:attr`` given directly on the command line (any
-importable module).
+``memini_bench.suites``, ``memini_bench.embedders``, ``memini_bench.executors``, ``memini_bench.metrics``; an entry
+point's name is the registered name) and, where the registry allows it, ``module:attr`` given directly on the
+command line (any importable module).
 
 A built-in whose module needs an optional dependency names its pip extra: a missing package is then the one-line
 error ``<name> needs the <extra> extra: pip install 'memini-bench[<extra>]'``. An unknown name is a one-line error
@@ -221,6 +221,7 @@ EMBEDDERS: Registry = Registry("embedder", "memini_bench.embedders", "-embedder"
                                builtin=builtins.EMBEDDERS)
 EXECUTORS: Registry = Registry("executor", "memini_bench.executors", "-executor", allow_module=True,
                                builtin=builtins.EXECUTORS)
+METRICS: Registry = Registry("metric", "memini_bench.metrics", "-metrics", builtin=builtins.METRICS)
 
 
 def listing() -> str:

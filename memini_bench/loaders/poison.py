@@ -50,7 +50,9 @@ def render(clean: dict, poisoned: dict) -> str:
     """Markdown: how each system's recall moves from a clean results file to its ``-poison`` twin (same suite,
     same settings); rows are the systems both files hold, at every K both hold."""
     def by_key(doc: dict) -> dict[tuple[str, int], dict]:
-        return {(r["system"], r["k"]): r for r in doc["results"]}
+        """(system, K) -> the row's ``{metric name: value}`` (results schema 3), recall_any@K also as ``R``."""
+        return {(r["system"], r["k"]): {**r["scores"], "R": r["scores"][f"recall_any@{r['k']}"]}
+                for r in doc["results"]}
 
     before, after = by_key(clean), by_key(poisoned)
     ks = sorted({k for _, k in before} & {k for _, k in after})
@@ -62,8 +64,8 @@ def render(clean: dict, poisoned: dict) -> str:
            f"{poisoned['config'].get('embedder') or '-'}", "", f"| system | {head} | MRR clean → poisoned |",
            "|---|" + "--:|" * (len(ks) + 1)]
     for s in systems:
-        cells = [f"{before[(s, k)]['recall_at_k'] * 100:.1f} → {after[(s, k)]['recall_at_k'] * 100:.1f} "
-                 f"({(after[(s, k)]['recall_at_k'] - before[(s, k)]['recall_at_k']) * 100:+.1f})" for k in ks]
+        cells = [f"{before[(s, k)]['R'] * 100:.1f} → {after[(s, k)]['R'] * 100:.1f} "
+                 f"({(after[(s, k)]['R'] - before[(s, k)]['R']) * 100:+.1f})" for k in ks]
         m0, m1 = before[(s, ks[-1])]["mrr"], after[(s, ks[-1])]["mrr"]
         out.append(f"| {s} | {' | '.join(cells)} | {m0 * 100:.1f} → {m1 * 100:.1f} ({(m1 - m0) * 100:+.1f}) |")
     out += ["", "memini's poison test (sample + 50 debris per group, then its maintenance dedup) asserts that gold "

@@ -62,5 +62,5 @@ def test_tune_held_selection_reports_the_winner_on_held(locomo_path, tmp_path, c
     summary = json.loads(next(tmp_path.glob("*-sweep-fusion/summary.json")).read_text())
     assert summary["selected"] in ("fusion=0.3", "fusion=0.5", "fusion=-1")
     assert summary["tune"]["split"] == "tune" and summary["held"]["split"] == "held"
-    tune_mrr = {c["cell"]: c["scores"][0]["mrr"] for c in summary["tune"]["cells"]}
+    tune_mrr = {c["cell"]: c["scores"][0]["scores"]["mrr"] for c in summary["tune"]["cells"]}
     assert summary["selected"] == max(tune_mrr, key=lambda c: tune_mrr[c])

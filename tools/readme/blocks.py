@@ -19,6 +19,7 @@ from memini_bench.results.schema import (
     QualityResults,
     RankingResults,
     ResultsFile,
+    Score,
     VetoResults,
     VetoScaleResults,
 )
@@ -300,8 +301,8 @@ def _sweep_rows(phase: dict, published: dict | None = None) -> list[str]:
     sig = {(r["system_a"], r["metric"]): r for r in phase["significance"]}
 
     def trio(scores: list[dict]) -> str:
-        by_k = {s["k"]: s for s in scores}
-        return f"{_pct(by_k[5]['recall_at_k'])} / {_pct(by_k[10]['recall_at_k'])} / {_pct(by_k[10]['mrr'])}"
+        by_k = {s.k: s for s in map(Score.from_row, scores)}
+        return f"{_pct(by_k[5].recall_at_k)} / {_pct(by_k[10].recall_at_k)} / {_pct(by_k[10].mrr)}"
 
     def mark(row: dict, text: str) -> str:
         return f"**{text}**" if row["significant"] else text
