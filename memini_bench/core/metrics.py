@@ -80,7 +80,7 @@ class Metric:
     #: "required", "optional" (none = the whole recalled depth) or "none"
     cutoff: ClassVar[str] = "required"
     #: the parameters besides the cut-off that apply ("rel", "judged_only")
-    params: ClassVar[tuple[str, ...]] = ("rel",)
+    params: ClassVar[tuple[str, ...]] = ("rel", "judged_only")
     #: the ir_measures measure it equals ("" when it has none; the property test then uses trec_eval by hand)
     ir_measures: ClassVar[str] = ""
 
@@ -167,6 +167,7 @@ class RecallAll(Metric):
     family: ClassVar[str] = "recall_all"
     formula: ClassVar[str] = "1 if every id of G is among the ids of the top K hits (G non-empty), else 0; mean"
     citation: ClassVar[str] = "LongMemEval src/retrieval/eval_utils.py evaluate_retrieval (recall_all)"
+    params: ClassVar[tuple[str, ...]] = ("rel",)
 
     def per_question(self, run: QuestionRun) -> float:
         g = self.relevant(run)
@@ -212,6 +213,7 @@ class MRR(Metric):
     family: ClassVar[str] = "mrr"
     formula: ClassVar[str] = "1 / (r + 1) for the first r < K with h_r meeting G, else 0; mean over questions"
     cutoff: ClassVar[str] = "optional"
+    params: ClassVar[tuple[str, ...]] = ("rel",)
     ir_measures: ClassVar[str] = "RR"
 
     def per_question(self, run: QuestionRun) -> float:
@@ -257,6 +259,7 @@ class NDCGLongMemEval(Metric):
     family: ClassVar[str] = "ndcg_lme"
     formula: ClassVar[str] = "(rel_0 + sum_{1<=i<K} rel_i / log2(i + 1)) / the same of |G| ones (0 when G is empty)"
     citation: ClassVar[str] = "LongMemEval (Wu et al., ICLR 2025) src/retrieval/eval_utils.py ndcg"
+    params: ClassVar[tuple[str, ...]] = ()
 
     def per_question(self, run: QuestionRun) -> float:
         g = self.relevant(run)
@@ -271,7 +274,6 @@ class RPrecision(Metric):
     family: ClassVar[str] = "r_precision"
     formula: ClassVar[str] = "|{r < |G|: h_r meets G}| / |G| (0 when G is empty); mean over questions"
     cutoff: ClassVar[str] = "none"
-    params: ClassVar[tuple[str, ...]] = ("rel", "judged_only")
     ir_measures: ClassVar[str] = "Rprec"
 
     def per_question(self, run: QuestionRun) -> float:
