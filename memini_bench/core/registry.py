@@ -224,10 +224,35 @@ EXECUTORS: Registry = Registry("executor", "memini_bench.executors", "-executor"
 METRICS: Registry = Registry("metric", "memini_bench.metrics", "-metrics", builtin=builtins.METRICS)
 
 
-def listing() -> str:
-    """Every registered system, suite, embedder and executor, one line each (``python -m memini_bench -list``)."""
+#: The registries by the plural ``-list KIND`` names.
+KINDS: dict[str, Registry] = {"systems": SYSTEMS, "suites": SUITES, "embedders": EMBEDDERS, "executors": EXECUTORS,
+                              "metrics": METRICS}
+
+
+def listing_rows(kind: str) -> list[dict[str, str]]:
+    """The entries of one kind as rows (``name``, ``help``, ``origin``, ``extra``, ``aliases``); a metric's row is
+    ``core.metrics.listing``'s (its spelling, parameters, formula, direction, ir_measures twin, citation)."""
+    if kind == "metrics":
+        from memini_bench.core.metrics import listing as metric_rows
+
+        return metric_rows()
+    reg = KINDS[kind]
+    return [{"name": e.name, "help": reg.help_of(e), "origin": e.origin, "extra": e.extra,
+             "aliases": ", ".join(e.aliases)} for e in reg.entries()]
+
+
+def listing(kind: str | None = None) -> str:
+    """Every registered system, suite, embedder, executor and metric, one line each (``memini-bench -list``), or
+    one ``kind`` of ``KINDS`` alone; a metric's line carries its formula."""
     out = []
-    for title, reg in (("systems", SYSTEMS), ("suites", SUITES), ("embedders", EMBEDDERS), ("executors", EXECUTORS)):
+    for title, reg in KINDS.items():
+        if kind is not None and title != kind:
+            continue
+        if reg is METRICS:
+            from memini_bench.core.metrics import listing_text
+
+            out.append(listing_text().rstrip("\n"))
+            continue
         out.append(f"{title}:")
         out.extend(reg.listing())
     return "\n".join(out) + "\n"

@@ -82,9 +82,10 @@ def run(opts: RunOptions) -> int:
     # the identity, the path it claims and every refusal of the outputs: before any embedding
     ident, out = plan_results(opts, ds, ctx, systems, mode="compare", mode_settings=mode_settings)
     results = run_all(systems, ds, opts.depth, guard=opts.guard, clock=lambda: encoder_clock(ctx))
-    scores = score_all(results, opts.k)
+    asked = opts.output.metric_list()  # -metrics: scored beside the defaults, printed in their own table
+    scores = score_all(results, opts.k, asked)
     sys.stdout.write(markdown(scores, ds.name, ds.category_labels, leaks=opts.guard.leaks == "count",
-                              categories=tables))
+                              categories=tables, metrics=asked))
     own_tables, extra = breakdowns(ds, results, opts.k)  # the data set's own tables (LongMemEval turns, evidence)
     sys.stdout.write(own_tables)
     if opts.mode(CompareOptions).significance:
