@@ -1,6 +1,7 @@
 """Metrics as objects: each one a class with one canonical name, its parameters, its formula and citation, and
 whether higher is better; the registry ``core.registry.METRICS`` holds them by family name (plugins add theirs
-under the ``memini_bench.metrics`` entry-point group).
+under the ``memini_bench.metrics`` entry-point group; this module reads the registry lazily, the registry never imports
+it).
 
 A metric is named ``family[(param=value,...)][@K]``: ``recall_any@5``, ``mrr@10``, ``mrr`` (no cut-off: the whole
 recalled depth), ``precision(rel=2)@5``, ``ndcg(judged_only=true)@10``, ``latency_p95``. ``parse`` reads a name

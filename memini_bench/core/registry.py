@@ -230,29 +230,19 @@ KINDS: dict[str, Registry] = {"systems": SYSTEMS, "suites": SUITES, "embedders":
 
 
 def listing_rows(kind: str) -> list[dict[str, str]]:
-    """The entries of one kind as rows (``name``, ``help``, ``origin``, ``extra``, ``aliases``); a metric's row is
-    ``core.metrics.listing``'s (its spelling, parameters, formula, direction, ir_measures twin, citation)."""
-    if kind == "metrics":
-        from memini_bench.core.metrics import listing as metric_rows
-
-        return metric_rows()
+    """The entries of one kind of ``KINDS`` as rows (``name``, ``help``, ``origin``, ``extra``, ``aliases``); a
+    metric's richer row (formula, direction, parameters) is ``core.metrics.listing``."""
     reg = KINDS[kind]
     return [{"name": e.name, "help": reg.help_of(e), "origin": e.origin, "extra": e.extra,
              "aliases": ", ".join(e.aliases)} for e in reg.entries()]
 
 
 def listing(kind: str | None = None) -> str:
-    """Every registered system, suite, embedder, executor and metric, one line each (``memini-bench -list``), or
-    one ``kind`` of ``KINDS`` alone; a metric's line carries its formula."""
+    """Every registered system, suite, embedder and executor, one line each (``memini-bench -list``), or one
+    ``kind`` of ``KINDS`` alone (metrics: ``core.metrics.listing_text``, with their formulas)."""
     out = []
     for title, reg in KINDS.items():
-        if kind is not None and title != kind:
-            continue
-        if reg is METRICS:
-            from memini_bench.core.metrics import listing_text
-
-            out.append(listing_text().rstrip("\n"))
-            continue
-        out.append(f"{title}:")
-        out.extend(reg.listing())
+        if (kind is None and reg is not METRICS) or title == kind:
+            out.append(f"{title}:")
+            out.extend(reg.listing())
     return "\n".join(out) + "\n"

@@ -30,11 +30,27 @@ def selected(opts: RunOptions) -> bool:
     return bool(opts.mode(ListOptions).list)
 
 
-def run(opts: RunOptions) -> int:
-    from memini_bench.core.registry import KINDS, listing
+def rows(kind: str) -> list[dict[str, str]]:
+    """One kind's entries as rows, for any front end (``memini-bench list KIND``): a metric's row holds its
+    spelling, parameters, formula, direction, ir_measures twin and citation (``core.metrics.listing``); another
+    kind's its name, help, origin, extra and aliases (``core.registry.listing_rows``)."""
+    from memini_bench.core import metrics, registry
 
-    kind = opts.mode(ListOptions).list
-    if kind != "all" and kind not in KINDS:
-        raise BenchError(f"-list {kind!r}: list one of {', '.join(KINDS)} (or -list alone for everything)")
-    sys.stdout.write(listing(None if kind == "all" else kind))
+    if kind not in registry.KINDS:
+        raise BenchError(f"-list {kind!r}: list one of {', '.join(registry.KINDS)} (or -list alone for everything)")
+    return metrics.listing() if kind == "metrics" else registry.listing_rows(kind)
+
+
+def text(kind: str) -> str:
+    """``-list KIND`` as printed (``all``: every kind, the metrics last with their formulas)."""
+    from memini_bench.core import metrics, registry
+
+    if kind == "all":
+        return registry.listing() + metrics.listing_text()
+    rows(kind)  # an unknown kind: one line
+    return metrics.listing_text() if kind == "metrics" else registry.listing(kind)
+
+
+def run(opts: RunOptions) -> int:
+    sys.stdout.write(text(opts.mode(ListOptions).list))
     return 0
