@@ -17,7 +17,7 @@ import csv
 import html
 import io
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import orjson
 
@@ -93,8 +93,18 @@ class Table:
                 for r in rows[a:b]:
                     if r[j].value == best:
                         r[j] = Cell(r[j].value, r[j].text, True, r[j].marks)
-        return Table(self.columns, tuple(tuple(r) for r in rows), self.title, self.notes, self.marks, self.groups,
-                     self.bold_best, self.notes_in_markdown)
+        return replace(self, rows=tuple(tuple(r) for r in rows))
+
+    def plain(self) -> Table:
+        """This table without best marks, marks or notes (a table other documents embed as it was)."""
+        return replace(self, rows=tuple(tuple(Cell(c.value, c.text) for c in r) for r in self.rows), notes=(),
+                       marks={})
+
+    def only(self, keys: Sequence[str]) -> Table:
+        """This table with the columns ``keys`` alone, in that order."""
+        index = [next(i for i, c in enumerate(self.columns) if c.key == key) for key in keys]
+        return replace(self, columns=tuple(self.columns[i] for i in index),
+                       rows=tuple(tuple(r[i] for i in index) for r in self.rows))
 
 
 def markdown(t: Table) -> str:
@@ -126,7 +136,7 @@ def csv_text(t: Table) -> str:
 _TEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
         "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
 #: How each mark symbol is set in LaTeX.
-TEX_MARKS = {"†": r"$^\dagger$", "‡": r"$^\ddagger$", "*": r"$^*$"}
+TEX_MARKS = {"†": r"$^\dagger$", "‡": r"$^\ddagger$", "*": r"$^*$", "°": r"$^\circ$"}
 
 
 def tex_escape(text: str) -> str:
@@ -191,8 +201,9 @@ RENDERERS: dict[str, Callable[[Table], str]] = {"md": markdown, "csv": csv_text,
                                                 "html": html_text, "json": json_text}
 
 
-def render(t: Table, fmt: str) -> str:
-    return RENDERERS[fmt](t)
+def render(t: Table, fmt: str, **options: str) -> str:
+    """``t`` in ``fmt`` (``FORMATS``); ``options`` go to the renderer (``source`` for LaTeX's first line)."""
+    return RENDERERS[fmt](t, **options)  # type: ignore[call-arg]
 
 
 def rows_of(values: Sequence[Sequence[object]], formatters: Sequence[Callable[[object], str]]) -> tuple:

@@ -72,6 +72,12 @@ def test_latex_bolds_the_best_and_marks_significant_differences():
                      and t["metric"] == "R@10"), None)
         assert (r"$^\dagger$" in lines[system][1]) == bool(test and test["significant"])
     assert exports.tex_escape("a_b & 50%") == r"a\_b \& 50\%"
+    notes = text.split("\\end{tabular}\n", 1)[1].splitlines()  # the table's own footnote, under it
+    assert notes[0].startswith(f"% N (questions per data set): locomo {max(r['questions'] for r in doc['results'])};")
+    assert any(n.startswith(r"% †: differs from the best") for n in notes)
+    assert any(n.startswith("% no mark: tested against that best and not significant") for n in notes)
+    page = exports.export(collect([str(path)]), "html")
+    assert page.startswith("<table>") and "<tfoot>" in page and "<strong>" in page
 
 
 def test_pareto_front_and_wilson_interval():
