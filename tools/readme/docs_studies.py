@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from memini_bench.results.schema import Score
+from memini_bench.results.table import fmt_pct
 from memini_bench.studies import bridge, published
 from tools.readme import studies
 
@@ -21,7 +22,7 @@ CONCEPTS = "locomo-multihop-entity-bridge-vocab-entities+concepts.json"
 
 
 def _pct(x: float) -> str:
-    return f"{x * 100:.1f}"
+    return fmt_pct(x, sign="")
 
 
 def rrf_k(doc: dict) -> str:
