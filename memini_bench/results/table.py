@@ -53,10 +53,14 @@ class Column:
 
 @dataclass(frozen=True)
 class Cell:
+    """A value and its text; ``best`` (bold where the renderer or table marks the best), ``marks`` (symbols the
+    table's ``marks`` explain) and ``strong`` (bold in every format: a significant difference)."""
+
     value: object
     text: str
     best: bool = False
     marks: tuple[str, ...] = ()
+    strong: bool = False
 
 
 def cell(value: object, formatter: Callable[[object], str] = str) -> Cell:
@@ -111,7 +115,7 @@ def markdown(t: Table) -> str:
     """The Markdown table (title line and a blank line first when there is a title)."""
     def text(c: Cell) -> str:
         s = c.text + "".join(c.marks)
-        return f"**{s}**" if c.best and t.bold_best else s
+        return f"**{s}**" if (c.best and t.bold_best) or c.strong else s
 
     out = [t.title, ""] if t.title else []
     out.append("| " + " | ".join(c.header for c in t.columns) + " |")
@@ -148,11 +152,12 @@ def latex(t: Table, source: str = "") -> str:
     mean, and that no mark means no test or no difference) as comment lines under it."""
     def text(c: Cell) -> str:
         s = tex_escape(c.text)
-        s = rf"\textbf{{{s}}}" if c.best else s
+        s = rf"\textbf{{{s}}}" if c.best or c.strong else s
         return s + "".join(TEX_MARKS.get(m, f"$^{{{tex_escape(m)}}}$") for m in c.marks)
 
     out = [f"% {source}; needs \\usepackage{{booktabs}}" if source else r"% needs \usepackage{booktabs}",
-           r"\begin{tabular}{" + "".join("r" if c.align == "right" else "l" for c in t.columns) + "}", r"\toprule",
+           r"\begin{tabular}{" + "".join({"right": "r", "center": "c"}.get(c.align, "l") for c in t.columns) + "}",
+           r"\toprule",
            " & ".join(tex_escape(c.header) for c in t.columns) + r" \\", r"\midrule"]
     for i, row in enumerate(t.rows):
         if i and i in t.groups:
@@ -168,7 +173,7 @@ def html_text(t: Table) -> str:
     in a ``<tfoot>``."""
     def td(col: Column, c: Cell, tag: str = "td") -> str:
         s = html.escape(c.text)
-        s = f"<strong>{s}</strong>" if c.best else s
+        s = f"<strong>{s}</strong>" if c.best or c.strong else s
         s += "".join(f"<sup>{html.escape(m)}</sup>" for m in c.marks)
         return f'<{tag} class="{col.align}">{s}</{tag}>'
 
@@ -191,7 +196,8 @@ def json_text(t: Table) -> str:
     """``{"title", "columns": [{key, header, better}], "rows": [{key: {"value", "text", "best", "marks"}}],
     "notes", "marks"}``."""
     doc = {"title": t.title, "columns": [{"key": c.key, "header": c.header, "better": c.better} for c in t.columns],
-           "rows": [{col.key: {"value": c.value, "text": c.text, "best": c.best, "marks": list(c.marks)}
+           "rows": [{col.key: {"value": c.value, "text": c.text, "best": c.best, "marks": list(c.marks),
+                               "strong": c.strong}
                      for col, c in zip(t.columns, row, strict=True)} for row in t.rows],
            "notes": list(t.notes), "marks": t.marks}
     return orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY).decode() + "\n"

@@ -55,7 +55,7 @@ def test_html_and_json():
     assert "c&amp;d" in page and "<tfoot>" in page and "N = 8 questions per system" in page
     doc = json.loads(render(TABLE, "json"))
     assert [c["key"] for c in doc["columns"]] == ["system", "r", "p50"] and doc["notes"] == list(NOTES)
-    assert doc["rows"][1]["r"] == {"value": 0.75, "text": "75.0%", "best": True, "marks": ["†"]}
+    assert doc["rows"][1]["r"] == {"value": 0.75, "text": "75.0%", "best": True, "marks": ["†"], "strong": False}
     assert doc["rows"][2]["r"]["value"] is None
 
 
