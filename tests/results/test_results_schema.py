@@ -103,3 +103,44 @@ def test_the_reader_refuses_what_it_cannot_type(tmp_path, change, message):
 def test_every_kind_is_registered_once():
     kinds = [cls.KIND for cls in KINDS.values()]
     assert len(kinds) == len(set(kinds)) and all(issubclass(c, ResultsFile) for c in KINDS.values())
+
+
+def test_upgrade_moves_every_old_score_row_and_changes_no_number():
+    """A version-1 document (a run's rows, a sweep's cells, VetoBench's scores) as version 3: every number under
+    its canonical name, equal and of the same type; config untouched (so the file's identity and name stay)."""
+    from memini_bench.results.schema import upgrade
+
+    old = {"system": "s", "dataset": "d", "k": 5, "questions": 3, "recall_at_k": 2 / 3, "recall_all_at_k": 0.0,
+           "mrr": 0.5, "ndcg_at_k": 0.4, "p50_ms": 1.5, "p95_ms": 2, "ingest_ms": 10.0, "tokens_injected_mean": 41.5,
+           "token_efficiency": 0.04, "per_category": {"a": 1.0}, "per_category_questions": {"a": 1},
+           "per_category_all": {"a": 0.0}}
+    ranking = {"system": "s", "category": "a", "questions": 1, "recall_at_1": 0.0, "recall_at_k": 1.0, "mrr": 0.5}
+    config = {"identity": {"mode": "compare", "recall_at_k": 1}, "mode": "compare"}
+    doc = {"schema": SCHEMA, "schema_version": 1, "kind": "sweep-summary", "config": config,
+           "tune": {"baseline": [old], "cells": [{"cell": "x", "scores": [old]}]}, "suites": [{"scores": [old]}],
+           "ranking": [ranking]}
+    new = upgrade(doc)
+    assert new["schema_version"] == SCHEMA_VERSION == 3 and new["config"] is config and new["ranking"] == [ranking]
+    row = new["tune"]["cells"][0]["scores"][0]
+    assert row == new["tune"]["baseline"][0] == new["suites"][0]["scores"][0] == _v3_row(old)
+    assert row["scores"] == {"recall_any@5": 2 / 3, "recall_all@5": 0.0, "mrr": 0.5, "ndcg@5": 0.4,
+                             "latency_p50": 1.5, "latency_p95": 2, "tokens_injected@5": 41.5,
+                             "token_efficiency@5": 0.04}
+    assert type(row["scores"]["latency_p95"]) is int  # nothing converted
+    assert row["categories"] == {"a": {"recall_any@5": 1.0, "recall_all@5": 0.0}}
+    score = Score.from_row(old)
+    assert (score.recall_at_k, score.per_category, score.per_category_all) == (2 / 3, {"a": 1.0}, {"a": 0.0})
+    assert score == Score.from_row(row) and upgrade(new) is new
+
+
+def test_committed_files_are_schema_3_and_keep_their_identity():
+    """Every committed results file is version 3; its config (and so its identity, hence its name and hash)
+    holds no schema version."""
+    from memini_bench.results.identity import identity_hash, results_identity
+
+    for path in COMMITTED:
+        doc = orjson.loads(path.read_bytes())
+        assert doc["schema_version"] == 3, path
+        ident = results_identity(path)
+        if isinstance(ident, dict):
+            assert "schema_version" not in orjson.dumps(ident).decode() and len(identity_hash(ident)) == 64
