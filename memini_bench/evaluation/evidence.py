@@ -17,11 +17,11 @@ from collections.abc import Sequence
 
 from memini_bench.core.dataset import Dataset
 from memini_bench.core.runs import RunResult
+from memini_bench.core.table import Cell, Column, Table
+from memini_bench.core.table import render as render_table
 from memini_bench.evaluation.metrics import recall_all, recall_any
 from memini_bench.loaders.locomo import DISTANCE
 from memini_bench.loaders.locomo_units import COVERS, EVIDENCE
-from memini_bench.results.table import Cell, Column, Table
-from memini_bench.results.table import render as render_table
 
 DISTANCE_BUCKETS = ((0, 0), (1, 2), (3, 5), (6, 10), (11, 20), (21, None))
 

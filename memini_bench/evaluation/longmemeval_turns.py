@@ -27,9 +27,9 @@ from collections.abc import Sequence
 from memini_bench.core.dataset import Dataset
 from memini_bench.core.metrics import lme_ndcg
 from memini_bench.core.runs import QuestionRun, RunResult
+from memini_bench.core.table import Cell, Column, Table
+from memini_bench.core.table import render as render_table
 from memini_bench.loaders.longmemeval_turns import SESSIONS_FROM_TURNS
-from memini_bench.results.table import Cell, Column, Table
-from memini_bench.results.table import render as render_table
 
 LME_KS = (1, 3, 5, 10, 30, 50)
 

@@ -21,12 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memini_bench.core.runs import QuestionRun, RunResult
+from memini_bench.core.table import Cell, Column, Table, fmt_pct
+from memini_bench.core.table import render as render_table
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.metrics import ndcg, recall_any, reciprocal_rank
 from memini_bench.evaluation.stats import ALPHA, RESAMPLES, SEED, PairedComparison, adjust, compare
 from memini_bench.results.per_question import read_per_question
-from memini_bench.results.table import Cell, Column, Table, fmt_pct
-from memini_bench.results.table import render as render_table
 from memini_bench.results.write import HYBRID
 
 
@@ -157,7 +157,7 @@ def markdown(result: Significance, title: str = "Paired significance") -> str:
 
 
 def table(result: Significance) -> Table:
-    """Every comparison as one table (``results.table``): the difference bold where significant after Holm."""
+    """Every comparison as one table (``core.table``): the difference bold where significant after Holm."""
     cols = tuple(Column(key, header, align) for key, header, align in (
         ("a", "A", "left"), ("b", "B", "left"), ("metric", "Metric", "left"), ("mean_a", "A", "right"),
         ("mean_b", "B", "right"), ("delta", "A − B (pp)", "right"), ("ci", "95% CI (pp)", "left"),

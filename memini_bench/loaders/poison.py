@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from memini_bench.core.dataset import Dataset, Item
 from memini_bench.core.settings import Int, setting
+from memini_bench.core.table import Cell, Column, Table
+from memini_bench.core.table import render as render_table
 from memini_bench.errors import BenchError
 
 FILLER = "TODO: revisit this later, low-signal note from a bulk import"
@@ -58,16 +60,17 @@ def render(clean: dict, poisoned: dict) -> str:
     ks = sorted({k for _, k in before} & {k for _, k in after})
     systems = [s for s in dict.fromkeys(s for s, _ in before) if all((s, k) in after for k in ks)]
     n = poisoned["config"].get("identity", {}).get("mode_settings", {}).get("poison", "?")
-    head = " | ".join(f"R@{k} clean → poisoned" for k in ks)
+
+    def moved(m0: float, m1: float) -> Cell:
+        return Cell((m0, m1), f"{m0 * 100:.1f} → {m1 * 100:.1f} ({(m1 - m0) * 100:+.1f})")
+
+    cols = (Column("system", "system", "left"), *(Column(f"r{k}", f"R@{k} clean → poisoned") for k in ks),
+            Column("mrr", "MRR clean → poisoned"))
+    body = tuple((Cell(s, s), *(moved(before[(s, k)]["R"], after[(s, k)]["R"]) for k in ks),
+                  moved(before[(s, ks[-1])]["mrr"], after[(s, ks[-1])]["mrr"])) for s in systems)
     out = [f"Poison — {poisoned['config']['dataset']}: {n} debris items per group "
            f"({poisoned['config']['items'] - clean['config']['items']} in all), embedder "
-           f"{poisoned['config'].get('embedder') or '-'}", "", f"| system | {head} | MRR clean → poisoned |",
-           "|---|" + "--:|" * (len(ks) + 1)]
-    for s in systems:
-        cells = [f"{before[(s, k)]['R'] * 100:.1f} → {after[(s, k)]['R'] * 100:.1f} "
-                 f"({(after[(s, k)]['R'] - before[(s, k)]['R']) * 100:+.1f})" for k in ks]
-        m0, m1 = before[(s, ks[-1])]["mrr"], after[(s, ks[-1])]["mrr"]
-        out.append(f"| {s} | {' | '.join(cells)} | {m0 * 100:.1f} → {m1 * 100:.1f} ({(m1 - m0) * 100:+.1f}) |")
-    out += ["", "memini's poison test (sample + 50 debris per group, then its maintenance dedup) asserts that gold "
-            "recall does not drop; it published no figure."]
+           f"{poisoned['config'].get('embedder') or '-'}", "", render_table(Table(cols, body), "md"),
+           "memini's poison test (sample + 50 debris per group, then its maintenance dedup) asserts that gold "
+           "recall does not drop; it published no figure."]
     return "\n".join(out) + "\n"

@@ -18,13 +18,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 
+from memini_bench.core.table import Cell, Column, Table, fmt_pct
+from memini_bench.core.table import render as render_table
 from memini_bench.qa import lexical
 from memini_bench.qa.agreement import Key, paired
 from memini_bench.qa.cost import PriceTable, money
 from memini_bench.qa.engine import Graded
 from memini_bench.qa.runs import spread
-from memini_bench.results.table import Cell, Column, Table, fmt_pct
-from memini_bench.results.table import render as render_table
 
 
 def _by_category(records: Sequence[Graded]) -> dict[str, list[Graded]]:

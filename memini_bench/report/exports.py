@@ -1,5 +1,5 @@
 """The leaderboard as a table: ``report -format md|csv|latex|html|json``, built once (``leaderboard``: the one table
-model of ``results.table``) and rendered by its renderers.
+model of ``core.table``) and rendered by its renderers.
 
 - ``md``: the README's results table (``| data set | questions | system | embedder | R@5 | R@10 | RecallAll@10 |
   MRR | nDCG@10 | p50 ms |``): R@K for every K of the inputs, then recall_all, MRR and nDCG at the table's K (the
@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import orjson
 
+from memini_bench.core.table import Cell, Column, Table, fmt_num, fmt_pct, tex_escape
+from memini_bench.core.table import render as render_table
 from memini_bench.errors import BenchError
 from memini_bench.report import model
 from memini_bench.report.collect import Inputs
-from memini_bench.results.table import Cell, Column, Table, fmt_num, fmt_pct, tex_escape
-from memini_bench.results.table import render as render_table
 
 __all__ = ["FORMATS", "MARKS", "columns", "csv_text", "export", "html", "json_text", "latex", "leaderboard",
            "markdown", "table_k", "tex_escape"]

@@ -1,7 +1,7 @@
 """Output: memini's markdown tables, the JSON results file, the per-question JSONL and the TREC files, all written
 atomically (``atomic_io``, whose ``atomic_write`` and ``check_destinations`` are re-exported here).
 
-Markdown (through the one table model, ``results.table``): one table per K (ascending), rows sorted by recall_any@K
+Markdown (through the one table model, ``core.table``): one table per K (ascending), rows sorted by recall_any@K
 descending (stable), then the per-category table of ``memini-hybrid`` (or the first system) at the largest K; with
 ``-metrics``, one table of those metrics in place of the per-K tables. JSON: ``{"config": {...}, "results": [...]}``
 (fractions in 0..1).
@@ -19,11 +19,11 @@ from memini_bench.core.dataset import file_safe_name
 from memini_bench.core.metrics import Metric, parse_list
 from memini_bench.core.runs import RunResult, first_gold_rank
 from memini_bench.core.settings import setting
+from memini_bench.core.table import Cell, Column, Table, fmt_num, fmt_pct
+from memini_bench.core.table import markdown as render_markdown
 from memini_bench.errors import BenchError
 from memini_bench.results.atomic_io import atomic_write, check_destinations
 from memini_bench.results.schema import CompareResults, ResultsFile, Score
-from memini_bench.results.table import Cell, Column, Table, fmt_num, fmt_pct
-from memini_bench.results.table import markdown as render_markdown
 
 __all__ = ["OutputOptions", "atomic_write", "check_destinations", "markdown", "per_question_rows",
            "results_document", "trec_id", "write_json", "write_jsonl", "write_trec"]

@@ -15,14 +15,14 @@ from datetime import datetime
 from memini_bench.core.contract import System
 from memini_bench.core.dataset import Dataset
 from memini_bench.core.runs import RunResult, first_gold_rank
+from memini_bench.core.table import Cell, Column, Table, fmt_num
+from memini_bench.core.table import render as render_table
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.hits import RunGuardOptions
 from memini_bench.evaluation.metrics import score
 from memini_bench.evaluation.runner import run_all
 from memini_bench.results.schema import Score
-from memini_bench.results.table import Cell, Column, Table, fmt_num
-from memini_bench.results.table import render as render_table
 from memini_bench.systems.config import HybridConfig
 from memini_bench.systems.lineup import build_systems, context_for
 from memini_bench.vetobench.composite import DEFAULT_FILES, veto_composite_systems

@@ -20,11 +20,11 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from memini_bench.core.dataset import Dataset
+from memini_bench.core.table import Cell, Column, Table, fmt_num
+from memini_bench.core.table import render as render_table
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.hits import RunGuardOptions
 from memini_bench.loaders.vetobench import Decision, Rejection, VetoSuite, suite_dataset
-from memini_bench.results.table import Cell, Column, Table, fmt_num
-from memini_bench.results.table import render as render_table
 from memini_bench.results.write import atomic_write
 from memini_bench.systems.memini import System
 from memini_bench.vetobench.evaluate import VetoScore, evaluate

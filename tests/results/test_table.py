@@ -11,8 +11,8 @@ import json
 import pytest
 from cli_run import run_cli
 
+from memini_bench.core.table import Cell, Column, Table, fmt_num, fmt_pct, render
 from memini_bench.results.read import load
-from memini_bench.results.table import Cell, Column, Table, fmt_num, fmt_pct, render
 
 COLS = (Column("system", "System", "left"), Column("r", "R@5", better="higher"), Column("p50", "p50 ms",
                                                                                        better="lower"))

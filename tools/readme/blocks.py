@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from memini_bench.core.table import Cell, Column, Table, fmt_num, fmt_pct
+from memini_bench.core.table import render as render_table
 from memini_bench.report.model import embedder_label
 from memini_bench.results.read import load
 from memini_bench.results.schema import (
@@ -23,8 +25,6 @@ from memini_bench.results.schema import (
     VetoResults,
     VetoScaleResults,
 )
-from memini_bench.results.table import Cell, Column, Table, fmt_num, fmt_pct
-from memini_bench.results.table import render as render_table
 
 MAIN_FILES = ("locomo.json", "locomo-sessions.json", "longmemeval.json", "longmemeval-shared.json")
 

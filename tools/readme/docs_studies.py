@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from memini_bench.core.table import fmt_pct
 from memini_bench.results.schema import Score
-from memini_bench.results.table import fmt_pct
 from memini_bench.studies import bridge, published
 from tools.readme import studies
 
