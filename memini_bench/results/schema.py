@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from memini_bench.core.metrics import parse as parse_metric
 from memini_bench.errors import BenchError
 
 SCHEMA = "memini-bench.results"
@@ -76,8 +77,13 @@ class Score:
     store_ingest_ms: float = 0.0
 
     def value(self, name: str, default: float = 0.0) -> float:
-        """The score of the metric ``name`` (canonical, ``{k}`` standing for the row's K), ``default`` if absent."""
-        return self.scores.get(name.format(k=self.k), default)
+        """The score of the metric ``name`` (``{k}`` stands for the row's K) in any of its spellings
+        (``recall_all@5``, ``RA@5``, ``recall_all_at_k`` at the row's K: ``core.metrics.parse``), ``default`` when
+        the row does not hold it; an unknown name is a BenchError naming the closest valid one."""
+        key = name.format(k=self.k)
+        if key in self.scores:
+            return self.scores[key]
+        return self.scores.get(parse_metric(key, self.k, flag="metric").name, default)
 
     @property
     def recall_at_k(self) -> float:

@@ -77,6 +77,10 @@ def test_writer_and_reader_use_the_same_class(tmp_path):
     assert back == written and back.scores == (score,) and back.extra["significance"] == [{"system_a": "x"}]
     row = back.scores[0]
     assert (row.recall_at_k, row.mrr, row.per_category, row.value("recall_frac@{k}")) == (0.875, 0.8, {"a": 1.0}, 0.9)
+    assert row.value("RA@5") == row.value("RecallAll@5") == row.value("recall_all_at_k") == 0.875  # one metric
+    assert row.value("precision@5") == 0.0  # a metric the row does not hold: the default
+    with pytest.raises(BenchError, match="did you mean recall_frac@5"):
+        row.value("recall_fract@5")
     raw = orjson.loads((tmp_path / "r.json").read_bytes())
     assert (raw["schema"], raw["schema_version"], raw["kind"]) == (SCHEMA, SCHEMA_VERSION, "run")
 
