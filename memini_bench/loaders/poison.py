@@ -49,7 +49,8 @@ def poison(ds: Dataset, per_group: int, filler: str = FILLER) -> Dataset:
 
 
 def render(clean: dict, poisoned: dict) -> str:
-    """Markdown: how each system's recall moves from a clean results file to its ``-poison`` twin (same suite,
+    """Markdown: how each system's recall moves from a clean results document (schema 3, as ``results.read``
+    gives it) to its ``-poison`` twin (same suite,
     same settings); rows are the systems both files hold, at every K both hold."""
     def by_key(doc: dict) -> dict[tuple[str, int], dict]:
         """(system, K) -> the row's ``{metric name: value}`` (results schema 3), recall_any@K also as ``R``."""
