@@ -349,6 +349,8 @@ ALIASES: dict[str, str] = {
     "P": "precision", "Rprec": "r_precision", "Success": "success",
     "tokens_injected_mean": "tokens_injected", "inj tok": "tokens_injected", "tok-eff": "token_efficiency",
 }
+#: Old spellings of an optional-cut-off metric that meant the row's K (the report's and the file's ``ndcg_at_k``).
+_ROW_K_ALIASES = frozenset({"nDCG", "NDCG", "ndcg_at_k"})
 #: Old names of the latency percentiles.
 _LATENCY_ALIASES = {"p50_ms": 50, "p95_ms": 95, "p50": 50, "p95": 95, "p50 ms": 50, "p50 (ms)": 50,
                     "p95 (ms)": 95}
@@ -426,8 +428,7 @@ def parse(text: str, k: int | None = None, *, flag: str = "-metrics", open_cutof
         if not cut.strip().isdigit() or int(cut) < 1:
             raise BenchError(f"{flag} {text!r}: the cut-off is a whole number >= 1 ({family}@10)")
         kwargs["k"] = int(cut)
-    elif cls.cutoff == "required" or (cls.cutoff == "optional" and base in ALIASES and base in ("nDCG", "NDCG",
-                                                                                               "ndcg_at_k")):
+    elif cls.cutoff == "required" or base in _ROW_K_ALIASES:
         if k is None and not open_cutoff:
             raise BenchError(f"{flag} {text!r}: {family} needs a cut-off; write {family}@K (e.g. {family}@10)")
         kwargs["k"] = k

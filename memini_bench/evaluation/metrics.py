@@ -1,7 +1,7 @@
 """Scoring a run: every metric of ``core.metrics`` (the registered metric objects) over a RunResult, per K and per
 category, as the results schema's ``Score`` rows.
 
-A run's row at K holds the default metrics (``DEFAULT``: recall_any@K, recall_all@K, mrr at the recalled depth,
+A run's row at K holds the default metrics (``defaults``: recall_any@K, recall_all@K, mrr at the recalled depth,
 ndcg@K, latency_p50, latency_p95, tokens_injected@K, token_efficiency@K) and any metric asked for by ``-metrics``
 (``extra``: each at its own cut-off; one written without a cut-off where it needs one takes the row's K); each
 category's row holds recall_any@K and recall_all@K and the asked-for metrics. The formulas are on the metric
@@ -31,16 +31,18 @@ from memini_bench.core.metrics import (
 from memini_bench.core.runs import QuestionRun, RunResult
 from memini_bench.results.schema import Score
 
-__all__ = ["DEFAULT", "CATEGORY", "ndcg", "percentile", "recall_all", "recall_any", "reciprocal_rank", "score",
-           "score_all", "score_by_category"]
+__all__ = ["category_defaults", "defaults", "ndcg", "percentile", "recall_all", "recall_any", "reciprocal_rank",
+           "score", "score_all", "score_by_category"]
 
-#: The metrics of every row, in the order the results file lists them (a cut-off left open takes the row's K).
-DEFAULT: tuple[Metric, ...] = (RecallAny(), RecallAll(), MRR(), NDCG(), Latency(p=50), Latency(p=95),
-                               TokensInjected(), TokenEfficiency())
-#: The metrics of every category of a row.
-CATEGORY: tuple[Metric, ...] = (RecallAny(), RecallAll())
-#: The defaults whose cut-off is the row's K although it is optional (mrr stays at the recalled depth).
-_AT_ROW_K = (NDCG,)
+def defaults(k: int) -> tuple[Metric, ...]:
+    """The metrics of every row at K, in the order the results file lists them (mrr at the recalled depth)."""
+    return (RecallAny(k=k), RecallAll(k=k), MRR(), NDCG(k=k), Latency(p=50), Latency(p=95), TokensInjected(k=k),
+            TokenEfficiency(k=k))
+
+
+def category_defaults(k: int) -> tuple[Metric, ...]:
+    """The metrics of every category of a row at K."""
+    return (RecallAny(k=k), RecallAll(k=k))
 
 
 def recall_any(run: QuestionRun, k: int) -> float:
@@ -61,20 +63,19 @@ def ndcg(run: QuestionRun, k: int) -> float:
 
 
 def _at(metrics: Sequence[Metric], k: int) -> list[Metric]:
-    """Each metric at the row's K where its cut-off is left open (a metric that needs one, and the defaults'
-    nDCG); one written with its own ``@K`` keeps it."""
-    return [m.at(k) if m.k is None and (m.cutoff == "required" or type(m) in _AT_ROW_K and m in DEFAULT) else m
-            for m in metrics]
+    """Each asked-for metric at the row's K where it needs a cut-off and none was written (``recall_frac``); one
+    written with its own ``@K``, or one whose cut-off is optional (``mrr``, ``ndcg``: the whole depth), keeps it."""
+    return [m.at(k) if m.k is None and m.cutoff == "required" else m for m in metrics]
 
 
 def score(result: RunResult, k: int, extra: Sequence[Metric] = ()) -> Score:
     """Every default metric of ``result`` at cut-off ``k`` (mrr at the run's depth), plus ``extra``."""
-    values = {m.name: m.value(result) for m in dict.fromkeys(_at([*DEFAULT, *extra], k))}
+    values = {m.name: m.value(result) for m in dict.fromkeys([*defaults(k), *_at(extra, k)])}
     by_cat: dict[str, list[QuestionRun]] = {}
     for r in result.questions:
         if r.question.category:
             by_cat.setdefault(r.question.category, []).append(r)
-    per_cat = _at([*CATEGORY, *(m for m in extra if m.unit == "fraction")], k)
+    per_cat = [*category_defaults(k), *_at([m for m in extra if m.unit == "fraction"], k)]
     categories = {}
     for c, runs in sorted(by_cat.items()):
         sub = dataclasses.replace(result, questions=tuple(runs))

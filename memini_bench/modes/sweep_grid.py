@@ -168,7 +168,7 @@ def parse_metric(text: str, ks: tuple[int, ...]) -> Metric:
     plain = dataclasses.replace(measure, k=None) == type(measure)()
     if type(measure) is metrics.MRR and measure.k is None:
         name = "MRR"
-    elif plain and measure.family in LEGACY_LABELS and type(measure).family == measure.family:
+    elif plain and measure.family in LEGACY_LABELS:
         name = f"{LEGACY_LABELS[measure.family]}@{k}"
     else:
         name = measure.name
