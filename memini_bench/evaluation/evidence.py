@@ -89,8 +89,10 @@ def evidence_table(ds: Dataset, results: Sequence[RunResult], ks: Sequence[int])
         for k in sorted(ks):
             value, n = evidence_recall(result, k, covers)
             rows.append({"system": result.system, "k": k, "questions": n, "evidence_recall": value})
-    out = ["### LoCoMo's evidence recall (task_eval/evaluation.py: the share of each question's evidence ids covered "
-           "by the top K units)\n", "| System | K | n | recall |", "|---|--:|--:|--:|"]
-    out += [f"| {r['system']} | {r['k']} | {r['questions']} | {r['evidence_recall']:.1%} |" for r in rows]
-    out.append("")
-    return "\n".join(out) + "\n", {"locomo_evidence_recall": rows}
+    cols = (Column("system", "System", "left"), Column("k", "K"), Column("questions", "n"),
+            Column("evidence_recall", "recall"))
+    body = tuple((Cell(r["system"], r["system"]), Cell(r["k"], str(r["k"])), Cell(r["questions"], str(r["questions"])),
+                  Cell(r["evidence_recall"], format(r["evidence_recall"], ".1%"))) for r in rows)
+    table = Table(cols, body, title="### LoCoMo's evidence recall (task_eval/evaluation.py: the share of each "
+                                    "question's evidence ids covered by the top K units)")
+    return render_table(table, "md") + "\n", {"locomo_evidence_recall": rows}

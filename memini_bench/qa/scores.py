@@ -131,12 +131,12 @@ def render(doc: Mapping) -> str:
                           "Cohen's kappa:r", rows))
     cost = doc.get("cost")
     if cost:
-        out += [f"| arm | questions | dollars | per question |  (prices: {cost['prices']['file']})",
-                "|---|--:|--:|--:|"]
-        out += [f"| {arm} | {c['questions']} | {c['dollars']:.4f} | {c['per_question']:.6f} |"
-                for arm, c in cost["per_arm"].items()]
+        rows = [[(arm, arm), (c["questions"], str(c["questions"])), (c["dollars"], f"{c['dollars']:.4f}"),
+                 (c["per_question"], f"{c['per_question']:.6f}")] for arm, c in cost["per_arm"].items()]
         if cost["relevance"]:
-            out.append(f"| judged retrieval | | {cost['relevance']:.4f} | |")
-        out.append(f"| **total** | | **{cost['total']:.4f}** | |")
-        out.append("")
+            rows.append([("judged retrieval", "judged retrieval"), (None, ""), (cost["relevance"],
+                                                                             f"{cost['relevance']:.4f}"), (None, "")])
+        rows.append([("total", "**total**"), (None, ""), (cost["total"], f"**{cost['total']:.4f}**"), (None, "")])
+        head, rest = _table("arm:l|questions:r|dollars:r|per question:r", rows).split("\n", 1)
+        out.append(f"{head}  (prices: {cost['prices']['file']})\n{rest}")  # the price file named after the header
     return "\n".join(out)

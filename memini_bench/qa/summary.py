@@ -142,12 +142,13 @@ MEMINI_PUBLISHED = {
 def render_published() -> str:
     """memini's published QA figures as a markdown table (``MEMINI_PUBLISHED``)."""
     p = MEMINI_PUBLISHED
-    out = [f"memini's published QA accuracy on {p['data']}: reader {p['reader']}, {p['embedder']} embeddings, "
-           f"k = {p['k']} (its bench/README.md; the data set is not in ../shared/data)\n",
-           "| category | n | memini |", "|---|--:|--:|"]
-    out += [f"| {c} | {n} | {acc} |" for c, acc, n in p["per_category"]]
-    out.append(f"| **overall** | 500 | **{p['overall']}** |")
-    return "\n".join(out) + "\n"
+    cols = (Column("category", "category", "left"), Column("n", "n"), Column("memini", "memini"))
+    body = [(Cell(c, c), Cell(n, str(n)), Cell(acc, acc)) for c, acc, n in p["per_category"]]
+    body.append((Cell("overall", "overall", strong=True), Cell(500, "500"),
+                 Cell(p["overall"], p["overall"], strong=True)))
+    return (f"memini's published QA accuracy on {p['data']}: reader {p['reader']}, {p['embedder']} embeddings, "
+            f"k = {p['k']} (its bench/README.md; the data set is not in ../shared/data)\n\n"
+            + render_table(Table(cols, tuple(body)), "md"))
 
 
 def _pct(x: float) -> str:
