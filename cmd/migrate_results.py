@@ -1,4 +1,4 @@
-"""Rewrite results files written before results schema 1 with the schema header, their numbers untouched.
+"""Rewrite results files of an older results schema as the current version writes them, their numbers untouched.
 
     python cmd/migrate_results.py FILE_OR_FOLDER...
 
@@ -8,6 +8,10 @@ A file from before schema 1 has no ``kind``; its kind is inferred once, here, fr
 added with its defaults). Files already on the schema, and JSON files that are not results (a VetoBench
 archive, a QA archive), are left alone. The reader (``results.read.load``) never guesses: it refuses a file
 without a kind and names this command.
+
+A file of schema version 1 or 2 (or one just given its header) is rewritten as ``results.schema.upgrade`` reads
+it: every ``Score`` row in the open score mapping of version 3 (``recall_at_k`` -> ``scores["recall_any@K"]`` ...,
+the same numbers), every other key as it was. ``config`` is never touched, so a file's identity and name stay.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from memini_bench.results.schema import SCHEMA  # noqa: E402
+from memini_bench.results.schema import SCHEMA, SCHEMA_VERSION, upgrade  # noqa: E402
 from memini_bench.results.write import write_json  # noqa: E402
 
 STUDY_MODES = {"multihop", "entity-bridge", "qa"}
@@ -60,15 +64,24 @@ def old_kind(doc: dict) -> str | None:
 
 def migrate(path: Path) -> str:
     doc = orjson.loads(path.read_bytes())
-    if not isinstance(doc, dict) or doc.get("schema") == SCHEMA:
-        return "kept"
-    kind = old_kind(doc)
-    if kind is None:
+    if not isinstance(doc, dict):
         return "not a results file"
-    rest = {k: v for k, v in doc.items() if k != "config"}
-    write_json(path, {"schema": SCHEMA, "schema_version": 1, "kind": kind, "config": doc["config"],
-                      **rest})
-    return f"kind {kind}"
+    said = "kept"
+    if doc.get("schema") != SCHEMA:
+        kind = old_kind(doc)
+        if kind is None:
+            return "not a results file"
+        rest = {k: v for k, v in doc.items() if k != "config"}
+        doc = {"schema": SCHEMA, "schema_version": 1, "kind": kind, "config": doc["config"], **rest}
+        said = f"kind {kind}"
+    if doc.get("schema_version", SCHEMA_VERSION) < SCHEMA_VERSION:
+        version = doc["schema_version"]
+        doc = upgrade(doc)
+        said = f"{said}, schema {version} -> {SCHEMA_VERSION}" if said != "kept" else \
+            f"schema {version} -> {SCHEMA_VERSION}"
+    if said != "kept":
+        write_json(path, doc)
+    return said
 
 
 def main(argv: list[str]) -> int:

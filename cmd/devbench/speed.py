@@ -36,6 +36,7 @@ from memini_bench.core.console import run_command
 from memini_bench.core.settings import Int, command, setting
 from memini_bench.loaders import load
 from memini_bench.results.provenance import bench_start, check_bench_out
+from memini_bench.results.schema import Score
 from memini_bench.retrieval.keyword import NumpyBM25
 from memini_bench.retrieval.keyword_fts5 import FTS5BM25
 
@@ -180,9 +181,9 @@ def precision_recall(path: str) -> dict[str, dict[str, float]]:
                             backend, "-out", folder], env={**os.environ, "HF_HUB_OFFLINE": "1"}, check=True,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             (result,) = Path(folder).glob("*.json")
-            rows = {r["k"]: r for r in json.loads(result.read_text())["results"]}
-            out[f"{precision}-{backend}"] = {"r5": rows[5]["recall_at_k"], "r10": rows[10]["recall_at_k"],
-                                             "mrr": rows[10]["mrr"]}
+            rows = {s.k: s for s in map(Score.from_row, json.loads(result.read_text())["results"])}
+            out[f"{precision}-{backend}"] = {"r5": rows[5].recall_at_k, "r10": rows[10].recall_at_k,
+                                             "mrr": rows[10].mrr}
     return out
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from memini_bench.core.table import Cell, Column, Table, fmt_num, fmt_pct
+from memini_bench.core.table import render as render_table
 from memini_bench.report.model import embedder_label
 from memini_bench.results.read import load
 from memini_bench.results.schema import (
@@ -19,6 +21,7 @@ from memini_bench.results.schema import (
     QualityResults,
     RankingResults,
     ResultsFile,
+    Score,
     VetoResults,
     VetoScaleResults,
 )
@@ -27,7 +30,7 @@ MAIN_FILES = ("locomo.json", "locomo-sessions.json", "longmemeval.json", "longme
 
 
 def _pct(x: float) -> str:
-    return f"{x * 100:.1f}"
+    return fmt_pct(x, sign="")
 
 
 def get(results_dir: Path, name: str, kind: type) -> ResultsFile | None:
@@ -53,48 +56,51 @@ def _triple(doc: CompareResults | None, system: str) -> str:
     return f"{_pct(r5.recall_at_k)} / {_pct(r10.recall_at_k)} / {_pct(r10.mrr)}"
 
 
-HEADER = ["| data set | questions | system | embedder | R@5 | R@10 | RecallAll@10 | MRR | nDCG@10 | p50 ms |",
-          "|---|--:|---|---|--:|--:|--:|--:|--:|--:|"]
+#: The main table's columns (the report's Markdown export has the same: a test holds the two to one table).
+MAIN_COLUMNS = (Column("dataset", "data set", "left"), Column("questions", "questions"),
+                Column("system", "system", "left"), Column("embedder", "embedder", "left"), Column("r5", "R@5"),
+                Column("r10", "R@10"), Column("ra10", "RecallAll@10"), Column("mrr", "MRR"),
+                Column("ndcg10", "nDCG@10"), Column("p50", "p50 ms"))
 #: The reference system's full-set runs (``make reference-held``), one per main data set.
 REFERENCE_FILES = ("reference/locomo-reference.json", "reference/locomo-sessions-reference.json",
                    "reference/longmemeval-shared-reference.json")
 
 
-def _rows(doc: CompareResults, systems: list[str]) -> list[str]:
+def _rows(doc: CompareResults, systems: list[str]) -> list[tuple[Cell, ...]]:
     """One table row per system: R@5 / R@10 / RecallAll@10 / MRR / nDCG@10 and p50 at K 10."""
     out = []
     for system in systems:
         r5, r10 = doc.score(system, 5), doc.score(system, 10)
         if not (r5 and r10):
             continue
-        embedder = embedder_label(doc.config, system)
-        out.append(f"| {doc.dataset} | {r10.questions} | {system} | {embedder} | {_pct(r5.recall_at_k)} | "
-                   f"{_pct(r10.recall_at_k)} | {_pct(r10.recall_all_at_k)} | {_pct(r10.mrr)} | "
-                   f"{_pct(r10.ndcg_at_k)} | {r10.p50_ms:.2f} |")
+        out.append((Cell(doc.dataset, doc.dataset), Cell(r10.questions, str(r10.questions)), Cell(system, system),
+                    Cell(embedder_label(doc.config, system), embedder_label(doc.config, system)),
+                    *(Cell(v, _pct(v)) for v in (r5.recall_at_k, r10.recall_at_k, r10.recall_all_at_k, r10.mrr,
+                                                 r10.ndcg_at_k)), Cell(r10.p50_ms, fmt_num(r10.p50_ms))))
     return out
+
+
+def _main_rows(results_dir: Path, files: tuple[str, ...], systems: list[str] | None = None) -> tuple:
+    rows: list[tuple[Cell, ...]] = []
+    for name in files:
+        doc = get(results_dir, name, CompareResults)
+        if doc is not None:
+            rows += _rows(doc, doc.systems if systems is None else systems)
+    return tuple(rows)
 
 
 def main_table(results_dir: Path) -> str:
     """One row per system of each main results file: R@5 / R@10 / RecallAll@10 / MRR / nDCG@10, p50."""
-    lines = list(HEADER)
-    for name in MAIN_FILES:
-        doc = get(results_dir, name, CompareResults)
-        if doc is not None:
-            lines += _rows(doc, doc.systems)
-    return "\n".join(lines) + "\n"
+    return render_table(Table(MAIN_COLUMNS, _main_rows(results_dir, MAIN_FILES)), "md")
 
 
 def reference_rows(results_dir: Path) -> str:
     """The ``reference`` system's row on each main data set's full questions (its own runs beside memini's three,
     ``results/reference/*-reference.json``), in the main table's columns."""
-    lines = list(HEADER)
-    for name in REFERENCE_FILES:
-        doc = get(results_dir, name, CompareResults)
-        if doc is not None:
-            lines += _rows(doc, ["reference"])
-    if len(lines) == len(HEADER):
+    rows = _main_rows(results_dir, REFERENCE_FILES, ["reference"])
+    if not rows:
         return "_(`results/reference/` is not committed yet: `make reference-held` writes it)_\n"
-    return "\n".join(lines) + "\n"
+    return render_table(Table(MAIN_COLUMNS, rows), "md")
 
 
 # memini's published LoCoMo figures (R@5 / R@10 / MRR), quoted from anchors.md.
@@ -300,8 +306,8 @@ def _sweep_rows(phase: dict, published: dict | None = None) -> list[str]:
     sig = {(r["system_a"], r["metric"]): r for r in phase["significance"]}
 
     def trio(scores: list[dict]) -> str:
-        by_k = {s["k"]: s for s in scores}
-        return f"{_pct(by_k[5]['recall_at_k'])} / {_pct(by_k[10]['recall_at_k'])} / {_pct(by_k[10]['mrr'])}"
+        by_k = {s.k: s for s in map(Score.from_row, scores)}
+        return f"{_pct(by_k[5].recall_at_k)} / {_pct(by_k[10].recall_at_k)} / {_pct(by_k[10].mrr)}"
 
     def mark(row: dict, text: str) -> str:
         return f"**{text}**" if row["significant"] else text
@@ -370,6 +376,11 @@ PEER_SETS = (("LoCoMo turn level", "locomo"), ("LoCoMo session level", "locomo-s
              ("LongMemEval sample, shared haystack", "longmemeval-shared"))
 
 
+PEER_COLUMNS = (Column("system", "system", "left"), Column("r5", "R@5"), Column("r10", "R@10"), Column("mrr", "MRR"),
+                Column("ndcg10", "nDCG@10"), Column("p50", "p50 ms"), Column("p95", "p95 ms"),
+                Column("ingest", "ingest ms"), Column("vs_hybrid", "vs hybrid: R@5 / MRR", "left"))
+
+
 def peers(results_dir: Path) -> str:
     """Every system of the side-by-side runs (``<dataset>-peers.json`` and ``-peers-variants.json``), sorted by
     R@5, with latency and ingest time, and whether it differs significantly from memini-hybrid (McNemar on R@5,
@@ -385,9 +396,7 @@ def peers(results_dir: Path) -> str:
         rows = [(doc, s) for doc in docs for s in doc.systems if doc.score(s, 5) and doc.score(s, 10)]
         rows.sort(key=lambda pair: -pair[0].score(pair[1], 5).recall_at_k)
         questions = rows[0][0].score(rows[0][1], 10).questions if rows else 0
-        out += [f"**{title}** ({questions} questions, {docs[0].config.get('embed_model', '')})", "",
-                "| system | R@5 | R@10 | MRR | nDCG@10 | p50 ms | p95 ms | ingest ms | vs hybrid: R@5 / MRR |",
-                "|---|--:|--:|--:|--:|--:|--:|--:|---|"]
+        body = []
         for doc, system in rows:
             r5, r10 = doc.score(system, 5), doc.score(system, 10)
             tests = []
@@ -396,9 +405,11 @@ def peers(results_dir: Path) -> str:
                 if r is not None:
                     verdict = ("hybrid ahead" if r["delta"] > 0 else "peer ahead") if r["significant"] else "n.s."
                     tests.append(f"{verdict} (p {r['p_adjusted']:.2g})")
-            lines = (f"| {system} | {_pct(r5.recall_at_k)} | {_pct(r10.recall_at_k)} | {_pct(r10.mrr)} | "
-                     f"{_pct(r10.ndcg_at_k)} | {r10.p50_ms:.2f} | {r10.p95_ms:.2f} | {r10.ingest_ms:.0f} | "
-                     f"{' / '.join(tests) if tests else ('reference' if system == 'memini-hybrid' else '-')} |")
-            out.append(lines)
-        out.append("")
+            verdict = " / ".join(tests) if tests else ("reference" if system == "memini-hybrid" else "-")
+            body.append((Cell(system, system), *(Cell(v, _pct(v)) for v in (r5.recall_at_k, r10.recall_at_k,
+                                                                              r10.mrr, r10.ndcg_at_k)),
+                         Cell(r10.p50_ms, fmt_num(r10.p50_ms)), Cell(r10.p95_ms, fmt_num(r10.p95_ms)),
+                         Cell(r10.ingest_ms, fmt_num(r10.ingest_ms, 0)), Cell(verdict, verdict)))
+        out += [f"**{title}** ({questions} questions, {docs[0].config.get('embed_model', '')})", "",
+                render_table(Table(PEER_COLUMNS, tuple(body)), "md")]
     return "\n".join(out)

@@ -11,6 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from docgen import studies
+from memini_bench.core.table import fmt_pct
+from memini_bench.results.schema import Score
 from memini_bench.studies import bridge, published
 
 LOCOMO = studies.LOCOMO
@@ -20,7 +22,7 @@ CONCEPTS = "locomo-multihop-entity-bridge-vocab-entities+concepts.json"
 
 
 def _pct(x: float) -> str:
-    return f"{x * 100:.1f}"
+    return fmt_pct(x, sign="")
 
 
 def rrf_k(doc: dict) -> str:
@@ -31,13 +33,13 @@ def rrf_k(doc: dict) -> str:
            "|--:|--:|--:|--:|--:|--:|"]
     for cell in phase["cells"]:
         k = float(cell["cell"].split("=", 1)[1])
-        by_k = {s["k"]: s for s in cell["scores"]}
+        by_k = {s.k: s for s in map(Score.from_row, cell["scores"])}
         five, ten = by_k[min(by_k)], by_k[max(by_k)]
         sig = rows.get(cell["cell"])
         delta = f"{sig['delta'] * 100:+.1f}, {sig['p_adjusted']:.2g}" if sig else "-"
         theirs = published.RRF_K.get(k)
         memini = "-" if theirs is None else " / ".join("-" if v is None else f"{v:.1f}" for v in theirs)
-        out.append(f"| {k:g} | {_pct(five['recall_at_k'])} | {_pct(ten['recall_at_k'])} | {_pct(five['mrr'])} | "
+        out.append(f"| {k:g} | {_pct(five.recall_at_k)} | {_pct(ten.recall_at_k)} | {_pct(five.mrr)} | "
                    f"{delta} | {memini} |")
     return "\n".join(out) + "\n"
 

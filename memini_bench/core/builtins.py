@@ -136,3 +136,22 @@ EXECUTORS: tuple[Builtin, ...] = (
     Builtin("ray", "memini_bench.executors.ray:make", "embedding chunks and -sweep cells on Ray actors (RAY_ADDRESS, "
             "else a local cluster; GPU actors where the cluster has GPUs)", extra="ray"),
 )
+
+
+# Metrics: ``core.metrics.Metric`` classes by family name (``recall_any@5``, ``mrr``; see core.metrics.parse).
+METRICS: tuple[Builtin, ...] = tuple(
+    Builtin(name, f"memini_bench.core.metrics:{cls}", help) for name, cls, help in (
+        ("recall_any", "RecallAny", "1 if some hit in the top K meets the gold (memini's Recall@K)"),
+        ("recall_all", "RecallAll", "1 if every gold id is in the top K"),
+        ("recall_frac", "RecallFrac", "the fraction of the gold ids found in the top K (evidence recall)"),
+        ("precision", "Precision", "relevant hits in the top K over K"),
+        ("hit", "Hit", "= recall_any@K, as the P@K / hit-rate papers name it"),
+        ("success", "Success", "= recall_any@K, trec_eval's success"),
+        ("mrr", "MRR", "reciprocal rank of the first relevant hit"),
+        ("ndcg", "NDCG", "nDCG with the gold grades as gains (trec_eval)"),
+        ("ndcg_lme", "NDCGLongMemEval", "LongMemEval's own nDCG (first rank undiscounted)"),
+        ("r_precision", "RPrecision", "precision at R = the number of gold ids"),
+        ("latency", "Latency", "a percentile of the recall latency (latency_p50, latency_p95)"),
+        ("tokens_injected", "TokensInjected", "mean estimated tokens of the top K hits"),
+        ("token_efficiency", "TokenEfficiency", "tokens_injected@K over the corpus's tokens"),
+    ))

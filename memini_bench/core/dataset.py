@@ -54,7 +54,8 @@ class Item:
 
 @dataclass(frozen=True, slots=True)
 class Question:
-    """One question: ``gold`` are item ids (any of them is a hit for recall_any; all for recall_all).
+    """One question: ``gold`` are item ids (any of them is a hit for recall_any; all for recall_all), each of grade
+    1 unless ``grades`` says otherwise.
 
     ``context`` is what the suite lets a system see besides the query (``recall(..., context=...)``: VetoBench's
     files in scope); ``meta`` is the suite's own bookkeeping, never shown to a system (it may hold the answer).
@@ -74,6 +75,10 @@ class Question:
     meta: tuple[tuple[str, object], ...] = ()
     context: tuple[tuple[str, object], ...] = ()
     position: int | None = None
+    #: graded gold: ``(item id, grade)`` pairs; a gold id not listed has grade 1 (binary gold, the default) and a
+    #: listed id of grade 0 is judged not relevant (``core.metrics``: nDCG's gains, the ``rel=`` level,
+    #: ``judged_only``). Loaders give none.
+    grades: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

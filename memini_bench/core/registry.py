@@ -1,12 +1,12 @@
-"""One registry pattern for every plug point: systems, suites, embedders and executors.
+"""One registry pattern for every plug point: systems, suites, embedders, executors and metrics.
 
 A ``Registry`` maps names to targets. A target is the object itself or a lazy ``"module:attr"`` string (so listing
 names never imports a heavy library). Three sources fill it, in this order: the built-ins (the data tables of
 ``memini_bench.core.builtins``, added when the registry is made),
 the installed distributions' entry points in the registry's group (``memini_bench.systems``,
-``memini_bench.suites``, ``memini_bench.embedders``, ``memini_bench.executors``; an entry point's name is the
-registered name) and, where the registry allows it, ``module:attr`` given directly on the command line (any
-importable module).
+``memini_bench.suites``, ``memini_bench.embedders``, ``memini_bench.executors``, ``memini_bench.metrics``; an entry
+point's name is the registered name) and, where the registry allows it, ``module:attr`` given directly on the
+command line (any importable module).
 
 A built-in whose module needs an optional dependency names its pip extra: a missing package is then the one-line
 error ``<name> needs the <extra> extra (<package> is not installed): pip install 'memini-bench[<extra>]'``
@@ -253,12 +253,28 @@ EMBEDDERS: Registry = Registry("embedder", "memini_bench.embedders", "-embedder"
                                builtin=builtins.EMBEDDERS)
 EXECUTORS: Registry = Registry("executor", "memini_bench.executors", "-executor", allow_module=True,
                                builtin=builtins.EXECUTORS)
+METRICS: Registry = Registry("metric", "memini_bench.metrics", "-metrics", builtin=builtins.METRICS)
 
 
-def listing() -> str:
-    """Every registered system, suite, embedder and executor, one line each (``python -m memini_bench -list``)."""
+#: The registries by the plural ``-list KIND`` names.
+KINDS: dict[str, Registry] = {"systems": SYSTEMS, "suites": SUITES, "embedders": EMBEDDERS, "executors": EXECUTORS,
+                              "metrics": METRICS}
+
+
+def listing_rows(kind: str) -> list[dict[str, str]]:
+    """The entries of one kind of ``KINDS`` as rows (``name``, ``help``, ``origin``, ``extra``, ``aliases``); a
+    metric's richer row (formula, direction, parameters) is ``core.metrics.listing``."""
+    reg = KINDS[kind]
+    return [{"name": e.name, "help": reg.help_of(e), "origin": e.origin, "extra": e.extra,
+             "aliases": ", ".join(e.aliases)} for e in reg.entries()]
+
+
+def listing(kind: str | None = None) -> str:
+    """Every registered system, suite, embedder and executor, one line each (``memini-bench -list``), or one
+    ``kind`` of ``KINDS`` alone (metrics: ``core.metrics.listing_text``, with their formulas)."""
     out = []
-    for title, reg in (("systems", SYSTEMS), ("suites", SUITES), ("embedders", EMBEDDERS), ("executors", EXECUTORS)):
-        out.append(f"{title}:")
-        out.extend(reg.listing())
+    for title, reg in KINDS.items():
+        if (kind is None and reg is not METRICS) or title == kind:
+            out.append(f"{title}:")
+            out.extend(reg.listing())
     return "\n".join(out) + "\n"

@@ -17,6 +17,8 @@ from collections.abc import Sequence
 
 from memini_bench.core.dataset import Dataset
 from memini_bench.core.runs import RunResult
+from memini_bench.core.table import Cell, Column, Table
+from memini_bench.core.table import render as render_table
 from memini_bench.evaluation.metrics import recall_all, recall_any
 from memini_bench.loaders.locomo import DISTANCE
 from memini_bench.loaders.locomo_units import COVERS, EVIDENCE
@@ -53,16 +55,17 @@ def distance_table(results: Sequence[RunResult], ks: Sequence[int]) -> tuple[str
     order = [_label(lo, hi) for lo, hi in DISTANCE_BUCKETS]
     present = [b for b in order if any(b in rows for rows in systems.values())]
     names = list(systems)
-    out = [f"### By evidence distance (sessions back from the question to its earliest evidence; recall_any@{k} / "
-           f"recall_all@{k})\n", "| Sessions back | n | " + " | ".join(names) + " |",
-           "|---|--:|" + "--:|" * len(names)]
+    cols = (Column("bucket", "Sessions back", "left"), Column("n", "n"), *(Column(name, name) for name in names))
+    body = []
     for b in present:
         n = next(rows[b]["questions"] for rows in systems.values() if b in rows)
-        cells = [f"{rows[b]['recall_any']:.1%} / {rows[b]['recall_all']:.1%}" if b in rows else "" for rows in
-                 systems.values()]
-        out.append(f"| {b} | {n} | " + " | ".join(cells) + " |")
-    out.append("")
-    return "\n".join(out) + "\n", {"evidence_distance": {"k": k, "buckets": present, "systems": systems}}
+        cells = [Cell((rows[b]["recall_any"], rows[b]["recall_all"]),
+                      f"{rows[b]['recall_any']:.1%} / {rows[b]['recall_all']:.1%}") if b in rows else Cell(None, "")
+                 for rows in systems.values()]
+        body.append((Cell(b, b), Cell(n, str(n)), *cells))
+    table = Table(cols, tuple(body), title=f"### By evidence distance (sessions back from the question to its "
+                                           f"earliest evidence; recall_any@{k} / recall_all@{k})")
+    return render_table(table, "md") + "\n", {"evidence_distance": {"k": k, "buckets": present, "systems": systems}}
 
 
 def evidence_recall(result: RunResult, k: int, covers: dict[str, tuple[str, ...]]) -> tuple[float, int]:
@@ -86,8 +89,10 @@ def evidence_table(ds: Dataset, results: Sequence[RunResult], ks: Sequence[int])
         for k in sorted(ks):
             value, n = evidence_recall(result, k, covers)
             rows.append({"system": result.system, "k": k, "questions": n, "evidence_recall": value})
-    out = ["### LoCoMo's evidence recall (task_eval/evaluation.py: the share of each question's evidence ids covered "
-           "by the top K units)\n", "| System | K | n | recall |", "|---|--:|--:|--:|"]
-    out += [f"| {r['system']} | {r['k']} | {r['questions']} | {r['evidence_recall']:.1%} |" for r in rows]
-    out.append("")
-    return "\n".join(out) + "\n", {"locomo_evidence_recall": rows}
+    cols = (Column("system", "System", "left"), Column("k", "K"), Column("questions", "n"),
+            Column("evidence_recall", "recall"))
+    body = tuple((Cell(r["system"], r["system"]), Cell(r["k"], str(r["k"])), Cell(r["questions"], str(r["questions"])),
+                  Cell(r["evidence_recall"], format(r["evidence_recall"], ".1%"))) for r in rows)
+    table = Table(cols, body, title="### LoCoMo's evidence recall (task_eval/evaluation.py: the share of each "
+                                    "question's evidence ids covered by the top K units)")
+    return render_table(table, "md") + "\n", {"locomo_evidence_recall": rows}

@@ -21,28 +21,17 @@ past the recalled turns while its haystack holds more is scored on the turns it 
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Sequence
 
 from memini_bench.core.dataset import Dataset
+from memini_bench.core.metrics import lme_ndcg
 from memini_bench.core.runs import QuestionRun, RunResult
+from memini_bench.core.table import Cell, Column, Table
+from memini_bench.core.table import render as render_table
 from memini_bench.loaders.longmemeval_turns import SESSIONS_FROM_TURNS
 
 LME_KS = (1, 3, 5, 10, 30, 50)
-
-
-def lme_dcg(relevances: Sequence[float], k: int) -> float:
-    """LongMemEval's ``dcg``: ``rel[0] + sum(rel[1:k] / log2(arange(2, n + 1)))``."""
-    rel = list(relevances)[:k]
-    if not rel:
-        return 0.0
-    return rel[0] + sum(r / math.log2(i + 1) for i, r in enumerate(rel) if i >= 1)
-
-
-def lme_ndcg(relevances: Sequence[float], golds: int, k: int) -> float:
-    ideal = lme_dcg([1.0] * golds, k)
-    return lme_dcg(relevances, k) / ideal if ideal else 0.0
 
 
 def _relevances(run: QuestionRun) -> list[float]:
@@ -97,15 +86,17 @@ def table(ds: Dataset, results: Sequence[RunResult], ks: Sequence[int]) -> tuple
                          "session_recall_all": sum(s[1] for s in sess) / n,
                          "session_ndcg_any": sum(s[2] for s in sess) / n,
                          "session_truncated": sum(s[3] for s in sess)})
-    out = [f"### LongMemEval's retrieval metrics (its eval_utils.py: turn level, and sessions from the turn ranking; "
-           f"k in {', '.join(map(str, shown))} of its {', '.join(map(str, LME_KS))})\n",
-           "| System | k | turn R_any | turn R_all | turn nDCG | session R_any | session R_all | session nDCG | "
-           "truncated |", "|---|--:|--:|--:|--:|--:|--:|--:|--:|"]
-    for r in rows:
-        out.append(f"| {r['system']} | {r['k']} | {r['turn_recall_any']:.1%} | {r['turn_recall_all']:.1%} | "
-                   f"{r['turn_ndcg_any']:.1%} | {r['session_recall_any']:.1%} | {r['session_recall_all']:.1%} | "
-                   f"{r['session_ndcg_any']:.1%} | {r['session_truncated']} |")
-    out.append("")
+    fractions = ("turn_recall_any", "turn_recall_all", "turn_ndcg_any", "session_recall_any", "session_recall_all",
+                 "session_ndcg_any")
+    cols = (Column("system", "System", "left"), Column("k", "k"),
+            *(Column(key, key.replace("_ndcg_any", " nDCG").replace("_recall_", " R_")) for key in fractions),
+            Column("session_truncated", "truncated"))
+    body = tuple((Cell(r["system"], r["system"]), Cell(r["k"], str(r["k"])),
+                  *(Cell(r[key], format(r[key], ".1%")) for key in fractions),
+                  Cell(r["session_truncated"], str(r["session_truncated"]))) for r in rows)
+    out = [render_table(Table(cols, body, title=(
+        f"### LongMemEval's retrieval metrics (its eval_utils.py: turn level, and sessions from the turn ranking; "
+        f"k in {', '.join(map(str, shown))} of its {', '.join(map(str, LME_KS))})")), "md")]
     if any(r["session_truncated"] for r in rows):
         out.append("truncated: questions whose session cut-off ran past the recalled turns (scored on those, a lower "
                    "bound; a larger max -k recalls deeper)\n")

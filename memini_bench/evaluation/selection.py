@@ -20,7 +20,7 @@ from memini_bench.core.settings import command, setting
 from memini_bench.errors import BenchError
 from memini_bench.results.provenance import harness
 from memini_bench.results.read import load
-from memini_bench.results.schema import StudyResults, SweepSummary
+from memini_bench.results.schema import Score, StudyResults, SweepSummary
 from memini_bench.results.write import write_results_file
 
 RULE = "max over cells of mean over data sets of (R@K0 + R@K1 + MRR) / 3 on the tune split; ties: earlier grid cell"
@@ -30,8 +30,8 @@ def cell_scores(summary: SweepSummary) -> dict[str, tuple[float, float, float]]:
     """Per cell label: (R@K0, R@K1, MRR) on the summary's tune split."""
     out = {}
     for cell in summary.extra["tune"]["cells"]:
-        scores = sorted(cell["scores"], key=lambda s: s["k"])
-        out[cell["cell"]] = (scores[0]["recall_at_k"], scores[-1]["recall_at_k"], scores[0]["mrr"])
+        scores = sorted((Score.from_row(s) for s in cell["scores"]), key=lambda s: s.k)
+        out[cell["cell"]] = (scores[0].recall_at_k, scores[-1].recall_at_k, scores[0].mrr)
     return out
 
 

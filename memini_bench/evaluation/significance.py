@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memini_bench.core.runs import QuestionRun, RunResult
+from memini_bench.core.table import Cell, Column, Table, fmt_pct
+from memini_bench.core.table import render as render_table
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.metrics import ndcg, recall_any, reciprocal_rank
 from memini_bench.evaluation.stats import ALPHA, RESAMPLES, SEED, PairedComparison, adjust, compare
@@ -146,22 +148,35 @@ def markdown(result: Significance, title: str = "Paired significance") -> str:
     win/loss) counts, raw and Holm-adjusted p; significant rows are marked (bold difference, ``yes``)."""
     if not result.rows:
         return ""
-    out = [f"## {title} — {result.questions} questions\n",
-           f"Exact McNemar on recall_any@K, paired bootstrap on MRR and nDCG@K ({result.resamples:,} resamples, "
-           f"seed {result.seed}); 95% intervals on A − B; Holm over {len(result.rows)} comparisons, alpha "
-           f"{result.alpha:g}. b / c: the questions only A (resp. only B) gets right, or scores higher on. A bootstrap "
-           f"p has a floor of 2 / (resamples + 1) (shown as ≤).\n",
-           "| A | B | Metric | A | B | A − B (pp) | 95% CI (pp) | Test | b / c | p | p (Holm) | Significant |",
-           "|---|---|---|--:|--:|--:|---|---|--:|--:|--:|:-:|"]
+    head = (f"## {title} — {result.questions} questions\n\n"
+            f"Exact McNemar on recall_any@K, paired bootstrap on MRR and nDCG@K ({result.resamples:,} resamples, "
+            f"seed {result.seed}); 95% intervals on A − B; Holm over {len(result.rows)} comparisons, alpha "
+            f"{result.alpha:g}. b / c: the questions only A (resp. only B) gets right, or scores higher on. A "
+            f"bootstrap p has a floor of 2 / (resamples + 1) (shown as ≤).\n\n")
+    return head + render_table(table(result), "md")
+
+
+def table(result: Significance) -> Table:
+    """Every comparison as one table (``core.table``): the difference bold where significant after Holm."""
+    cols = tuple(Column(key, header, align) for key, header, align in (
+        ("a", "A", "left"), ("b", "B", "left"), ("metric", "Metric", "left"), ("mean_a", "A", "right"),
+        ("mean_b", "B", "right"), ("delta", "A − B (pp)", "right"), ("ci", "95% CI (pp)", "left"),
+        ("test", "Test", "left"), ("bc", "b / c", "right"), ("p", "p", "right"), ("p_holm", "p (Holm)", "right"),
+        ("significant", "Significant", "center")))
+    cols = tuple(Column(c.key, c.header, c.align, rule=":-:" if c.align == "center" else "") for c in cols)
     floor = 2 / (result.resamples + 1)
+    rows = []
     for c in result.rows:
-        delta = f"{c.delta * 100:+.1f}"
         p = _p(c.p, bound=c.test == "bootstrap" and c.p <= floor * (1 + 1e-9))
-        out.append(f"| {c.system_a} | {c.system_b} | {c.metric} | {c.mean_a * 100:.1f}% | {c.mean_b * 100:.1f}% | "
-                   f"{f'**{delta}**' if c.significant else delta} | [{c.ci_low * 100:+.1f}, {c.ci_high * 100:+.1f}] | "
-                   f"{'McNemar' if c.test == 'mcnemar' else 'bootstrap'} | {c.only_a} / {c.only_b} | {p} | "
-                   f"{_p(c.p_adjusted)} | {'yes' if c.significant else 'no'} |")
-    return "\n".join(out) + "\n"
+        rows.append((Cell(c.system_a, c.system_a), Cell(c.system_b, c.system_b), Cell(c.metric, c.metric),
+                     Cell(c.mean_a, fmt_pct(c.mean_a)), Cell(c.mean_b, fmt_pct(c.mean_b)),
+                     Cell(c.delta, f"{c.delta * 100:+.1f}", strong=c.significant),
+                     Cell((c.ci_low, c.ci_high), f"[{c.ci_low * 100:+.1f}, {c.ci_high * 100:+.1f}]"),
+                     Cell(c.test, "McNemar" if c.test == "mcnemar" else "bootstrap"),
+                     Cell((c.only_a, c.only_b), f"{c.only_a} / {c.only_b}"), Cell(c.p, p),
+                     Cell(c.p_adjusted, _p(c.p_adjusted)), Cell(c.significant, "yes" if c.significant else "no")))
+    return Table(cols, tuple(rows), notes=(f"N = {result.questions} questions, paired; bold difference: significant "
+                                           f"after Holm at alpha {result.alpha:g}",))
 
 
 def _p(p: float, bound: bool = False) -> str:

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from memini_bench.core.dataset import Dataset, Item
 from memini_bench.core.settings import Int, setting
+from memini_bench.core.table import Cell, Column, Table
+from memini_bench.core.table import render as render_table
 from memini_bench.errors import BenchError
 
 FILLER = "TODO: revisit this later, low-signal note from a bulk import"
@@ -47,25 +49,29 @@ def poison(ds: Dataset, per_group: int, filler: str = FILLER) -> Dataset:
 
 
 def render(clean: dict, poisoned: dict) -> str:
-    """Markdown: how each system's recall moves from a clean results file to its ``-poison`` twin (same suite,
+    """Markdown: how each system's recall moves from a clean results document (schema 3, as ``results.read``
+    gives it) to its ``-poison`` twin (same suite,
     same settings); rows are the systems both files hold, at every K both hold."""
     def by_key(doc: dict) -> dict[tuple[str, int], dict]:
-        return {(r["system"], r["k"]): r for r in doc["results"]}
+        """(system, K) -> the row's ``{metric name: value}`` (results schema 3), recall_any@K also as ``R``."""
+        return {(r["system"], r["k"]): {**r["scores"], "R": r["scores"][f"recall_any@{r['k']}"]}
+                for r in doc["results"]}
 
     before, after = by_key(clean), by_key(poisoned)
     ks = sorted({k for _, k in before} & {k for _, k in after})
     systems = [s for s in dict.fromkeys(s for s, _ in before) if all((s, k) in after for k in ks)]
     n = poisoned["config"].get("identity", {}).get("mode_settings", {}).get("poison", "?")
-    head = " | ".join(f"R@{k} clean → poisoned" for k in ks)
+
+    def moved(m0: float, m1: float) -> Cell:
+        return Cell((m0, m1), f"{m0 * 100:.1f} → {m1 * 100:.1f} ({(m1 - m0) * 100:+.1f})")
+
+    cols = (Column("system", "system", "left"), *(Column(f"r{k}", f"R@{k} clean → poisoned") for k in ks),
+            Column("mrr", "MRR clean → poisoned"))
+    body = tuple((Cell(s, s), *(moved(before[(s, k)]["R"], after[(s, k)]["R"]) for k in ks),
+                  moved(before[(s, ks[-1])]["mrr"], after[(s, ks[-1])]["mrr"])) for s in systems)
     out = [f"Poison — {poisoned['config']['dataset']}: {n} debris items per group "
            f"({poisoned['config']['items'] - clean['config']['items']} in all), embedder "
-           f"{poisoned['config'].get('embedder') or '-'}", "", f"| system | {head} | MRR clean → poisoned |",
-           "|---|" + "--:|" * (len(ks) + 1)]
-    for s in systems:
-        cells = [f"{before[(s, k)]['recall_at_k'] * 100:.1f} → {after[(s, k)]['recall_at_k'] * 100:.1f} "
-                 f"({(after[(s, k)]['recall_at_k'] - before[(s, k)]['recall_at_k']) * 100:+.1f})" for k in ks]
-        m0, m1 = before[(s, ks[-1])]["mrr"], after[(s, ks[-1])]["mrr"]
-        out.append(f"| {s} | {' | '.join(cells)} | {m0 * 100:.1f} → {m1 * 100:.1f} ({(m1 - m0) * 100:+.1f}) |")
-    out += ["", "memini's poison test (sample + 50 debris per group, then its maintenance dedup) asserts that gold "
-            "recall does not drop; it published no figure."]
+           f"{poisoned['config'].get('embedder') or '-'}", "", render_table(Table(cols, body), "md"),
+           "memini's poison test (sample + 50 debris per group, then its maintenance dedup) asserts that gold "
+           "recall does not drop; it published no figure."]
     return "\n".join(out) + "\n"

@@ -114,9 +114,10 @@ class RunMode(Mode):
         opts, st = plan.opts, plan.state
         ctx, ds = st["ctx"], st["ds"]
         results = run_all(st["systems"], ds, opts.depth, guard=opts.guard, clock=lambda: encoder_clock(ctx))
-        scores = score_all(results, opts.k)
+        asked = opts.output.metric_list()  # -metrics: scored beside the defaults, printed in their own table
+        scores = score_all(results, opts.k, asked)
         text = markdown(scores, ds.name, ds.category_labels, leaks=opts.guard.leaks == "count",
-                        categories=st["tables"])
+                        categories=st["tables"], metrics=asked)
         own_tables, extra = breakdowns(ds, results, opts.k)  # the data set's own tables (LongMemEval turns, evidence)
         text += own_tables
         if opts.mode(SystemsRunOptions).significance:

@@ -80,8 +80,9 @@ SUMMARY = "a grid over a system's settings (memini's hybrid, the reference), wit
 class SweepOptions:
     sweep: str = setting("sweep", "", "Grid over hybrid settings, session-doc or embedder, e.g. 'pool=30,50,80 "
                          "fusion=0.3,0.5,-1': every cell against the baseline with McNemar and bootstrap tests.")
-    select: str = setting("select", "", "With -sweep and -holdout tune: pick the best cell by R@K, RA@K, MRR or "
-                          "nDCG@K on tune, then report it and the baseline on held.")
+    select: str = setting("select", "", "With -sweep and -holdout tune: pick the best cell by a metric "
+                          "(recall_any@K, recall_all@K, mrr, ndcg@K, recall_frac@K ...: memini-bench -list metrics) "
+                          "on tune, then report it and the baseline on held.")
     sweep_max_cells: int = setting("sweep-max-cells", 500, "Refuse a -sweep grid of more cells than this (the "
                                    "count and a time estimate are printed first); raise it to confirm a bigger grid.",
                                    type=Int(min=1))
@@ -212,8 +213,10 @@ def run_phase(runner: CellRunner, opts: RunOptions, axes: list[Axis], grid: list
     results = [dataclasses.replace(r, system=name) for r, name in zip(cell_results, labels, strict=True)]
     baseline = dataclasses.replace(base, system="baseline")
     sig = compare_pairs([(r, baseline) for r in results], opts.k, resamples=c.resamples, seed=c.seed)
-    return Phase(split, labels, results, [score_all([r], opts.k) for r in results], baseline,
-                 score_all([baseline], opts.k), sig)
+    select = opts.mode(SweepOptions).select
+    extra = (parse_metric(select, opts.k).measure,) if select else ()  # a selection beyond the defaults is scored
+    return Phase(split, labels, results, [score_all([r], opts.k, extra) for r in results], baseline,
+                 score_all([baseline], opts.k, extra), sig)
 
 
 def markdown(phase: Phase, ks: tuple[int, ...], title: str) -> str:
@@ -357,19 +360,20 @@ def _phase_doc(phase: Phase) -> dict:
 
 
 def _plot(path: Path, axes, grid, tune: Phase, winner, metric, opts: RunOptions) -> None:
-    from memini_bench.evaluation.metrics import recall_any
+    from memini_bench.core.metrics import RecallAny
     from memini_bench.evaluation.stats import bootstrap_mean
     from memini_bench.modes.sweep_grid import Metric
     from memini_bench.results.plots import SweepCell, SweepFigure, sweep_plot
 
-    metric = metric or Metric(f"R@{opts.k[0]}", "recall_at_k", opts.k[0])
-    per_q = {"recall_at_k": lambda r: recall_any(r, metric.k)}
+    metric = metric or Metric(f"R@{opts.k[0]}", RecallAny(k=opts.k[0]), opts.k[0])
     c = opts.mode(SystemsRunOptions)
 
     def cell_of(settings, result, scores) -> SweepCell:
+        """The cell's value and, for recall_any (a 0/1 per question), its bootstrap interval."""
         value = metric.of(scores)
-        if metric.attr in per_q:
-            ci = bootstrap_mean([per_q[metric.attr](q) for q in result.questions], resamples=c.resamples, seed=c.seed)
+        if type(metric.measure) is RecallAny:
+            ci = bootstrap_mean([metric.measure.per_question(q) for q in result.questions], resamples=c.resamples,
+                                seed=c.seed)
             return SweepCell(settings, value, ci.low, ci.high)
         return SweepCell(settings, value, value, value)
 

@@ -10,8 +10,9 @@ parsed and checked by the flag's own type, as on the command line. The grid is t
 a cell is ``((field, value), ...)``, applied over the run's own options; the *baseline* is the run's options with
 no axis applied (all defaults unless the command line set a flag outside the grid).
 
-Selection metrics (``-select``): ``R@K`` (recall_any@K), ``RA@K`` (recall_all@K), ``MRR``, ``nDCG@K``, each read
-from ``metrics.Score`` at a K of the run's ``-k``.
+Selection metrics (``-select``): any registered per-question metric (``core.metrics``: ``recall_any@K``,
+``recall_frac@K``, ``mrr``, ``ndcg@K`` ...; the old ``R@K``, ``RA@K``, ``MRR``, ``nDCG@K`` still read), each read
+from the ``Score`` row at a K of the run's ``-k``.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 
 import click
 
+from memini_bench.core import metrics
 from memini_bench.core.settings import flag_fields
 from memini_bench.embed.factory import EmbedSettings
 from memini_bench.errors import BenchError
@@ -138,27 +140,36 @@ def file_stem(axes: list[Axis], cell: Cell) -> str:
     return re.sub(r"[^A-Za-z0-9_.+=-]+", "_", raw)
 
 
-METRIC_RE = re.compile(r"^(R|RA|nDCG)@(\d+)$|^(MRR)$", re.IGNORECASE)
+#: The labels the selection had before metrics were registered objects: a sweep's identity records the label, so
+#: the same command keeps naming the same folder (``-select RA@5`` and ``-select recall_all@5`` are one selection).
+LEGACY_LABELS = {"recall_any": "R", "recall_all": "RA", "ndcg": "nDCG"}
 
 
 @dataclass(frozen=True, slots=True)
 class Metric:
-    name: str   # as printed: R@5, RA@5, MRR, nDCG@10
-    attr: str   # the Score field
-    k: int      # the Score's K (MRR: any K; the smallest is used)
+    name: str                 # as printed and recorded: R@5, RA@5, MRR, nDCG@10, or a canonical name (recall_frac@5)
+    measure: metrics.Metric   # the registered metric (``core.metrics``)
+    k: int                    # the Score row's K it is read from (MRR without a cut-off: the smallest K)
 
     def of(self, scores: list[Score]) -> float:
-        return next(getattr(s, self.attr) for s in scores if s.k == self.k)
+        return next(s.value(self.measure.name) for s in scores if s.k == self.k)
 
 
 def parse_metric(text: str, ks: tuple[int, ...]) -> Metric:
-    m = METRIC_RE.match(text.strip())
-    if not m:
-        raise BenchError(f"-select {text!r}: use R@K, RA@K, MRR or nDCG@K (K from -k)")
-    if m.group(3):
-        return Metric("MRR", "mrr", ks[0])
-    kind, k = m.group(1).lower(), int(m.group(2))
-    if k not in ks:
-        raise BenchError(f"-select {text}: K {k} is not in -k {','.join(map(str, ks))}; add it to -k")
-    attr, name = {"r": ("recall_at_k", "R"), "ra": ("recall_all_at_k", "RA"), "ndcg": ("ndcg_at_k", "nDCG")}[kind]
-    return Metric(f"{name}@{k}", attr, k)
+    """``-select``: any registered per-question metric in one of its spellings (``core.metrics.parse``), at a K of
+    ``-k``; an unknown name gets the closest valid one."""
+    measure = metrics.parse(text, flag="-select")
+    if measure.unit != "fraction":
+        raise BenchError(f"-select {text!r}: {measure.name} is not a per-question score; select by a recall, "
+                         "precision, MRR or nDCG metric (memini-bench -list metrics)")
+    if measure.k is not None and measure.k not in ks:
+        raise BenchError(f"-select {text}: K {measure.k} is not in -k {','.join(map(str, ks))}; add it to -k")
+    k = measure.k if measure.k is not None else ks[0]
+    plain = dataclasses.replace(measure, k=None) == type(measure)()
+    if type(measure) is metrics.MRR and measure.k is None:
+        name = "MRR"
+    elif plain and measure.family in LEGACY_LABELS:
+        name = f"{LEGACY_LABELS[measure.family]}@{k}"
+    else:
+        name = measure.name
+    return Metric(name, measure, k)

@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 
+from memini_bench.core.table import Cell, Column, Table, fmt_pct
+from memini_bench.core.table import render as render_table
 from memini_bench.qa import lexical
 from memini_bench.qa.agreement import Key, paired
 from memini_bench.qa.cost import PriceTable, money
@@ -88,7 +90,15 @@ def cost_block(table: PriceTable, graded: Sequence[Graded], arms: Sequence[str],
 
 
 def _pct(x: float) -> str:
-    return f"{x * 100:.1f}"
+    return fmt_pct(x, sign="")
+
+
+def _table(header: str, rows: list[list[tuple[object, str]]]) -> str:
+    """A Markdown table through the one table model: ``header`` as ``name:align`` pairs (``l`` or ``r``), each row
+    (value, text) pairs; a blank line after it."""
+    cols = tuple(Column(f"c{i}", name, "left" if align == "l" else "right")
+                 for i, (name, _, align) in enumerate(h.rpartition(":") for h in header.split("|")))
+    return render_table(Table(cols, tuple(tuple(Cell(v, t) for v, t in r) for r in rows)), "md")
 
 
 def render(doc: Mapping) -> str:
@@ -96,39 +106,37 @@ def render(doc: Mapping) -> str:
     out: list[str] = []
     lex = doc.get("lexical", {})
     if lex:
-        out += ["| arm | category | scored | F1 | EM | BLEU-1 |", "|---|---|--:|--:|--:|--:|"]
-        for arm, block in lex.items():
-            for cat, s in [*block["per_category"].items(), ("**overall**", block["overall"])]:
-                out.append(f"| {arm} | {cat} | {s['scored']} | {_pct(s['f1'])} | {_pct(s['exact_match'])} | "
-                           f"{_pct(s['bleu1'])} |")
-        out.append("")
+        rows = [[(arm, arm), (cat, cat), (s["scored"], str(s["scored"])),
+                 *((s[m], _pct(s[m])) for m in ("f1", "exact_match", "bleu1"))]
+                for arm, block in lex.items()
+                for cat, s in [*block["per_category"].items(), ("**overall**", block["overall"])]]
+        out.append(_table("arm:l|category:l|scored:r|F1:r|EM:r|BLEU-1:r", rows))
     runs = doc.get("runs", {})
     if runs:
-        out += ["| arm | category | runs | accuracy mean | std | 95% interval | F1 mean | F1 std |",
-                "|---|---|--:|--:|--:|--:|--:|--:|"]
-        for arm, block in runs.items():
-            for cat, s in [*block["per_category"].items(), ("**overall**", block["overall"])]:
-                a, f = s["accuracy"], s["f1"]
-                out.append(f"| {arm} | {cat} | {a['runs']} | {_pct(a['mean'])} | {_pct(a['std'])} | "
-                           f"[{_pct(a['low'])}, {_pct(a['high'])}] | {_pct(f['mean'])} | {_pct(f['std'])} |")
-        out.append("")
+        rows = [[(arm, arm), (cat, cat), (a["runs"], str(a["runs"])), (a["mean"], _pct(a["mean"])),
+                 (a["std"], _pct(a["std"])), ((a["low"], a["high"]), f"[{_pct(a['low'])}, {_pct(a['high'])}]"),
+                 (f["mean"], _pct(f["mean"])), (f["std"], _pct(f["std"]))]
+                for arm, block in runs.items()
+                for cat, s in [*block["per_category"].items(), ("**overall**", block["overall"])]
+                for a, f in [(s["accuracy"], s["f1"])]]
+        out.append(_table("arm:l|category:l|runs:r|accuracy mean:r|std:r|95% interval:r|F1 mean:r|F1 std:r", rows))
     agreement = doc.get("agreement", [])
     if agreement:
-        out += ["| A | B | n | both correct | only A | only B | both incorrect | agreement | Cohen's kappa |",
-                "|---|---|--:|--:|--:|--:|--:|--:|--:|"]
-        for r in agreement:
-            kappa = "undefined" if r["kappa"] is None else f"{r['kappa']:.3f}"
-            out.append(f"| {r['grader_a']} | {r['grader_b']} | {r['n']} | {r['both_correct']} | {r['only_a_correct']}"
-                       f" | {r['only_b_correct']} | {r['both_incorrect']} | {_pct(r['percent'])} | {kappa} |")
-        out.append("")
+        rows = [[(r["grader_a"], r["grader_a"]), (r["grader_b"], r["grader_b"]),
+                 *((r[key], str(r[key])) for key in ("n", "both_correct", "only_a_correct", "only_b_correct",
+                                                      "both_incorrect")),
+                 (r["percent"], _pct(r["percent"])),
+                 (r["kappa"], "undefined" if r["kappa"] is None else f"{r['kappa']:.3f}")] for r in agreement]
+        out.append(_table("A:l|B:l|n:r|both correct:r|only A:r|only B:r|both incorrect:r|agreement:r|"
+                          "Cohen's kappa:r", rows))
     cost = doc.get("cost")
     if cost:
-        out += [f"| arm | questions | dollars | per question |  (prices: {cost['prices']['file']})",
-                "|---|--:|--:|--:|"]
-        out += [f"| {arm} | {c['questions']} | {c['dollars']:.4f} | {c['per_question']:.6f} |"
-                for arm, c in cost["per_arm"].items()]
+        rows = [[(arm, arm), (c["questions"], str(c["questions"])), (c["dollars"], f"{c['dollars']:.4f}"),
+                 (c["per_question"], f"{c['per_question']:.6f}")] for arm, c in cost["per_arm"].items()]
         if cost["relevance"]:
-            out.append(f"| judged retrieval | | {cost['relevance']:.4f} | |")
-        out.append(f"| **total** | | **{cost['total']:.4f}** | |")
-        out.append("")
+            rows.append([("judged retrieval", "judged retrieval"), (None, ""), (cost["relevance"],
+                                                                             f"{cost['relevance']:.4f}"), (None, "")])
+        rows.append([("total", "**total**"), (None, ""), (cost["total"], f"**{cost['total']:.4f}**"), (None, "")])
+        head, rest = _table("arm:l|questions:r|dollars:r|per question:r", rows).split("\n", 1)
+        out.append(f"{head}  (prices: {cost['prices']['file']})\n{rest}")  # the price file named after the header
     return "\n".join(out)

@@ -19,6 +19,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from itertools import combinations
 
+from memini_bench.core.table import Cell, Column, Table, fmt_pct
+from memini_bench.core.table import render as render_table
 from memini_bench.evaluation.guarded import leaked_line
 from memini_bench.evaluation.stats import holm, mcnemar_exact
 from memini_bench.qa.engine import Graded
@@ -140,16 +142,17 @@ MEMINI_PUBLISHED = {
 def render_published() -> str:
     """memini's published QA figures as a markdown table (``MEMINI_PUBLISHED``)."""
     p = MEMINI_PUBLISHED
-    out = [f"memini's published QA accuracy on {p['data']}: reader {p['reader']}, {p['embedder']} embeddings, "
-           f"k = {p['k']} (its bench/README.md; the data set is not in ../shared/data)\n",
-           "| category | n | memini |", "|---|--:|--:|"]
-    out += [f"| {c} | {n} | {acc} |" for c, acc, n in p["per_category"]]
-    out.append(f"| **overall** | 500 | **{p['overall']}** |")
-    return "\n".join(out) + "\n"
+    cols = (Column("category", "category", "left"), Column("n", "n"), Column("memini", "memini"))
+    body = [(Cell(c, c), Cell(n, str(n)), Cell(acc, acc)) for c, acc, n in p["per_category"]]
+    body.append((Cell("overall", "overall", strong=True), Cell(500, "500"),
+                 Cell(p["overall"], p["overall"], strong=True)))
+    return (f"memini's published QA accuracy on {p['data']}: reader {p['reader']}, {p['embedder']} embeddings, "
+            f"k = {p['k']} (its bench/README.md; the data set is not in ../shared/data)\n\n"
+            + render_table(Table(cols, tuple(body)), "md"))
 
 
 def _pct(x: float) -> str:
-    return f"{x * 100:.1f}"
+    return fmt_pct(x, sign="")
 
 
 def _label(category: str, labels: Mapping[str, str]) -> str:
@@ -175,31 +178,37 @@ def render_markdown(doc: Mapping) -> str:
             f"{qa.get('judge_model', '?')}\n")
     arms = [r["arm"] for r in results]
     cats = sorted({c["category"] for r in results for c in r["per_category"]})
-    out = [head, "| category | n | " + " | ".join(arms) + " |", "|---|--:|" + "--:|" * len(arms)]
+    acc_cols = (Column("category", "category", "left"), Column("n", "n"), *(Column(a, a) for a in arms))
+    body = []
     for cat in cats:
-        cells = []
-        n = 0
-        for r in results:
-            c = next((c for c in r["per_category"] if c["category"] == cat), None)
-            cells.append(_pct(c["accuracy"]) if c else "-")
-            n = max(n, c["questions"] if c else 0)
-        out.append(f"| {_label(cat, labels)} | {n} | " + " | ".join(cells) + " |")
-    out.append(f"| **overall** | {max((r['questions'] for r in results), default=0)} | "
-               + " | ".join(f"**{_pct(r['accuracy'])}**" for r in results) + " |")
-    out += ["", "| arm | graded | correct | reader tokens in / out | judge tokens in / out | estimated calls |",
-            "|---|--:|--:|--:|--:|--:|"]
-    for r in results:
-        t = r["tokens"]
-        out.append(f"| {r['arm']} | {r['questions']} | {r['correct']} | {t['reader_in']} / {t['reader_out']} | "
-                   f"{t['judge_in']} / {t['judge_out']} | {t['estimated_calls']} of {t['calls']} |")
+        found = [next((c for c in r["per_category"] if c["category"] == cat), None) for r in results]
+        n = max((c["questions"] for c in found if c), default=0)
+        body.append((Cell(cat, _label(cat, labels)), Cell(n, str(n)),
+                     *(Cell(c["accuracy"] if c else None, _pct(c["accuracy"]) if c else "-") for c in found)))
+    total = max((r["questions"] for r in results), default=0)
+    body.append((Cell("overall", "overall", strong=True), Cell(total, str(total)),
+                 *(Cell(r["accuracy"], _pct(r["accuracy"]), strong=True) for r in results)))
+    tok_cols = (Column("arm", "arm", "left"), Column("graded", "graded"), Column("correct", "correct"),
+                Column("reader", "reader tokens in / out"), Column("judge", "judge tokens in / out"),
+                Column("calls", "estimated calls"))
+    tok_body = tuple((Cell(r["arm"], r["arm"]), Cell(r["questions"], str(r["questions"])),
+                      Cell(r["correct"], str(r["correct"])),
+                      Cell(t, f"{t['reader_in']} / {t['reader_out']}"), Cell(t, f"{t['judge_in']} / {t['judge_out']}"),
+                      Cell(t, f"{t['estimated_calls']} of {t['calls']}")) for r in results for t in [r["tokens"]])
+    out = [head + "\n" + render_table(Table(acc_cols, tuple(body)), "md") + "\n"
+           + render_table(Table(tok_cols, tok_body), "md").rstrip("\n")]
     comparisons = doc.get("comparisons", [])
     if comparisons:
-        out += ["", "| A | B | n | A acc | B acc | delta (pp) | only A | only B | McNemar p | Holm p |",
-                "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|"]
-        for c in comparisons:
-            out.append(f"| {c['arm_a']} | {c['arm_b']} | {c['questions']} | {_pct(c['accuracy_a'])} | "
-                       f"{_pct(c['accuracy_b'])} | {c['delta'] * 100:+.1f} | {c['only_a']} | {c['only_b']} | "
-                       f"{c['p']:.3g} | {c['p_adjusted']:.3g} |")
+        cmp_cols = (Column("a", "A", "left"), Column("b", "B", "left"), *(Column(key, header) for key, header in (
+            ("n", "n"), ("acc_a", "A acc"), ("acc_b", "B acc"), ("delta", "delta (pp)"), ("only_a", "only A"),
+            ("only_b", "only B"), ("p", "McNemar p"), ("p_holm", "Holm p"))))
+        cmp_body = tuple((Cell(c["arm_a"], c["arm_a"]), Cell(c["arm_b"], c["arm_b"]),
+                          Cell(c["questions"], str(c["questions"])), Cell(c["accuracy_a"], _pct(c["accuracy_a"])),
+                          Cell(c["accuracy_b"], _pct(c["accuracy_b"])), Cell(c["delta"], f"{c['delta'] * 100:+.1f}"),
+                          Cell(c["only_a"], str(c["only_a"])), Cell(c["only_b"], str(c["only_b"])),
+                          Cell(c["p"], f"{c['p']:.3g}"), Cell(c["p_adjusted"], f"{c['p_adjusted']:.3g}"))
+                         for c in comparisons)
+        out += ["", render_table(Table(cmp_cols, cmp_body), "md").rstrip("\n")]
     if "leaked" in doc:  # -leaks count: each system's hits of another group, dropped before the reader saw them
         out += ["", leaked_line(doc["leaked"])]
     return "\n".join(out) + "\n"

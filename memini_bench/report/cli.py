@@ -1,4 +1,5 @@
-"""``memini-bench report PATH... -o DIR`` (the site) or ``-format md|csv|latex|json`` (a table, to stdout or -o)."""
+"""``memini-bench report PATH... -o DIR`` (the site) or ``-format md|csv|latex|html|json`` (a table, to stdout or
+-o)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from memini_bench.errors import BenchError
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("-o", "--out", "out", default="", help="The site's folder (made if missing); with -format, the table's "
               "file (default: stdout).")
-@click.option("-format", "--format", "fmt", default="", type=click.Choice(["", "md", "csv", "latex", "json"]),
+@click.option("-format", "--format", "fmt", default="", type=click.Choice(["", "md", "csv", "latex", "html", "json"]),
               help="Write the leaderboard as a table instead of the site.")
 @click.option("-k", "--k", "k", default=None, type=int, help="The table's K for recall_all, nDCG and tokens "
               "(default: the largest K of the inputs); -format md and latex only.")
@@ -32,7 +33,7 @@ def command(paths: tuple[str, ...], out: str, fmt: str, k: int | None, shot: str
     if shot and fmt:
         raise BenchError("-screenshot: a table export has no page to photograph; drop -screenshot or -format")
     if not fmt and not out:
-        raise BenchError("report: give -o DIR (the site's folder) or -format md|csv|latex|json")
+        raise BenchError("report: give -o DIR (the site's folder) or -format md|csv|latex|html|json")
     inputs = collect(list(paths))
     if fmt:
         text = exports.export(inputs, fmt, k)

@@ -1,4 +1,5 @@
-"""The leaderboard as a table: ``report -format md|csv|latex|json``.
+"""The leaderboard as a table: ``report -format md|csv|latex|html|json``, built once (``leaderboard``: the one table
+model of ``core.table``) and rendered by its renderers.
 
 - ``md``: the README's results table (``| data set | questions | system | embedder | R@5 | R@10 | RecallAll@10 |
   MRR | nDCG@10 | p50 ms |``): R@K for every K of the inputs, then recall_all, MRR and nDCG at the table's K (the
@@ -6,31 +7,28 @@
   README's table, byte for byte (a test holds it to the committed README block).
 - ``csv``: one line per (file, system, K) with every metric at full precision and the file's provenance.
 - ``latex``: a booktabs ``tabular`` of the Markdown columns; per data set the best value of each column is bold
-  (highest recall/MRR/nDCG, lowest p50) and a dagger marks a value whose difference to that best is significant
-  by the file's own paired test (Holm-adjusted p < alpha); no dagger where the file holds no test of that pair.
+  (highest recall/MRR/nDCG, lowest p50), a dagger marks a value whose difference to that best is significant
+  by the file's own paired test (Holm-adjusted p < alpha), a degree sign one that no test compares with that best
+  (another file, or a pair the file did not test); the table's own footnote (comment lines) states N per data set
+  and what bold and each mark mean.
+- ``html``: the same table with its marks and notes as an HTML ``<table>``.
 - ``json``: the rows (every metric at every K) and the provenance of every file.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-
 import orjson
 
+from memini_bench.core.table import Cell, Column, Table, fmt_num, fmt_pct, tex_escape
+from memini_bench.core.table import render as render_table
 from memini_bench.errors import BenchError
 from memini_bench.report import model
 from memini_bench.report.collect import Inputs
 
-FORMATS = ("md", "csv", "latex", "json")
+__all__ = ["FORMATS", "MARKS", "columns", "csv_text", "export", "html", "json_text", "latex", "leaderboard",
+           "markdown", "table_k", "tex_escape"]
 
-
-def _pct(x: float | None) -> str:
-    return "-" if x is None else f"{x * 100:.1f}"
-
-
-def _ms(x: float | None) -> str:
-    return "-" if x is None else f"{x:.2f}"
+FORMATS = ("md", "csv", "latex", "html", "json")
 
 
 def columns(ks: list[int], k: int) -> list[tuple[str, str, int]]:
@@ -51,35 +49,89 @@ def table_k(rows: list[model.Row], k: int | None) -> tuple[list[int], int]:
     return ks, k
 
 
-def _cell(row: model.Row, metric: str, k: int) -> str:
-    value = row.value(metric, k)
-    return _ms(value) if metric.endswith("_ms") else _pct(value)
+def _text(metric: str, value: float | None) -> str:
+    return fmt_num(value) if metric.endswith("_ms") else fmt_pct(value, sign="")
 
 
-def markdown(inputs: Inputs, k: int | None = None) -> str:
+#: What the marks of the leaderboard table mean (its notes say it under every table).
+MARKS = {"†": "differs from the best of its column and data set by its file's own paired test (McNemar for R@K, "
+              "paired bootstrap for MRR and nDCG@K; Holm-adjusted p < alpha)",
+         "°": "no paired test of this value against that best (another file, or a pair its file did not test): "
+              "no claim either way"}
+
+
+def leaderboard(inputs: Inputs, k: int | None = None, *, grouped: bool = False) -> Table:
+    """The leaderboard as one table: per row (file, system) its data set, questions, system, embedder and the
+    ``columns`` at K; per data set the best of each column (by printed value: ties all best), a ``†`` where the
+    file's paired test separates a value from that best, a ``°`` where no test of the pair exists (a value without
+    a mark was tested and not found different; p50 is never tested). The notes state N per data set and the marks.
+    ``grouped``: each data set's rows together (in the order data sets first appear), a group per data set."""
     rows = model.rows(inputs)
     ks, k = table_k(rows, k)
     cols = columns(ks, k)
-    lines = ["| data set | questions | system | embedder | " + " | ".join(c[0] for c in cols) + " |",
-             "|---|--:|---|---|" + "--:|" * len(cols)]
+    higher = {m[0]: m[3] for m in model.METRICS}
+    sig = {s.index: model.sig_lookup(s) for s in inputs.sources}
+    head = [Column("dataset", "data set", "left"), Column("questions", "questions"), Column("system", "system", "left"),
+            Column("embedder", "embedder", "left")]
+    head += [Column(f"{metric}@{kk}", header, better="higher" if higher[metric] else "lower") for header, metric, kk in
+             cols]
+    datasets = list(dict.fromkeys(r.dataset for r in rows))
+    bests = {(ds, metric, kk): model.best_row([r for r in rows if r.dataset == ds], metric, kk, higher[metric])
+             for ds in datasets for _, metric, kk in cols}
+    if grouped:
+        rows = sorted(rows, key=lambda r: datasets.index(r.dataset))  # stable: each data set's rows together
+    body, groups = [], []
     for r in rows:
-        cells = [_cell(r, metric, kk) for _, metric, kk in cols]
-        lines.append(f"| {r.dataset} | {r.questions} | {r.system} | {r.embedder} | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+        if body and r.dataset != body[-1][0].value:
+            groups.append(len(body))
+        cells = [Cell(r.dataset, r.dataset), Cell(r.questions, str(r.questions)), Cell(r.system, r.system),
+                 Cell(r.embedder, r.embedder)]
+        for _, metric, kk in cols:
+            value = r.value(metric, kk)
+            text = _text(metric, value)
+            best = bests[(r.dataset, metric, kk)]
+            is_best = best is not None and text != "-" and text == _text(metric, best.value(metric, kk))
+            cells.append(Cell(value, text, is_best, () if is_best or best is None or text == "-" else
+                              _mark(sig, best, r, metric, kk)))
+        body.append(tuple(cells))
+    sizes = "; ".join(f"{ds} {max(r.questions for r in rows if r.dataset == ds)}" for ds in datasets)
+    notes = (f"N (questions per data set): {sizes}; K = {k}",
+             "bold: the best of its column within its data set (ties all bold)",
+             *(f"{mark}: {meaning}" for mark, meaning in MARKS.items()),
+             "no mark: tested against that best and not significant, or a column no test covers ("
+             + ", ".join(h for h, metric, _ in cols if metric not in model.SIG_METRIC) + ")")
+    return Table(tuple(head), tuple(body), notes=notes, marks=MARKS, groups=tuple(groups))
+
+
+def _mark(sig: dict, best: model.Row, row: model.Row, metric: str, k: int) -> tuple[str, ...]:
+    name = model.SIG_METRIC.get(metric)
+    if name is None:
+        return ()
+    test = sig[row.source].get((best.system, row.system, name.format(k=k))) if best.source == row.source else None
+    if test is None:
+        return ("°",)
+    return ("†",) if test.get("significant") else ()
+
+
+def markdown(inputs: Inputs, k: int | None = None) -> str:
+    """The README's table: the leaderboard without marks or notes (the README states them in its own text)."""
+    return render_table(leaderboard(inputs, k).plain(), "md")
 
 
 def csv_text(inputs: Inputs) -> str:
-    buf = io.StringIO()
+    """One line per (file, system, K): every leaderboard metric at full precision and the file's provenance."""
     metrics = [m[0] for m in model.METRICS]
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["dataset", "file", "system", "questions", "embedder", "k", *metrics, "git_commit", "data_sha256"])
+    head = [Column(c, c) for c in ("dataset", "file", "system", "questions", "embedder", "k", *metrics, "git_commit",
+                                   "data_sha256")]
     prov = {s.index: model.provenance(s) for s in inputs.sources}
+    body = []
     for r in model.rows(inputs):
         for k in sorted(r.by_k):
             p = prov[r.source]
-            w.writerow([r.dataset, r.file, r.system, r.questions, r.embedder, k,
-                        *(repr(r.by_k[k][m]) for m in metrics), p["git_commit"], p["data_sha256"]])
-    return buf.getvalue()
+            values = [r.dataset, r.file, r.system, r.questions, r.embedder, k, *(r.by_k[k][m] for m in metrics),
+                      p["git_commit"], p["data_sha256"]]
+            body.append(tuple(Cell(v, str(v)) for v in values))
+    return render_table(Table(tuple(head), tuple(body)), "csv")
 
 
 def json_text(inputs: Inputs) -> str:
@@ -91,51 +143,17 @@ def json_text(inputs: Inputs) -> str:
     return orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n"
 
 
-_TEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
-        "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
-
-
-def tex_escape(text: str) -> str:
-    return "".join(_TEX.get(c, c) for c in text)
-
-
 def latex(inputs: Inputs, k: int | None = None) -> str:
-    rows = model.rows(inputs)
-    ks, k = table_k(rows, k)
-    cols = columns(ks, k)
-    higher = {m[0]: m[3] for m in model.METRICS}
-    sig = {s.index: model.sig_lookup(s) for s in inputs.sources}
-    out = [r"% memini-bench report -format latex; needs \usepackage{booktabs}",
-           r"\begin{tabular}{ll" + "r" * len(cols) + "}", r"\toprule",
-           "data set & system & " + " & ".join(tex_escape(c[0]) for c in cols) + r" \\", r"\midrule"]
-    datasets = list(dict.fromkeys(r.dataset for r in rows))
-    for n, ds in enumerate(datasets):
-        group = [r for r in rows if r.dataset == ds]
-        bests = {(metric, kk): model.best_row(group, metric, kk, higher[metric]) for _, metric, kk in cols}
-        for r in group:
-            cells = []
-            for _, metric, kk in cols:
-                text = _cell(r, metric, kk)
-                best = bests[(metric, kk)]
-                if best is not None and text != "-" and text == _cell(best, metric, kk):
-                    text = rf"\textbf{{{text}}}"
-                elif best is not None and best.source == r.source and _significant(sig[r.source], best, r,
-                                                                                   metric, kk):
-                    text += r"$^\dagger$"
-                cells.append(text)
-            out.append(f"{tex_escape(ds)} & {tex_escape(r.system)} & " + " & ".join(cells) + r" \\")
-        if n < len(datasets) - 1:
-            out.append(r"\midrule")
-    out += [r"\bottomrule", r"\end{tabular}",
-            rf"% bold: best per data set; $^\dagger$: differs from that best by the file's paired test "
-            rf"(Holm-adjusted), K = {k}"]
-    return "\n".join(out) + "\n"
+    """The leaderboard as a booktabs tabular (data set, system and the metric columns), bold best, marks as
+    superscripts, and its notes (N, what bold and each mark mean) as comment lines under it."""
+    table = leaderboard(inputs, k, grouped=True)
+    return render_table(table.only(("dataset", "system", *(c.key for c in table.columns[4:]))), "latex",
+                        source="memini-bench report -format latex")
 
 
-def _significant(lookup: dict, best: model.Row, row: model.Row, metric: str, k: int) -> bool:
-    name = model.SIG_METRIC.get(metric)
-    test = lookup.get((best.system, row.system, name.format(k=k))) if name else None
-    return bool(test and test.get("significant"))
+def html(inputs: Inputs, k: int | None = None) -> str:
+    """The leaderboard as an HTML table with its marks and notes."""
+    return render_table(leaderboard(inputs, k, grouped=True), "html")
 
 
 def export(inputs: Inputs, fmt: str, k: int | None = None) -> str:
@@ -143,6 +161,8 @@ def export(inputs: Inputs, fmt: str, k: int | None = None) -> str:
         return markdown(inputs, k)
     if fmt == "latex":
         return latex(inputs, k)
+    if fmt == "html":
+        return html(inputs, k)
     if fmt == "csv":
         return csv_text(inputs)
     if fmt == "json":

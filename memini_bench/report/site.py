@@ -20,6 +20,7 @@ from memini_bench.errors import BenchError
 from memini_bench.report import model, plots, receipts
 from memini_bench.report.collect import Inputs, Source
 from memini_bench.results.atomic_io import atomic_write
+from memini_bench.results.schema import Score
 
 
 def slug(name: str) -> str:
@@ -95,7 +96,7 @@ def sweep_figure(doc, k: int) -> dict | None:
         test = tests.get(cell.get("cell"))
         if score is None or test is None:
             continue
-        cells.append({"label": cell["cell"], "value": score["recall_at_k"], "delta": test["delta"],
+        cells.append({"label": cell["cell"], "value": Score.from_row(score).recall_at_k, "delta": test["delta"],
                       "ci_low": test["ci_low"], "ci_high": test["ci_high"], "significant": test["significant"]})
     if not cells:
         return None

@@ -3,11 +3,13 @@
 Every results file is ``{"schema": "memini-bench.results", "schema_version": N, "kind": KIND, "config": {...},
 ...}`` (``SCHEMA_VERSION``, ``ADDED_IN``): the writer builds the kind's object and writes ``to_dict()``;
 ``from_dict`` (``results.read.load``) picks the class by ``kind`` alone, never by guessing from the keys, reads every
-version back to 1 (a field a later version added takes its default) and refuses a newer version or an unknown kind.
+version back to 1 (``upgrade``: a field a later version added takes its default, an old ``Score`` row is read into
+the open score mapping) and refuses a newer version or an unknown kind.
 
 Kinds (``KIND``, the class, its own keys):
 
-- ``run``: ``CompareResults``, a normal run's ``results`` (``Score`` rows: every metric, fractions in 0..1);
+- ``run``: ``CompareResults``, a normal run's ``results`` (``Score`` rows: ``{metric name: value}`` per K and per
+  category, fractions in 0..1);
   ``significance`` rows when asked for; a sweep's cells are runs too.
 - ``ranking``: ``RankingResults``, ``-rerank`` and the re-rank tier (``RankRow`` per strategy and category).
 - ``gate``: ``GateResults``, ``-vec-gate`` / ``-rerank-gate`` (threshold rows and the score ``distribution``).
@@ -26,42 +28,175 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from memini_bench.core.metrics import parse as parse_metric
 from memini_bench.errors import BenchError
 
 SCHEMA = "memini-bench.results"
 #: The version the writer writes. 1: the first schema; 2: ``Score`` gains ``leaked``, ``model_load_ms``,
-#: ``embed_ms`` and ``store_ingest_ms`` (a version-1 row reads with their defaults, 0). Every version back to 1 reads.
-SCHEMA_VERSION = 2
+#: ``embed_ms`` and ``store_ingest_ms`` (a version-1 row reads with their defaults, 0); 3: a ``Score`` row's metrics
+#: are an open mapping, ``scores`` ``{metric name: value}`` and ``categories`` ``{category: {metric name: value}}``,
+#: in place of the fixed fields (``LEGACY_FIELDS``: ``recall_at_k`` is ``recall_any@K`` ...), in a run's
+#: ``results`` and a sweep summary's cells. Every version back to 1 reads.
+SCHEMA_VERSION = 3
 #: The fields each version added to a kind's rows (what a file of an older version lacks, read as the default).
-ADDED_IN = {2: {"Score": ("leaked", "model_load_ms", "embed_ms", "store_ingest_ms")}}
+ADDED_IN = {2: {"Score": ("leaked", "model_load_ms", "embed_ms", "store_ingest_ms")},
+            3: {"Score": ("scores", "categories")}}
+
+
+#: A version-1/2 ``Score`` row's metric fields and the canonical metric names they are (``{k}``: the row's K).
+LEGACY_FIELDS = (("recall_at_k", "recall_any@{k}"), ("recall_all_at_k", "recall_all@{k}"), ("mrr", "mrr"),
+                 ("ndcg_at_k", "ndcg@{k}"), ("p50_ms", "latency_p50"), ("p95_ms", "latency_p95"),
+                 ("tokens_injected_mean", "tokens_injected@{k}"), ("token_efficiency", "token_efficiency@{k}"))
+#: A version-1/2 row's per-category fields and the metric each holds.
+LEGACY_CATEGORY_FIELDS = (("per_category", "recall_any@{k}"), ("per_category_all", "recall_all@{k}"))
+#: A row's own fields besides its scores (every version).
+_ROW_FIELDS = ("system", "dataset", "k", "questions", "ingest_ms", "leaked", "model_load_ms", "embed_ms",
+               "store_ingest_ms")
 
 
 @dataclass(frozen=True, slots=True)
 class Score:
-    """One (system, K) row: every metric, as fractions in 0..1 (latencies in ms)."""
+    """One (system, K) row: ``scores`` maps a canonical metric name (``core.metrics``: ``recall_any@5``, ``mrr``,
+    ``latency_p50``) to its value (fractions in 0..1, latencies in ms); ``categories`` maps each category to its
+    own ``{metric name: value}``. The old fixed fields (``recall_at_k``, ``mrr``, ``per_category`` ...) are read-only
+    properties over the mapping."""
 
     system: str
     dataset: str
     k: int
     questions: int
-    recall_at_k: float
-    recall_all_at_k: float
-    mrr: float
-    ndcg_at_k: float
-    p50_ms: float
-    p95_ms: float
-    ingest_ms: float
-    tokens_injected_mean: float
-    token_efficiency: float
-    per_category: dict[str, float] = field(default_factory=dict)
+    scores: dict[str, float] = field(default_factory=dict)
+    categories: dict[str, dict[str, float]] = field(default_factory=dict)
     per_category_questions: dict[str, int] = field(default_factory=dict)
-    per_category_all: dict[str, float] = field(default_factory=dict)
+    ingest_ms: float = 0.0
     #: hits of another group dropped before scoring (``-leaks count``), over every question of the run
     leaked: int = 0
     #: ``ingest_ms`` apart: loading the embedding model, embedding, and the store's own share (the rest)
     model_load_ms: float = 0.0
     embed_ms: float = 0.0
     store_ingest_ms: float = 0.0
+
+    def value(self, name: str, default: float = 0.0) -> float:
+        """The score of the metric ``name`` (``{k}`` stands for the row's K) in any of its spellings
+        (``recall_all@5``, ``RA@5``, ``recall_all_at_k`` at the row's K: ``core.metrics.parse``), ``default`` when
+        the row does not hold it; an unknown name is a BenchError naming the closest valid one."""
+        key = name.format(k=self.k)
+        if key in self.scores:
+            return self.scores[key]
+        return self.scores.get(parse_metric(key, self.k, flag="metric").name, default)
+
+    @property
+    def recall_at_k(self) -> float:
+        return self.value("recall_any@{k}")
+
+    @property
+    def recall_all_at_k(self) -> float:
+        return self.value("recall_all@{k}")
+
+    @property
+    def mrr(self) -> float:
+        return self.value("mrr")
+
+    @property
+    def ndcg_at_k(self) -> float:
+        return self.value("ndcg@{k}")
+
+    @property
+    def p50_ms(self) -> float:
+        return self.value("latency_p50")
+
+    @property
+    def p95_ms(self) -> float:
+        return self.value("latency_p95")
+
+    @property
+    def tokens_injected_mean(self) -> float:
+        return self.value("tokens_injected@{k}")
+
+    @property
+    def token_efficiency(self) -> float:
+        return self.value("token_efficiency@{k}")
+
+    def category(self, name: str) -> dict[str, float]:
+        """Each category's value of the metric ``name`` (``{k}``: the row's K), for the categories that hold it."""
+        key = name.format(k=self.k)
+        return {c: v[key] for c, v in self.categories.items() if key in v}
+
+    @property
+    def per_category(self) -> dict[str, float]:
+        """recall_any@K per category."""
+        return self.category("recall_any@{k}")
+
+    @property
+    def per_category_all(self) -> dict[str, float]:
+        """recall_all@K per category."""
+        return self.category("recall_all@{k}")
+
+    def to_row(self) -> dict[str, Any]:
+        """The row as results schema 3 writes it."""
+        return {"system": self.system, "dataset": self.dataset, "k": self.k, "questions": self.questions,
+                "scores": dict(self.scores), "categories": {c: dict(v) for c, v in self.categories.items()},
+                "per_category_questions": dict(self.per_category_questions), "ingest_ms": self.ingest_ms,
+                "leaked": self.leaked, "model_load_ms": self.model_load_ms, "embed_ms": self.embed_ms,
+                "store_ingest_ms": self.store_ingest_ms}
+
+    @staticmethod
+    def from_row(row: dict, where: str = "results row") -> Score:
+        """A row of any schema version (3: ``scores``/``categories``; 1 and 2: the fixed metric fields, mapped by
+        ``LEGACY_FIELDS``); a row without ``system`` and ``k`` is refused with one line."""
+        if not isinstance(row, dict) or "system" not in row or "k" not in row or not (
+                "scores" in row or "recall_at_k" in row):
+            raise BenchError(f"{where}: a results row lacks system, k or its scores; is this a memini-bench file?")
+        own = {f: row[f] for f in _ROW_FIELDS if f in row}
+        if "scores" in row:
+            return Score(scores=dict(row["scores"]), categories={c: dict(v) for c, v in
+                                                                 row.get("categories", {}).items()},
+                         per_category_questions=dict(row.get("per_category_questions", {})), **own)
+        return Score(**own, **legacy_scores(row))
+
+
+#: The keys that mark a version-1/2 ``Score`` row wherever a document holds one (a run's ``results``, a sweep
+#: summary's baseline and cells, VetoBench's per-suite scores); a ``RankRow`` (no latency) is not one.
+_LEGACY_MARK = ("system", "k", "recall_at_k", "mrr", "p50_ms")
+
+
+def is_legacy_row(value: object) -> bool:
+    return isinstance(value, dict) and all(key in value for key in _LEGACY_MARK) and "scores" not in value
+
+
+def upgrade(doc: dict) -> dict:
+    """A version-1/2 document as version 3 writes it: every ``Score`` row in it (at any depth) in the open form
+    (``Score.from_row(row).to_row()``: the same numbers under their canonical names, the fields version 2 added
+    at their defaults), every other value as it was; the version set to 3. A version-3 document is returned as
+    it is."""
+
+    def walk(value: object) -> object:
+        if is_legacy_row(value):
+            return Score.from_row(value).to_row()  # type: ignore[arg-type]
+        if isinstance(value, dict):
+            return {k: walk(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        return value
+
+    if doc.get("schema_version", SCHEMA_VERSION) >= 3:
+        return doc
+    out = {k: (v if k == "config" else walk(v)) for k, v in doc.items()}
+    out["schema_version"] = SCHEMA_VERSION
+    return out
+
+
+def legacy_scores(row: dict) -> dict[str, Any]:
+    """``scores``, ``categories`` and ``per_category_questions`` of a version-1/2 row: the same numbers under their
+    canonical names (nothing recomputed, nothing rounded)."""
+    k = row["k"]
+    scores = {name.format(k=k): row[f] for f, name in LEGACY_FIELDS if f in row}
+    categories: dict[str, dict[str, float]] = {}
+    for f, name in LEGACY_CATEGORY_FIELDS:
+        for cat, v in row.get(f, {}).items():
+            categories.setdefault(cat, {})[name.format(k=k)] = v
+    return {"scores": scores, "categories": categories,
+            "per_category_questions": dict(row.get("per_category_questions", {}))}
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +271,7 @@ class ResultsFile:
         cls = KINDS.get(doc["kind"])
         if cls is None:
             raise BenchError(f"{where}: unknown results kind {doc['kind']!r}; known: {', '.join(KINDS)}")
+        doc = upgrade(doc)
         own, keys = cls.parse_body(doc, where)
         extra = {k: v for k, v in doc.items() if k not in {"schema", "schema_version", "kind", "config", *keys}}
         return cls(config=doc["config"], extra=extra, path=Path(path) if path is not None else None, **own)
@@ -149,12 +285,14 @@ class CompareResults(ResultsFile):
     scores: tuple[Score, ...] = ()
 
     def body(self) -> dict[str, Any]:
-        return {"results": [dataclasses.asdict(s) for s in self.scores]}
+        return {"results": [s.to_row() for s in self.scores]}
 
     @classmethod
     def parse_body(cls, doc: dict, where: str) -> tuple[dict[str, Any], set[str]]:
-        return {"scores": _rows(Score, doc.get("results", []), where, ("system", "k", "recall_at_k", "mrr"))}, \
-            {"results"}
+        rows = doc.get("results", [])
+        if not isinstance(rows, list):
+            raise BenchError(f"{where}: results is not a list; is this a memini-bench file?")
+        return {"scores": tuple(Score.from_row(r, where) for r in rows)}, {"results"}
 
     def score(self, system: str, k: int) -> Score | None:
         return next((s for s in self.scores if s.system == system and s.k == k), None)

@@ -1,8 +1,9 @@
 """Output: memini's markdown tables, the JSON results file, the per-question JSONL and the TREC files, all written
 atomically (``atomic_io``, whose ``atomic_write`` and ``check_destinations`` are re-exported here).
 
-Markdown: one table per K (ascending), rows sorted by recall_any@K descending (stable), then the per-category
-table of ``memini-hybrid`` (or the first system) at the largest K. JSON: ``{"config": {...}, "results": [...]}``
+Markdown (through the one table model, ``core.table``): one table per K (ascending), rows sorted by recall_any@K
+descending (stable), then the per-category table of ``memini-hybrid`` (or the first system) at the largest K; with
+``-metrics``, one table of those metrics in place of the per-K tables. JSON: ``{"config": {...}, "results": [...]}``
 (fractions in 0..1).
 """
 
@@ -15,8 +16,11 @@ from pathlib import Path
 import orjson
 
 from memini_bench.core.dataset import file_safe_name
+from memini_bench.core.metrics import Metric, parse_list
 from memini_bench.core.runs import RunResult, first_gold_rank
 from memini_bench.core.settings import setting
+from memini_bench.core.table import Cell, Column, Table, fmt_num, fmt_pct
+from memini_bench.core.table import markdown as render_markdown
 from memini_bench.errors import BenchError
 from memini_bench.results.atomic_io import atomic_write, check_destinations
 from memini_bench.results.schema import CompareResults, ResultsFile, Score
@@ -46,6 +50,9 @@ class OutputOptions:
                          "(<out>/<stem>-categories.png), the sweep's chart, VetoBench's scale curve (with -scale).")
     no_write: bool = setting("no-write", False, "Print tables only; write no file (not combinable with "
                              "-per-question or -trec).")
+    metrics: str = setting("metrics", "", "Comma-separated metrics to print, one column each (e.g. "
+                           "recall_frac@5,mrr@10; without @K: at each -k), also stored in the results file; "
+                           "memini-bench -list metrics lists them. Default: the standard tables.")
 
     def __post_init__(self) -> None:
         if self.no_write and (self.per_question or self.trec):
@@ -55,10 +62,12 @@ class OutputOptions:
             raise BenchError("-out '': give a folder for the results file (the default is runs/; '.' is this folder)")
         if self.name and (set(self.name) & set('/\\\0') or self.name.startswith(".")):
             raise BenchError(f"-name {self.name!r}: use a plain label (no slashes, not starting with a dot)")
+        if self.metrics:
+            parse_list(self.metrics, flag="-metrics")  # an unknown name: one line naming the closest, before work
 
-
-def _pct(x: float) -> str:
-    return f"{x * 100:.1f}%"
+    def metric_list(self) -> tuple[Metric, ...]:
+        """The ``-metrics`` asked for (none: the standard tables)."""
+        return parse_list(self.metrics, flag="-metrics") if self.metrics else ()
 
 
 def ingest_columns(s: Score) -> tuple[float, float, float]:
@@ -69,45 +78,98 @@ def ingest_columns(s: Score) -> tuple[float, float, float]:
     return s.model_load_ms, s.embed_ms, s.store_ingest_ms
 
 
+def _run_table(rows: Sequence[Score], dataset: str, k: int, leaks: bool) -> Table:
+    """memini's table at one K (plus recall_all and nDCG; memini's one ingest column split in three)."""
+    cols = [Column("system", "System", "left", rule="--------"), Column("recall_any", f"Recall@{k}", rule="---------:"),
+            Column("recall_all", f"RecallAll@{k}", rule="---------:"), Column("mrr", "MRR", rule="----:"),
+            Column("ndcg", f"nDCG@{k}", rule="--------:"), Column("tokens_injected", "inj tok", rule="--------:"),
+            Column("token_efficiency", "tok-eff", rule="--------:"), Column("p50", "p50 (ms)", rule="---------:"),
+            Column("p95", "p95 (ms)", rule="---------:"), Column("load", "load (ms)", rule="----------:"),
+            Column("embed", "embed (ms)", rule="-----------:"), Column("ingest", "ingest (ms)", rule="------------:")]
+    if leaks:
+        cols.append(Column("leaked", "leaked", rule="-------:"))
+    body = []
+    for s in rows:
+        load, embed, store = ingest_columns(s)
+        cells = [Cell(s.system, s.system), Cell(s.recall_at_k, fmt_pct(s.recall_at_k)),
+                 Cell(s.recall_all_at_k, fmt_pct(s.recall_all_at_k)), Cell(s.mrr, fmt_pct(s.mrr)),
+                 Cell(s.ndcg_at_k, fmt_pct(s.ndcg_at_k)),
+                 Cell(s.tokens_injected_mean, fmt_num(s.tokens_injected_mean, 0)),
+                 Cell(s.token_efficiency, fmt_pct(s.token_efficiency, 3)), Cell(s.p50_ms, fmt_num(s.p50_ms)),
+                 Cell(s.p95_ms, fmt_num(s.p95_ms)), Cell(load, fmt_num(load, 1)), Cell(embed, fmt_num(embed, 1)),
+                 Cell(store, fmt_num(store, 1))]
+        body.append(tuple(cells + ([Cell(s.leaked, str(s.leaked))] if leaks else [])))
+    return Table(tuple(cols), tuple(body), title=f"## {dataset} — {rows[0].questions} questions, recall_any@{k}")
+
+
+def _category_table(lead: str, top: Score, k: int, labels: dict[str, str]) -> Table:
+    """recall_any@K and recall_all@K of one system per category, with each category's N."""
+    cols = (Column("category", "Category", "left", rule="---"), Column("n", "n"), Column("recall_any", "Recall"),
+            Column("recall_all", "RecallAll"))
+    body = tuple((Cell(cat, f"{cat} ({labels[cat]})" if cat in labels else cat),
+                  Cell(top.per_category_questions[cat], str(top.per_category_questions[cat])),
+                  Cell(value, fmt_pct(value)), Cell(top.per_category_all.get(cat, 0.0),
+                                                    fmt_pct(top.per_category_all.get(cat, 0.0))))
+                 for cat, value in top.per_category.items())
+    return Table(cols, body, title=f"### {lead} by category (recall_any@{k} / recall_all@{k})")
+
+
+def format_metric(metric: Metric, value: float | None) -> str:
+    """A metric's value as the tables print it: a fraction as a percent to one decimal, a ratio to three, ms to
+    two decimals, tokens whole."""
+    if metric.unit == "ms":
+        return fmt_num(value)
+    if metric.unit == "tokens":
+        return fmt_num(value, 0)
+    return fmt_pct(value, 3 if metric.unit == "ratio" else 1)
+
+
+def metrics_table(scores: Sequence[Score], dataset: str, metrics: Sequence[Metric]) -> Table:
+    """``-metrics``: one row per system, one column per metric (a metric without its cut-off: one per K of the
+    run), the best of each column bold; the notes say N and what bold means."""
+    ks = sorted({s.k for s in scores})
+    wanted: list[Metric] = []
+    for m in metrics:
+        wanted += [m.at(k) for k in ks] if m.k is None and m.cutoff == "required" else [m]
+    cols = [Column("system", "System", "left", rule="---")]
+    cols += [Column(m.name, m.name, better="higher" if m.higher_is_better else "lower") for m in wanted]
+    body = []
+    for system in dict.fromkeys(s.system for s in scores):
+        mine = [s for s in scores if s.system == system]
+        cells = [Cell(system, system)]
+        for m in wanted:
+            value = next((s.scores[m.name] for s in mine if m.name in s.scores), None)
+            cells.append(Cell(value, format_metric(m, value)))
+        body.append(tuple(cells))
+    n = scores[0].questions
+    table = Table(tuple(cols), tuple(body), title=f"## {dataset} — {n} questions", notes_in_markdown=True,
+                  bold_best=True, notes=(f"N = {n} questions per system; bold: the best of each column "
+                                         "(ties all bold; no test of the difference).",))
+    return table.with_best()
+
+
 def markdown(scores: Sequence[Score], dataset: str, category_labels: dict[str, str] | None = None, *,
-             leaks: bool = False, categories: Sequence[str] | None = None) -> str:
+             leaks: bool = False, categories: Sequence[str] | None = None, metrics: Sequence[Metric] = ()) -> str:
     """memini's tables (plus recall_all and nDCG columns; memini's one ingest column split into the model load,
     the embedding and the store's own ingest) and the per-category table of ``categories`` (system names; default
     the hybrid, else the first system). ``leaks`` (or any leaked hit) adds a ``leaked`` column: the
-    hits of another group dropped before scoring (``-leaks count``)."""
+    hits of another group dropped before scoring (``-leaks count``). ``metrics`` (``-metrics``) replaces the
+    per-K tables with one table of those metrics (``metrics_table``)."""
     if not scores:
         return ""
-    out: list[str] = []
     ks = sorted({s.k for s in scores})
     leaks = leaks or any(s.leaked for s in scores)
-    for k in ks:
-        rows = sorted((s for s in scores if s.k == k), key=lambda s: -s.recall_at_k)
-        out.append(f"## {dataset} — {rows[0].questions} questions, recall_any@{k}\n")
-        out.append(f"| System | Recall@{k} | RecallAll@{k} | MRR | nDCG@{k} | inj tok | tok-eff | p50 (ms) "
-                   "| p95 (ms) | load (ms) | embed (ms) | ingest (ms) |" + (" leaked |" if leaks else ""))
-        out.append("|--------|---------:|---------:|----:|--------:|--------:|--------:|---------:|---------:"
-                   "|----------:|-----------:|------------:|" + ("-------:|" if leaks else ""))
-        for s in rows:
-            load, embed, store = ingest_columns(s)
-            out.append(f"| {s.system} | {_pct(s.recall_at_k)} | {_pct(s.recall_all_at_k)} | {_pct(s.mrr)} | "
-                       f"{_pct(s.ndcg_at_k)} | {s.tokens_injected_mean:.0f} | {s.token_efficiency * 100:.3f}% | "
-                       f"{s.p50_ms:.2f} | {s.p95_ms:.2f} | {load:.1f} | {embed:.1f} | {store:.1f} |"
-                       + (f" {s.leaked} |" if leaks else ""))
-        out.append("")
+    if metrics:
+        tables = [metrics_table(scores, dataset, metrics)]
+    else:
+        tables = [_run_table(sorted((s for s in scores if s.k == k), key=lambda s: -s.recall_at_k), dataset, k,
+                             leaks) for k in ks]
     names = list(dict.fromkeys(s.system for s in scores))
     for lead in categories or [HYBRID if HYBRID in names else names[0]]:
         top = [s for s in scores if s.system == lead and s.k == ks[-1]]
         if top and top[0].per_category:
-            labels = category_labels or {}
-            out.append(f"### {lead} by category (recall_any@{ks[-1]} / recall_all@{ks[-1]})\n")
-            out.append("| Category | n | Recall | RecallAll |")
-            out.append("|---|--:|--:|--:|")
-            for cat, value in top[0].per_category.items():
-                name = f"{cat} ({labels[cat]})" if cat in labels else cat
-                out.append(f"| {name} | {top[0].per_category_questions[cat]} | {_pct(value)} | "
-                           f"{_pct(top[0].per_category_all.get(cat, 0.0))} |")
-            out.append("")
-    return "\n".join(out) + "\n"
+            tables.append(_category_table(lead, top[0], ks[-1], category_labels or {}))
+    return "".join(render_markdown(t) + "\n" for t in tables)
 
 
 def write_json(path: Path, doc: object) -> None:

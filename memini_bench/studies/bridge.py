@@ -34,6 +34,8 @@ from dataclasses import asdict, dataclass, field
 
 from memini_bench.core.contract import System
 from memini_bench.core.dataset import Dataset, Question
+from memini_bench.core.table import Cell, Column, Table
+from memini_bench.core.table import render as render_table
 from memini_bench.evaluation.guarded import leaked_line
 from memini_bench.retrieval.reserve import reserve_order
 from memini_bench.studies import concepts, entities, published
@@ -197,6 +199,24 @@ def _pct(part: float, whole: float) -> str:
     return f"{part / whole * 100:.1f}%" if whole else "-"
 
 
+def _caps_table(r: dict) -> Table:
+    """One system's DF-cap rows (the one table model): links, bridgeable failures, promotions."""
+    f, n, missing = r["failures"], r["questions"], r["missing"]
+    cols = tuple(Column(key, header) for key, header in (
+        ("cap", "DF cap"), ("linked_misses", "linked misses"), ("linked_in_pool", "of which in pool"),
+        ("bridgeable", "bridgeable failures"), ("bridgeable_in_pool", "bridgeable in pool"),
+        ("promoted_full", "covered after promotion (<= 3)"), ("promotions", "promotions (gold / noise)")))
+    body = tuple((Cell(c["cap"], f"{c['cap']:.2f}"),
+                  Cell(c["linked_misses"], f"{c['linked_misses']}/{missing} ({_pct(c['linked_misses'], missing)})"),
+                  Cell(c["linked_in_pool"], str(c["linked_in_pool"])),
+                  Cell(c["bridgeable"], f"{c['bridgeable']}/{f} ({_pct(c['bridgeable'], f)})"),
+                  Cell(c["bridgeable_in_pool"], str(c["bridgeable_in_pool"])),
+                  Cell(c["promoted_full"], f"{c['promoted_full']}/{n} (vs {r['single_full']})"),
+                  Cell(c["promotions"], f"{c['promotions']} ({c['promoted_gold']} / "
+                                        f"{c['promotions'] - c['promoted_gold']})")) for c in r["caps"])
+    return Table(cols, body)
+
+
 def render(doc: dict) -> str:
     """Markdown from a ``-entity-bridge`` results file, memini's published figures beside ours."""
     config, vocab = doc["config"], doc["vocabulary"]
@@ -217,15 +237,7 @@ def render(doc: dict) -> str:
                 f"({_pct(r['missing_in_pool'], r['missing'])}; not in it: "
                 f"{_pct(r['missing'] - r['missing_in_pool'], r['missing'])}"
                 + (f", memini {published.MISSING_NOT_IN_POOL:.0f}%" if key else "") + ")", "",
-                "| DF cap | linked misses | of which in pool | bridgeable failures | bridgeable in pool | "
-                "covered after promotion (<= 3) | promotions (gold / noise) |",
-                "|--:|--:|--:|--:|--:|--:|--:|"]
-        for c in r["caps"]:
-            out.append(f"| {c['cap']:.2f} | {c['linked_misses']}/{r['missing']} "
-                       f"({_pct(c['linked_misses'], r['missing'])}) | {c['linked_in_pool']} | "
-                       f"{c['bridgeable']}/{f} ({_pct(c['bridgeable'], f)}) | {c['bridgeable_in_pool']} | "
-                       f"{c['promoted_full']}/{n} (vs {r['single_full']}) | {c['promotions']} "
-                       f"({c['promoted_gold']} / {c['promotions'] - c['promoted_gold']}) |")
+                render_table(_caps_table(r), "md").rstrip("\n")]
         hops = "; ".join(f"DF cap {h['cap']:.2f}: full-gold {_pct(h['full'], n)}, mean gold recall "
                          f"{_pct(h['recall_sum'], n)}" for h in r["hops"])
         out += ["", f"{label.capitalize()[:-1] if label != DEFAULT_VOCABULARY else 'Entity'}-anchored 2nd hop — "

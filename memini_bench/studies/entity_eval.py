@@ -25,6 +25,8 @@ from pathlib import Path
 import orjson
 
 from memini_bench.core.settings import command, setting
+from memini_bench.core.table import Cell, Column, Table, fmt_pct
+from memini_bench.core.table import render as render_table
 from memini_bench.errors import BenchError
 from memini_bench.results.identity import claim, script_identity
 from memini_bench.results.provenance import file_sha256, harness
@@ -123,14 +125,18 @@ def evaluate(sentences: Sequence[Labelled]) -> list[PR]:
 def render(doc: dict) -> str:
     out = [f"Entity extractor on the hand-labelled sample ({doc['config']['sentences']} sentences"
            + (f"; {doc['config']['skipped_locomo']} LoCoMo sentences skipped: no -locomo" if
-              doc['config']['skipped_locomo'] else "") + ")", "",
-           "| sentences | n | predicted | labelled | correct | precision | recall | F1 | memini P / R (n) |",
-           "|---|--:|--:|--:|--:|--:|--:|--:|---|"]
+              doc['config']['skipped_locomo'] else "") + ")", ""]
+    cols = (Column("scope", "sentences", "left"), *(Column(key, key.replace("sentences", "n")) for key in (
+        "sentences", "predicted", "labelled", "correct", "precision", "recall")), Column("f1", "F1"),
+        Column("memini", "memini P / R (n)", "left"))
+    body = []
     for r in doc["results"]:
         theirs = published.ENTITY_EXTRACTOR.get(r["scope"])
         memini = (f"{theirs[0]:.2f} / {theirs[1]:.2f}" + (f" ({theirs[2]})" if theirs[2] else "")) if theirs else "-"
-        out.append(f"| {r['scope']} | {r['sentences']} | {r['predicted']} | {r['labelled']} | {r['correct']} | "
-                   f"{r['precision'] * 100:.1f}% | {r['recall'] * 100:.1f}% | {r['f1'] * 100:.1f}% | {memini} |")
+        body.append((Cell(r["scope"], r["scope"]), *(Cell(r[key], str(r[key])) for key in (
+            "sentences", "predicted", "labelled", "correct")), *(Cell(r[key], fmt_pct(r[key])) for key in (
+                "precision", "recall", "f1")), Cell(theirs, memini)))
+    out.append(render_table(Table(cols, tuple(body)), "md").rstrip("\n"))
     out += ["", "memini's figures are for its own hand-labelled LoCoMo turns and its own scoreboard templates (the "
             "same kinds of text, not the same sentences or labels); ours: one person labelled the sample and wrote "
             "the extractor, so they are optimistic."]

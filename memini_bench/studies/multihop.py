@@ -27,6 +27,8 @@ from dataclasses import dataclass
 
 from memini_bench.core.contract import System
 from memini_bench.core.dataset import Dataset, Question, subsample
+from memini_bench.core.table import Cell, Column, Table, fmt_pct
+from memini_bench.core.table import render as render_table
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.guarded import leaked_line
 from memini_bench.studies import published
@@ -141,17 +143,18 @@ def render(doc: dict) -> str:
            f"embedder {config.get('embedder') or '-'}"]
     for result in doc["results"]:
         ours_only = not (key and result["system"] == "memini-hybrid")
-        header = "| regime | full-gold coverage | mean gold recall |" + ("" if ours_only else
-                                                                       " memini full-gold (MiniLM / qwen3) |")
-        out += ["", f"**{result['system']}**", "", header,
-                "|---|--:|--:|" + ("" if ours_only else "--:|")]
+        cols = (Column("regime", "regime", "left"), Column("full_gold", "full-gold coverage"),
+                Column("mean_gold_recall", "mean gold recall"),
+                *(() if ours_only else (Column("memini", "memini full-gold (MiniLM / qwen3)"),)))
+        body = []
         for r in result["regimes"]:
-            row = (f"| {REGIME_LABELS[r['regime']]} | {r['full_gold'] * 100:.1f}% ({r['full_gold_count']}) | "
-                   f"{r['mean_gold_recall'] * 100:.1f}% |")
-            if not ours_only:
-                row += (f" {published.MULTIHOP_FULL_GOLD['minilm'][r['regime']]:.1f}% / "
-                        f"{published.MULTIHOP_FULL_GOLD['qwen3-0.6b'][r['regime']]:.1f}% |")
-            out.append(row)
+            theirs = () if ours_only else (published.MULTIHOP_FULL_GOLD["minilm"][r["regime"]],
+                                           published.MULTIHOP_FULL_GOLD["qwen3-0.6b"][r["regime"]])
+            body.append((Cell(r["regime"], REGIME_LABELS[r["regime"]]),
+                         Cell(r["full_gold"], f"{fmt_pct(r['full_gold'])} ({r['full_gold_count']})"),
+                         Cell(r["mean_gold_recall"], fmt_pct(r["mean_gold_recall"])),
+                         *(() if ours_only else (Cell(theirs, f"{theirs[0]:.1f}% / {theirs[1]:.1f}%"),))))
+        out += ["", f"**{result['system']}**", "", render_table(Table(cols, tuple(body)), "md").rstrip("\n")]
         if "leaked" in result:  # -leaks count
             out += ["", leaked_line({result["system"]: result["leaked"]})]
     if key:

@@ -15,6 +15,8 @@ from datetime import datetime
 from memini_bench.core.contract import System
 from memini_bench.core.dataset import Dataset
 from memini_bench.core.runs import RunResult, first_gold_rank
+from memini_bench.core.table import Cell, Column, Table, fmt_num
+from memini_bench.core.table import render as render_table
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.hits import RunGuardOptions
@@ -123,21 +125,21 @@ def markdown(scores: Sequence[VetoScore], ds: Dataset, as_of: datetime) -> str:
         return ""
     traps = list(dict.fromkeys(q.category for q in ds.questions))
     counts = {t: sum(1 for q in ds.questions if q.category == t) for t in traps}
-    out = [f"## {ds.name}: veto recall, {len(ds.questions)} scenarios over {len(ds.items)} decisions "
-           f"(as of {as_of.date().isoformat()})\n",
-           "| System | R@1 | R@5 | " + " | ".join(f"{t} R@5 (n={counts[t]})" for t in traps) + " | veto ranks |",
-           "|---|--:|--:|" + "--:|" * len(traps) + "---|"]
-    for s in scores:
-        per = " | ".join(f"{s.per_trap[t]['recall@5']:.2f}" for t in traps)
-        ranks = ",".join(_rank_text(r) for r in s.ranks.values())
-        out.append(f"| {s.system} | {s.recall[1]:.2f} | {s.recall[5]:.2f} | {per} | [{ranks}] |")
-    out.append(f"\nRank of each veto decision (1 = top; - = not in the top {scores[0].depth}):\n")
-    out.append("| Scenario | trap | veto | " + " | ".join(s.system for s in scores) + " |")
-    out.append("|---|---|---|" + "--:|" * len(scores))
-    for q in ds.questions:
-        ranks = " | ".join(_rank_text(s.ranks[q.id]) for s in scores)
-        out.append(f"| {q.id} | {q.category} | {q.gold[0]} | {ranks} |")
-    return "\n".join(out) + "\n\n"
+    cols = (Column("system", "System", "left"), Column("r1", "R@1"), Column("r5", "R@5"),
+            *(Column(f"{t}_r5", f"{t} R@5 (n={counts[t]})") for t in traps), Column("ranks", "veto ranks", "left"))
+    rows = tuple((Cell(s.system, s.system), Cell(s.recall[1], fmt_num(s.recall[1])),
+                  Cell(s.recall[5], fmt_num(s.recall[5])),
+                  *(Cell(s.per_trap[t]["recall@5"], fmt_num(s.per_trap[t]["recall@5"])) for t in traps),
+                  Cell(list(s.ranks.values()), "[" + ",".join(_rank_text(r) for r in s.ranks.values()) + "]"))
+                 for s in scores)
+    summary = Table(cols, rows, title=f"## {ds.name}: veto recall, {len(ds.questions)} scenarios over "
+                                      f"{len(ds.items)} decisions (as of {as_of.date().isoformat()})")
+    rank_cols = (Column("scenario", "Scenario", "left"), Column("trap", "trap", "left"),
+                 Column("veto", "veto", "left"), *(Column(s.system, s.system) for s in scores))
+    rank_rows = tuple((Cell(q.id, q.id), Cell(q.category, q.category), Cell(q.gold[0], q.gold[0]),
+                       *(Cell(s.ranks[q.id], _rank_text(s.ranks[q.id])) for s in scores)) for q in ds.questions)
+    return (render_table(summary, "md") + f"\nRank of each veto decision (1 = top; - = not in the top "
+            f"{scores[0].depth}):\n\n" + render_table(Table(rank_cols, rank_rows), "md") + "\n")
 
 
 def as_json(score: VetoScore) -> dict:

@@ -20,6 +20,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from memini_bench.core.dataset import Dataset
+from memini_bench.core.table import Cell, Column, Table, fmt_num
+from memini_bench.core.table import render as render_table
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.hits import RunGuardOptions
 from memini_bench.loaders.vetobench import Decision, Rejection, VetoSuite, suite_dataset
@@ -251,14 +253,16 @@ def curve(suite: VetoSuite, systems_for: Callable[[Dataset], Sequence[System]], 
 
 
 def markdown(points: Sequence[ScalePoint], suite: str) -> str:
+    """Veto recall@5 per system (rows) and decision-log size (columns), through the one table model."""
     systems = list(dict.fromkeys(s.system for p in points for s in p.scores))
-    out = [f"## {suite}: veto recall@5 as the decision log grows (generated distractors)\n",
-           "| System | " + " | ".join(f"{p.size}" for p in points) + " |",
-           "|---|" + "--:|" * len(points)]
+    cols = (Column("system", "System", "left"), *(Column(str(p.size), str(p.size)) for p in points))
+    body = []
     for name in systems:
-        cells = [next((f"{s.recall[5]:.2f}" for s in p.scores if s.system == name), "-") for p in points]
-        out.append(f"| {name} | " + " | ".join(cells) + " |")
-    return "\n".join(out) + "\n\n"
+        values = [next((s.recall[5] for s in p.scores if s.system == name), None) for p in points]
+        body.append((Cell(name, name), *(Cell(v, fmt_num(v)) for v in values)))
+    table = Table(cols, tuple(body), title=f"## {suite}: veto recall@5 as the decision log grows (generated "
+                                           "distractors)")
+    return render_table(table, "md") + "\n"
 
 
 def as_json(points: Sequence[ScalePoint]) -> list[dict]:

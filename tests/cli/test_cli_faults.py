@@ -115,6 +115,6 @@ def test_trec_ids_with_spaces_read_back_by_ir_measures_as_our_metrics(tmp_path, 
         (run_path,) = trec.glob(f"*.{system}.run")
         agg = ir_measures.calc_aggregate([Success @ 5, RR, nDCG @ 10], qrels,
                                          list(ir_measures.read_trec_run(str(run_path))))
-        assert agg[Success @ 5] == pytest.approx(at[5]["recall_at_k"])
-        assert agg[RR] == pytest.approx(at[10]["mrr"])
-        assert agg[nDCG @ 10] == pytest.approx(at[10]["ndcg_at_k"], abs=1e-4)
+        assert agg[Success @ 5] == pytest.approx(at[5]["scores"][f"recall_any@{at[5]['k']}"])
+        assert agg[RR] == pytest.approx(at[10]["scores"]["mrr"])
+        assert agg[nDCG @ 10] == pytest.approx(at[10]["scores"][f"ndcg@{at[10]['k']}"], abs=1e-4)

@@ -134,7 +134,7 @@ def _recalls(out):
     """The recall rows of the one results file in folder ``out`` (its name depends on the run's settings)."""
     (path,) = out.glob("memini-sample*.json")
     doc = json.loads(path.read_text())
-    return sorted((r["system"], r["k"], r["recall_at_k"]) for r in doc["results"])
+    return sorted((r["system"], r["k"], r["scores"][f"recall_any@{r['k']}"]) for r in doc["results"])
 
 
 @pytest.fixture

@@ -198,9 +198,9 @@ def test_real_locomo_run_read_back_matches_its_results_file(tmp_path, capsys, lo
     for c in sig.rows:
         if c.metric.startswith("R@"):
             k = int(c.metric[2:])
-            assert c.mean_a == pytest.approx(expected[("memini-hybrid", k)]["recall_at_k"])
-            assert c.mean_b == pytest.approx(expected[(c.system_b, k)]["recall_at_k"])
+            assert c.mean_a == pytest.approx(expected[("memini-hybrid", k)]["scores"][f"recall_any@{k}"])
+            assert c.mean_b == pytest.approx(expected[(c.system_b, k)]["scores"][f"recall_any@{k}"])
             assert c.p == pytest.approx(1.0 if c.only_a + c.only_b == 0
                                         else binomtest(c.only_a, c.only_a + c.only_b, 0.5).pvalue, rel=1e-9)
         elif c.metric == "MRR":
-            assert c.mean_b == pytest.approx(expected[(c.system_b, 5)]["mrr"])
+            assert c.mean_b == pytest.approx(expected[(c.system_b, 5)]["scores"]["mrr"])

@@ -68,7 +68,7 @@ def test_render_compares_clean_and_poisoned_per_system():
         ident = {"mode_settings": {"poison": poison_n}} if poison_n else {"mode_settings": {}}
         return {"config": {"dataset": "d-poisoned" if poison_n else "d", "items": items, "embedder": "hash",
                            "identity": ident},
-                "results": [{"system": s, "k": k, "recall_at_k": r, "mrr": m} for s, k, r, m in rows]}
+                "results": [{"system": s, "k": k, "scores": {f"recall_any@{k}": r, "mrr": m}} for s, k, r, m in rows]}
 
     clean = doc(10, [("a", 5, 0.5, 0.4), ("a", 10, 0.6, 0.4), ("b", 5, 0.2, 0.1), ("b", 10, 0.3, 0.1)])
     bad = doc(20, [("a", 5, 0.5, 0.4), ("a", 10, 0.5, 0.35), ("b", 5, 0.1, 0.05), ("b", 10, 0.3, 0.05)], 5)

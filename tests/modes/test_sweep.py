@@ -22,9 +22,16 @@ def test_grid_parsing_checks_values_with_the_flags_types():
                           ("temporal-extractor=gpt", "'gpt' is not one of")]:
         with pytest.raises(BenchError, match=fragment.replace("[", r"\[").replace("]", r"\]")):
             parse_grid(bad)
-    assert parse_metric("ndcg@10", (5, 10)).attr == "ndcg_at_k" and parse_metric("MRR", (5,)).name == "MRR"
+    assert parse_metric("ndcg@10", (5, 10)).measure.name == "ndcg@10" and parse_metric("MRR", (5,)).name == "MRR"
+    # one selection in any spelling, recorded under the label older sweeps record (their identity stays)
+    assert {parse_metric(t, (5, 10)).name for t in ("RA@5", "recall_all@5", "RecallAll@5")} == {"RA@5"}
+    assert parse_metric("recall_frac@10", (5, 10)).name == "recall_frac@10"
     with pytest.raises(BenchError, match="not in -k"):
         parse_metric("R@3", (5, 10))
+    with pytest.raises(BenchError, match="did you mean recall_frac@5"):
+        parse_metric("recall_frc@5", (5, 10))
+    with pytest.raises(BenchError, match="not a per-question score"):
+        parse_metric("latency_p50", (5, 10))
 
 
 def test_sweep_writes_a_file_per_cell_a_summary_and_the_tests(tmp_path, capsys):
@@ -62,5 +69,5 @@ def test_tune_held_selection_reports_the_winner_on_held(locomo_path, tmp_path, c
     summary = json.loads(next(tmp_path.glob("*-sweep-fusion/summary.json")).read_text())
     assert summary["selected"] in ("fusion=0.3", "fusion=0.5", "fusion=-1")
     assert summary["tune"]["split"] == "tune" and summary["held"]["split"] == "held"
-    tune_mrr = {c["cell"]: c["scores"][0]["mrr"] for c in summary["tune"]["cells"]}
+    tune_mrr = {c["cell"]: c["scores"][0]["scores"]["mrr"] for c in summary["tune"]["cells"]}
     assert summary["selected"] == max(tune_mrr, key=lambda c: tune_mrr[c])

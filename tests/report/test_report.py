@@ -48,7 +48,8 @@ def test_csv_and_json_hold_every_score_of_the_files():
     assert len(rows) == len(raw)
     for got, want in zip(rows, raw, strict=True):
         assert (got["system"], int(got["k"])) == (want["system"], want["k"])
-        assert float(got["recall_at_k"]) == want["recall_at_k"] and float(got["p95_ms"]) == want["p95_ms"]
+        assert float(got["recall_at_k"]) == want["scores"][f"recall_any@{want['k']}"]
+        assert float(got["p95_ms"]) == want["scores"]["latency_p95"]
     doc = json.loads(exports.json_text(inputs))
     assert sum(len(r["by_k"]) for r in doc["rows"]) == len(raw)
     assert [p["data_sha256"] for p in doc["provenance"]] == [json.loads(p.read_text())["config"]["data_sha256"]
@@ -61,7 +62,7 @@ def test_latex_bolds_the_best_and_marks_significant_differences():
     text = exports.latex(collect([str(path)]))
     assert r"\toprule" in text and r"\midrule" in text and r"\bottomrule" in text
     lines = {line.split(" & ")[1]: line.split(" & ")[2:] for line in text.splitlines() if line.startswith("locomo &")}
-    r10 = {r["system"]: r["recall_at_k"] for r in doc["results"] if r["k"] == 10}
+    r10 = {r["system"]: r["scores"][f"recall_any@{r['k']}"] for r in doc["results"] if r["k"] == 10}
     best = max(r10, key=r10.get)
     assert lines[best][1].startswith(r"\textbf{")  # the R@10 column (R@5, R@10, ...)
     for system in r10:
@@ -71,6 +72,12 @@ def test_latex_bolds_the_best_and_marks_significant_differences():
                      and t["metric"] == "R@10"), None)
         assert (r"$^\dagger$" in lines[system][1]) == bool(test and test["significant"])
     assert exports.tex_escape("a_b & 50%") == r"a\_b \& 50\%"
+    notes = text.split("\\end{tabular}\n", 1)[1].splitlines()  # the table's own footnote, under it
+    assert notes[0].startswith(f"% N (questions per data set): locomo {max(r['questions'] for r in doc['results'])};")
+    assert any(n.startswith(r"% †: differs from the best") for n in notes)
+    assert any(n.startswith("% no mark: tested against that best and not significant") for n in notes)
+    page = exports.export(collect([str(path)]), "html")
+    assert page.startswith("<table>") and "<tfoot>" in page and "<strong>" in page
 
 
 def test_pareto_front_and_wilson_interval():
@@ -121,6 +128,7 @@ def test_category_bars_take_rates_of_zero_and_one():
     from memini_bench.report.plots import category_bars
     from memini_bench.results.schema import Score
 
-    score = Score("s", "d", 10, 7, 0.5, 0.5, 0.5, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0,
-                  {"a": 0.0, "b": 1.0, "c": 1 / 3}, {"a": 3, "b": 1, "c": 3}, {})
+    score = Score("s", "d", 10, 7, {"recall_any@10": 0.5, "mrr": 0.5},
+                  {c: {"recall_any@10": v} for c, v in {"a": 0.0, "b": 1.0, "c": 1 / 3}.items()},
+                  {"a": 3, "b": 1, "c": 3})
     assert category_bars([score], {}, 10, "t").startswith("<svg")

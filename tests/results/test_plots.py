@@ -49,7 +49,7 @@ def test_category_bars_png(tmp_path):
     category_bars(scores, path, labels={"0": "multi-hop"})
     width, height = _png_size(path)
     assert width > 600 and height > 400
-    uncategorised = [dataclasses.replace(s, per_category={}, per_category_questions={}) for s in scores]
+    uncategorised = [dataclasses.replace(s, categories={}, per_category_questions={}) for s in scores]
     category_bars(uncategorised, tmp_path / "all.png", k=1)
     assert _png_size(tmp_path / "all.png")[0] > 0
     with pytest.raises(ValueError, match="no Score at K=3"):
