@@ -66,7 +66,8 @@ class ListMode(Mode):
         for topic in listing_topics:
             if topic not in TOPICS:
                 raise BenchError(f"list {topic}: no such topic; use one of {', '.join(TOPICS)}")
-        return Plan(self.verb, opts, state={"topics": listing_topics})
+        return Plan(self.verb, opts, state={"topics": listing_topics}, reads_data=False,
+                    notes=[f"topics: {', '.join(listing_topics or TOPICS)}"])
 
     def run(self, plan: Plan) -> Outcome:
         return Outcome(plan, 0, {"markdown": listing(plan.state["topics"])})
