@@ -30,8 +30,18 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
 }
 PLAN = click.Option(["-plan", "--plan"], is_flag=True, help="Print what would run (systems, questions, texts to "
                     "embed and how many are cached, where it would write) and run nothing.")
+VERSION = click.Option(["-version", "--version"], is_flag=True, expose_value=False, is_eager=True,
+                       callback=lambda ctx, _param, value: _version(ctx, value), help="Show the version and exit.")
 HELP_ALL = click.Option(["--help-all"], is_flag=True, expose_value=False, is_eager=True, callback=show_all,
                         help="Every flag of this verb, grouped.")
+
+
+def _version(ctx: click.Context, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        from memini_bench import __version__
+
+        click.echo(f"memini-bench, version {__version__}")
+        ctx.exit()
 
 
 def verb_params(mode) -> list[click.Parameter]:
@@ -117,7 +127,7 @@ def verb_command(verb: str) -> click.Command:
         from memini_bench.modes.listing import TOPICS
 
         summary += f" (TOPICS: any of {', '.join(TOPICS)}; none: all)"
-    cmd = VerbCommand(verb, callback=callback, params=[*extra, *verb_params(mode), PLAN, HELP_ALL],
+    cmd = VerbCommand(verb, callback=callback, params=[*extra, *verb_params(mode), PLAN, HELP_ALL, VERSION],
                          help=f"memini-bench {verb}: {summary}.", context_settings=HELP_SETTINGS)
     cmd.topic_list = verb_topics(mod, cmd.params)
     own = mode_topic(mod)

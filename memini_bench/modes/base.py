@@ -37,12 +37,15 @@ class Plan:
     writes: list[Path] = field(default_factory=list)
     ks: tuple[int, ...] = ()      # the K the mode scores at, when not the -k list (a study's own default)
     notes: list[str] = field(default_factory=list)   # what else a reader of the plan needs (a sweep's cells)
+    reads_data: bool = True       # False: a mode that reads no data set (compare reads per-question files)
     state: dict[str, Any] = field(default_factory=dict)
 
     def describe(self) -> str:
         """The plan as a person reads it (``--plan``)."""
         o = self.opts
-        lines = [f"plan: memini-bench {self.verb}", f"  suite {o.suite}" + (f", data {o.data}" if o.data else "")]
+        lines = [f"plan: memini-bench {self.verb}"]
+        if self.reads_data:
+            lines.append(f"  suite {o.suite}" + (f", data {o.data}" if o.data else ""))
         if self.questions is not None:
             lines.append(f"  data set: {self.items} items, {self.questions} questions scored, "
                          f"K {_ks(self.ks or o.k)}")

@@ -72,7 +72,10 @@ class CompareMode(Mode):
             stem = "-vs-".join(safe_name(Path(p).stem) for p in s.compare)
             ident = _identity(opts)
             out = claim(Path(opts.output.out) / f"compare-{stem}.json", ident)
-        return Plan(self.verb, opts, identity=ident, writes=[out] if out is not None else [], state={"out": out})
+        pairs = (f"{s.reference or 'memini-hybrid'} against each other system of {s.compare[0]}" if len(s.compare) == 1
+                 else f"each system of {s.compare[0]} against itself in {s.compare[1]}")
+        return Plan(self.verb, opts, identity=ident, writes=[out] if out is not None else [], state={"out": out},
+                    notes=[f"paired tests: {pairs}, K {','.join(map(str, opts.k))}"], reads_data=False)
 
     def run(self, plan: Plan) -> Outcome:
         from memini_bench.evaluation.significance import compare_file_systems, compare_files, markdown

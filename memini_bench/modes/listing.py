@@ -91,7 +91,8 @@ class ListMode(Mode):
         flat = opts.mode(ListOptions).list
         listing_topics = self.topics or ((flat,) if flat not in ("", "all") else ())
         _check(listing_topics)
-        return Plan(self.verb, opts, state={"topics": listing_topics})
+        return Plan(self.verb, opts, state={"topics": listing_topics}, reads_data=False,
+                    notes=[f"topics: {', '.join(listing_topics or TOPICS)}"])
 
     def run(self, plan: Plan) -> Outcome:
         return Outcome(plan, 0, {"markdown": listing(plan.state["topics"])})

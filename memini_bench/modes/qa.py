@@ -329,8 +329,12 @@ class QAMode(Mode):
                   checkpoint_identity=identity, ckpt_path=ckpt_path)
         writes = [] if opts.output.no_write else [path, ckpt_path, Path(x.qa_archive or
                                                                            path.with_suffix(".archive.jsonl"))]
+        calls = len(arms) * len(ds.questions) * x.qa_runs
+        notes = [f"arms ({len(arms)}): {', '.join(a.name for a in arms)}",
+                 f"answers to grade: {calls} ({len(arms)} arms x {len(ds.questions)} questions x {x.qa_runs} runs), "
+                 f"reader {reader.model}, judge {judge.model}; -estimate prices them"]
         return Plan(self.verb, opts, systems=names, items=len(ds.items), questions=len(ds.questions),
-                    identity=ident, writes=writes, state=st)
+                    identity=ident, writes=writes, state=st, notes=notes)
 
     def run(self, plan: Plan) -> Outcome:
         opts, st = plan.opts, plan.state

@@ -241,3 +241,12 @@ def test_study_lists_the_studies_and_runs_a_study_script(capsys):
     assert code == 0 and "-locomo" in out
     code, out, _ = run_cli(["help", "study"], capsys)
     assert code == 0 and "entity-bridge" in out
+
+
+def test_every_verb_has_a_row_in_the_flat_forms_table_and_every_mode_a_verb():
+    from memini_bench.modes import MODE_MODULES, all_verbs, mode_for
+    from memini_bench.modes.routes import FLAT_ROUTES
+
+    assert {r.verb for r in FLAT_ROUTES} == set(all_verbs())
+    assert FLAT_ROUTES[-1].verb == "run"                        # the last row takes everything else
+    assert sorted(mode_for(v).module.__name__ for v in all_verbs()) == sorted(MODE_MODULES)
