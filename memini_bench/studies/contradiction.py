@@ -27,6 +27,8 @@ import numpy as np
 import orjson
 
 from memini_bench.core.settings import Int, command, setting
+from memini_bench.core.table import Cell, Column, Table, fmt_pct
+from memini_bench.core.table import render as render_table
 from memini_bench.embed import endpoints
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.factory import EmbedSettings, build_encoder
@@ -174,27 +176,40 @@ def class_scores(p: dict) -> dict[str, tuple[float, float]]:
     return out
 
 
-def _pricing_row(label: str, p: dict) -> str:
+def _pricing_row(label: str, p: dict) -> tuple[Cell, ...]:
     v, kinds = p["verdicts"], p["update_by_kind"]
-    return (f"| {label} | {v['restatement']['update']} | {v['restatement']['distinct']} | {v['update']['update']}/"
-            f"{p['quads']} (value {kinds['value'][0]}/{kinds['value'][1]}, polarity {kinds['polarity'][0]}/"
-            f"{kinds['polarity'][1]}) | {v['distinct']['update']} |")
+    return (Cell(label, label), Cell(v["restatement"]["update"], str(v["restatement"]["update"])),
+            Cell(v["restatement"]["distinct"], str(v["restatement"]["distinct"])),
+            Cell(v["update"]["update"], f"{v['update']['update']}/{p['quads']} (value {kinds['value'][0]}/"
+                                        f"{kinds['value'][1]}, polarity {kinds['polarity'][0]}/"
+                                        f"{kinds['polarity'][1]})"),
+            Cell(v["distinct"]["update"], str(v["distinct"]["update"])))
+
+
+PRICING_COLUMNS = (Column("config", "config", "left"), Column("restatement_update", "restatement -> update"),
+                   Column("restatement_distinct", "restatement -> distinct"), Column("update", "update recall"),
+                   Column("distinct_update", "distinct -> update"))
 
 
 def render(doc: dict) -> str:
     """Markdown from the study's results file; memini's figures beside ours (they are for its own quads)."""
     c, pub = doc["config"], published.DETECTOR
     n = c["quads"]
+    theirs = f"memini's detector on its own {pub['quads']} quads"
+    pricing = (_pricing_row("default (ours)", doc["pricing"]),
+               (Cell(theirs, theirs), Cell(pub["restatement_as_update"], str(pub["restatement_as_update"])),
+                Cell(None, "-"), Cell(pub["update_recall"], f"{pub['update_recall']}/{pub['quads']} (value "
+                                      f"{pub['value_recall'][0]}/{pub['value_recall'][1]}, polarity "
+                                      f"{pub['polarity_recall'][0]}/{pub['polarity_recall'][1]})"),
+                Cell(pub["distinct_as_update"], str(pub["distinct_as_update"]))),
+               *(_pricing_row(f"{s['setting']}={s['value']}", s) for s in doc["sweeps"]))
+    classes = tuple((Cell(cls, cls), Cell(p, fmt_pct(p)), Cell(r, fmt_pct(r)))
+                    for cls, (p, r) in class_scores(doc["pricing"]).items())
     out = [f"Contradiction detector — {n} authored quads ({c['quads_file']}), memini's thresholds", "",
-           "| config | restatement -> update | restatement -> distinct | update recall | distinct -> update |",
-           "|---|--:|--:|--:|--:|", _pricing_row("default (ours)", doc["pricing"]),
-           f"| memini's detector on its own {pub['quads']} quads | {pub['restatement_as_update']} | - | "
-           f"{pub['update_recall']}/{pub['quads']} (value {pub['value_recall'][0]}/{pub['value_recall'][1]}, "
-           f"polarity {pub['polarity_recall'][0]}/{pub['polarity_recall'][1]}) | {pub['distinct_as_update']} |"]
-    out += [_pricing_row(f"{s['setting']}={s['value']}", s) for s in doc["sweeps"]]
-    out += ["", "Per class at the default (expected class = the probe's; precision over every verdict of that class):",
-            "", "| class | precision | recall |", "|---|--:|--:|"]
-    out += [f"| {cls} | {p * 100:.1f}% | {r * 100:.1f}% |" for cls, (p, r) in class_scores(doc["pricing"]).items()]
+           render_table(Table(PRICING_COLUMNS, pricing), "md"),
+           "Per class at the default (expected class = the probe's; precision over every verdict of that class):", "",
+           render_table(Table((Column("class", "class", "left"), Column("precision", "precision"),
+                               Column("recall", "recall")), classes), "md").rstrip("\n")]
     for name, g in doc["gate"].items():
         gate_pub = published.GATE.get(published.embedder_key(name) or name, {})
         out += ["", f"Similarity gate — {c['embedders'][name]} (top-1 base by 1/(1+L2); own base found: "
