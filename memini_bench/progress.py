@@ -105,7 +105,9 @@ class Task:
             if self.opened and _tasks and _tasks[-1] is self:
                 _show(time.monotonic())  # a line is due now, not at the board's next wake
 
-    def close(self) -> None:
+    def close(self, finished: bool = True) -> None:
+        """End the task; a shown one leaves its closing line (``..., done``) unless it did not finish (an error,
+        or its loop stopped early)."""
         if not self.opened:
             return
         board = None
@@ -115,7 +117,8 @@ class Task:
                 _tasks.remove(self)
             if self.printed:
                 _clear()
-                _say(self.text(time.monotonic()) + ", done")
+                if finished:
+                    _say(self.text(time.monotonic()) + ", done")
             if not _tasks:
                 board = _detach_board()
         if board is not None and board is not threading.current_thread():
@@ -124,8 +127,8 @@ class Task:
     def __enter__(self) -> Task:
         return self.open()
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, kind: object, *exc: object) -> None:
+        self.close(finished=kind is None)
 
 
 class Ticker(Task):

@@ -158,3 +158,13 @@ def test_significance_against_a_chosen_reference(tmp_path, capsys):
     code, _, err = run(["-systems", "keyword,vector", "-embedder", "hash", "-no-write", "-reference",
                         "memini-vector"], capsys)
     assert code == 2 and "-reference: used with -significance" in err
+
+
+def test_a_stage_that_fails_leaves_no_done_line(monkeypatch, capsys):
+    monkeypatch.setattr(progress, "INTERVAL_S", 0.0)
+    with pytest.raises(RuntimeError):
+        for i in progress.progress(range(3), 3, "work", "items"):
+            if i == 1:
+                raise RuntimeError("the run stopped")
+    err = capsys.readouterr().err
+    assert "progress: work: 1/3 items" in err and ", done" not in err
