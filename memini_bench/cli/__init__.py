@@ -59,7 +59,8 @@ def help_command(topic: str | None) -> None:
 #: run of memini's ``cmd/bench`` (``memini-bench -suite locomo ...``). Each target is ``module:attr``, a click
 #: command, imported only when named.
 SUBCOMMANDS: dict[str, str] = {"help": "memini_bench.cli:help_command",
-                               "report": "memini_bench.report.cli:command", "data": "memini_bench.data.cli:command"}
+                               "report": "memini_bench.report.cli:command", "data": "memini_bench.data.cli:command",
+                               "score": "memini_bench.modes.score:command"}
 
 
 def repeated_flag(cmd: click.Command, args: list[str]) -> str | None:
