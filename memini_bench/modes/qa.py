@@ -57,7 +57,7 @@ from memini_bench.modes.common import (
     write_results,
 )
 from memini_bench.modes.options import RunOptions
-from memini_bench.qa import categories, estimate, judged_retrieval, lexical, prompts, scores, summary
+from memini_bench.qa import categories, estimate, full_context, judged_retrieval, lexical, prompts, scores, summary
 from memini_bench.qa.agreement import read_labels
 from memini_bench.qa.checkpoint import Checkpoint, header_identity
 from memini_bench.qa.cost import prices_from
@@ -115,6 +115,10 @@ class QAOptions:
                                "systems whose hits carry no data-set id (0: off).", type=Int(min=0, max=100))
     prices: str = setting("prices", "", "-qa: price table, TOML [models.\"NAME\"] input_per_million / "
                           "output_per_million dollars (default $MEMINI_PRICES): money per arm and question.")
+    qa_full_context: int = setting("qa-full-context", 0, "-qa: also the full-context arm: the question's whole "
+                                   "history (its group's items in time order), the oldest cut to fit this many "
+                                   "estimated tokens (the reader's window; the cut is stated). 0: off.",
+                                   type=Int(min=0, max=10_000_000))
     estimate: bool = setting("estimate", False, "-qa: print the calls, input tokens, money and time the run would "
                              "take, before any call, then stop.")
 
@@ -151,6 +155,8 @@ def build_tasks(arms: Sequence[summary.Arm], ds: Dataset, recalled: dict[str, li
     times = {item.id: item.time for item in ds.items}
     tasks = []
     for arm in arms:
+        if arm.system == full_context.ARM:
+            continue  # its tasks come from the whole history (``full_context_tasks``)
         for index, (q, hits) in enumerate(zip(ds.questions, recalled[arm.system], strict=True)):
             top = hits[:arm.k]
             memories = tuple(prompts.Memory(h.content, next((times[i] for i in h.ids if times.get(i)), None))
@@ -173,7 +179,8 @@ def _name_tokens(x: QAOptions, names: list[str], reader: Client, judge: Client) 
                                                  ("runs", str(x.qa_runs) if x.qa_runs > 1 else ""),
                                                  ("judges-", "+".join(x.qa_judges[1:])),
                                                  ("p-", x.qa_prompts.partition(":")[0]),
-                                                 ("jk", str(x.qa_judged_k or ""))) if v]
+                                                 ("jk", str(x.qa_judged_k or "")),
+                                                 ("full", str(x.qa_full_context or ""))) if v]
     return tuple(tokens)
 
 
@@ -204,7 +211,19 @@ def _qa_settings(x: QAOptions, pset, cats: dict) -> dict:
         out["prompt_set"] = pset.record()
     if x.qa_judged_k:
         out["judged_k"] = x.qa_judged_k
+    if x.qa_full_context:
+        out["full_context_tokens"] = x.qa_full_context
     return out
+
+
+def full_context_tasks(x: QAOptions, ds: Dataset) -> tuple[list[Task], dict | None]:
+    """The full-context arm's tasks and its cut (``qa.full_context``; stated on stderr); none without
+    ``-qa-full-context``."""
+    if not x.qa_full_context:
+        return [], None
+    tasks, cut = full_context.tasks(ds, x.qa_full_context)
+    log(f"  note: {cut.statement()}")
+    return tasks, {**cut.to_json(), "statement": cut.statement()}
 
 
 def run(opts: RunOptions) -> int:
@@ -234,6 +253,8 @@ def run(opts: RunOptions) -> int:
     log(f"  {categories.heading(cats, ds.category_labels)}")
     names = [s.name for s in systems]
     arms = [summary.Arm(summary.arm_name(s, k), s, k) for s in names for k in x.qa_k]
+    if x.qa_full_context:
+        arms.append(summary.Arm(full_context.ARM, full_context.ARM, 0))
     mode_settings = {"qa_k": list(x.qa_k), "arms": [a.name for a in arms], "reader_model": reader.model,
                      "judge_model": judge.model, "temperature": 0.0, "max_tokens": reader.max_tokens,
                      "prompts": prompts.fingerprint(), **_qa_settings(x, pset, cats)}
@@ -246,7 +267,8 @@ def run(opts: RunOptions) -> int:
     leaked: dict[str, int] = {}
     recalled = recall_all(systems, ds, max(x.qa_k), opts.guard, leaked)
     id_less = [n for n in names if x.qa_judged_k and judged_retrieval.id_less(recalled[n])]
-    first = build_tasks(arms, ds, recalled)
+    fc_tasks, cut = full_context_tasks(x, ds)
+    first = build_tasks(arms, ds, recalled) + fc_tasks
     tasks = [dataclasses.replace(t, run=r) for r in range(1, x.qa_runs + 1) for t in first]
     qa_config = {**mode_settings, "reader_url": reader.url, "judge_url": judge.url, "concurrency": x.concurrency,
                  "retries": x.qa_retries, "timeout_s": x.qa_timeout,
@@ -296,10 +318,14 @@ def run(opts: RunOptions) -> int:
         doc["judged_retrieval"] = judged
     if leaked:  # -leaks count
         doc["leaked"] = leaked
+    if cut is not None:
+        doc["full_context"] = cut
     sys.stdout.write("".join(summary.memini_lines(s, len(ds.questions)) for s in
                              (summary.score_arm(a, run1) for a in arms)) + "\n")
     sys.stdout.write(f"{categories.heading(cats, ds.category_labels)}\n\n")
     sys.stdout.write(summary.render_markdown(doc) + "\n" + scores.render(doc))
+    if cut is not None:
+        sys.stdout.write(f"\n{cut['statement']}\n")
     sys.stdout.flush()
     if opts.output.no_write:
         return 0

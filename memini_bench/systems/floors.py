@@ -33,6 +33,30 @@ def _by_group(items: Sequence[Item]) -> dict[str, list[Item]]:
     return groups
 
 
+def time_ordered(items: Sequence[Item]) -> dict[str, list[tuple[datetime | None, Item]]]:
+    """Each group's items oldest first, with the time each is ordered by: an item with no time takes the time of
+    the item before it in the data set (undated items at the start come first), ties by data set order."""
+    out: dict[str, list[tuple[datetime | None, Item]]] = {}
+    for group, members in _by_group(items).items():
+        dated: list[tuple[datetime | None, Item]] = []
+        last: datetime | None = None
+        for item in members:
+            last = item.time if item.time is not None else last
+            dated.append((last, item))
+        order = sorted(range(len(dated)), key=lambda i: (dated[i][0] is not None, dated[i][0] or datetime.min, i))
+        out[group] = [dated[i] for i in order]
+    return out
+
+
+def not_after(t: datetime | None, now: datetime | None) -> bool:
+    """Whether time ``t`` is not after ``now`` (true when either is unknown; a naive time takes ``now``'s zone)."""
+    if t is None or now is None:
+        return True
+    if (t.tzinfo is None) != (now.tzinfo is None):
+        t = t.replace(tzinfo=now.tzinfo)
+    return t <= now
+
+
 class RecentK:
     """The last k items of the group by time (see the module docstring)."""
 
@@ -42,33 +66,16 @@ class RecentK:
         self._groups: dict[str, list[tuple[datetime | None, Item]]] = {}
 
     def ingest(self, items: Sequence[Item]) -> None:
-        for group, members in _by_group(items).items():
-            dated: list[tuple[datetime | None, Item]] = []
-            last: datetime | None = None
-            for item in members:
-                last = item.time if item.time is not None else last
-                dated.append((last, item))
-            # undated items first (oldest), then by time; ties by data set order
-            order = sorted(range(len(dated)), key=lambda i: (dated[i][0] is not None, dated[i][0] or datetime.min, i))
-            self._groups[group] = [dated[i] for i in order]
+        self._groups = time_ordered(items)
 
     def recall(self, group: str, query: str, k: int, *, now: datetime | None = None,
                context: Mapping[str, object] | None = None) -> list[Hit]:
-        members = self._groups.get(group, [])
-        if now is not None:
-            members = [(t, item) for t, item in members if t is None or _comparable(t, now) <= now]
+        members = [item for t, item in self._groups.get(group, []) if not_after(t, now)]
         latest = members[::-1][:k]
-        return [Hit(ids=(item.id,), score=1.0 / (r + 1), content=item.content) for r, (_, item) in enumerate(latest)]
+        return [Hit(ids=(item.id,), score=1.0 / (r + 1), content=item.content) for r, item in enumerate(latest)]
 
     def describe(self) -> dict:
         return {"order": "item time, then data set order; items after the question's date left out"}
-
-
-def _comparable(t: datetime, now: datetime) -> datetime:
-    """``t`` with ``now``'s timezone awareness (a naive and an aware datetime cannot be compared)."""
-    if (t.tzinfo is None) == (now.tzinfo is None):
-        return t
-    return t.replace(tzinfo=now.tzinfo)
 
 
 class RandomK:

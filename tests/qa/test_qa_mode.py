@@ -322,3 +322,49 @@ def test_a_run_of_other_data_never_meets_a_checkpoint_under_the_same_name(data, 
         assert code == 0 and "already graded" in err and len(srv.requests) == calls, err   # resumed: no call
     assert json.loads((out / f"{STEM}.json").read_text())["config"]["identity"]["run"]["data_sha256"] != \
         json.loads((out / hashed[0]).read_text())["config"]["identity"]["run"]["data_sha256"]
+
+
+def _full_context_oracle(ds, window: int) -> tuple[dict[str, bool], int]:
+    """Each question's verdict under the copying reader given the group's most recent items (by time, undated
+    ones after their predecessor) within ``window`` estimated tokens, and how many questions were cut."""
+    from memini_bench.core.runs import estimate_tokens
+
+    verdicts, cut = {}, 0
+    for q in ds.questions:
+        members = [i for i in ds.items if i.group == q.group]
+        keyed, last = [], None
+        for n, item in enumerate(members):
+            last = item.time or last
+            keyed.append(((last is not None, last.isoformat() if last else "", n), item))
+        history = [item for _, item in sorted(keyed, key=lambda p: p[0])]
+        given, used = [], 0
+        for item in reversed(history):
+            if used + estimate_tokens(item.content) > window:
+                break
+            given.append(item)
+            used += estimate_tokens(item.content)
+        cut += len(given) < len(history)
+        text = set(words(" ".join(i.content for i in given)))
+        verdicts[q.id] = (not q.id.endswith("_abs")) and bool(given) and set(words(q.answer)) <= text
+    return verdicts, cut
+
+
+@pytest.mark.parametrize("window", [1_000_000, 30])
+def test_full_context_arm_gives_the_whole_history_cut_to_the_window(data, tmp_path, capsys, monkeypatch, window):
+    out = tmp_path / "out"
+    with ScriptedServer(ChatScript()) as srv:
+        code, stdout, err = _qa(data, out, srv.url + "/v1", capsys, monkeypatch, "-qa-k", "1", "-qa-full-context",
+                                str(window))
+    assert code == 0, err
+    (path,) = [p for p in out.glob("*.json")]
+    assert path.name == f"tiny-qa-sys-keyword-qak1-m-scripted-full{window}.json"
+    doc = json.loads(path.read_text())
+    verdicts, cut = _full_context_oracle(load("file", str(data)), window)
+    (fc,) = [r for r in doc["results"] if r["arm"] == "full-context"]
+    assert fc["correct"] == sum(verdicts.values()) and fc["questions"] == len(QUESTIONS)
+    assert doc["full_context"]["questions_cut"] == cut and doc["full_context"]["window_tokens"] == window
+    assert (cut == 0) == (window == 1_000_000)
+    assert doc["full_context"]["statement"] in stdout and doc["full_context"]["statement"] in err
+    assert [r["arm"] for r in doc["results"]] == ["memini-keyword@k1", "full-context"]
+    rows = [json.loads(line) for line in path.with_suffix(".archive.jsonl").read_text().splitlines()]
+    assert all(r["correct"] == verdicts[r["id"]] for r in rows if r["arm"] == "full-context")
