@@ -25,6 +25,7 @@ from memini_bench.modes.common import (
     plan_results,
     reference_of,
     significance_of,
+    table_caption,
     write_results,
 )
 from memini_bench.modes.compare_files import SignificanceOptions
@@ -84,7 +85,7 @@ def run(opts: RunOptions) -> int:
     results = run_all(systems, ds, opts.depth, guard=opts.guard, clock=lambda: encoder_clock(ctx))
     scores = score_all(results, opts.k)
     sys.stdout.write(markdown(scores, ds.name, ds.category_labels, leaks=opts.guard.leaks == "count",
-                              categories=tables))
+                              categories=tables, caption=table_caption(opts, ds)))
     own_tables, extra = breakdowns(ds, results, opts.k)  # the data set's own tables (LongMemEval turns, evidence)
     sys.stdout.write(own_tables)
     if opts.mode(CompareOptions).significance:

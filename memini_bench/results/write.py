@@ -70,11 +70,12 @@ def ingest_columns(s: Score) -> tuple[float, float, float]:
 
 
 def markdown(scores: Sequence[Score], dataset: str, category_labels: dict[str, str] | None = None, *,
-             leaks: bool = False, categories: Sequence[str] | None = None) -> str:
+             leaks: bool = False, categories: Sequence[str] | None = None, caption: str = "") -> str:
     """memini's tables (plus recall_all and nDCG columns; memini's one ingest column split into the model load,
     the embedding and the store's own ingest) and the per-category table of ``categories`` (system names; default
     the hybrid, else the first system). ``leaks`` (or any leaked hit) adds a ``leaked`` column: the
-    hits of another group dropped before scoring (``-leaks count``)."""
+    hits of another group dropped before scoring (``-leaks count``). ``caption``, when given, is a line under
+    each table's heading (the protocol and the known-bad list's status: ``loaders.protocols.caption``)."""
     if not scores:
         return ""
     out: list[str] = []
@@ -83,6 +84,8 @@ def markdown(scores: Sequence[Score], dataset: str, category_labels: dict[str, s
     for k in ks:
         rows = sorted((s for s in scores if s.k == k), key=lambda s: -s.recall_at_k)
         out.append(f"## {dataset} — {rows[0].questions} questions, recall_any@{k}\n")
+        if caption:
+            out.append(f"{caption}.\n")
         out.append(f"| System | Recall@{k} | RecallAll@{k} | MRR | nDCG@{k} | inj tok | tok-eff | p50 (ms) "
                    "| p95 (ms) | load (ms) | embed (ms) | ingest (ms) |" + (" leaked |" if leaks else ""))
         out.append("|--------|---------:|---------:|----:|--------:|--------:|--------:|---------:|---------:"
