@@ -57,7 +57,17 @@ from memini_bench.modes.common import (
     write_results,
 )
 from memini_bench.modes.options import RunOptions
-from memini_bench.qa import categories, estimate, full_context, judged_retrieval, lexical, prompts, scores, summary
+from memini_bench.qa import (
+    categories,
+    estimate,
+    full_context,
+    judged_retrieval,
+    lexical,
+    losses,
+    prompts,
+    scores,
+    summary,
+)
 from memini_bench.qa.agreement import read_labels
 from memini_bench.qa.checkpoint import Checkpoint, header_identity
 from memini_bench.qa.cost import prices_from
@@ -216,6 +226,28 @@ def _qa_settings(x: QAOptions, pset, cats: dict) -> dict:
     return out
 
 
+def attribute_losses(suite: str, ds: Dataset, arms: Sequence[summary.Arm], run1: Sequence[Graded],
+                     recalled: dict[str, list[list[Hit]]]) -> dict:
+    """Every wrong answer of the first pass in one bucket (``qa.losses``), per arm and category."""
+    from memini_bench.loaders.known_bad import for_suite
+
+    listed = for_suite(suite)
+    gold = {q.id: q.gold for q in ds.questions}
+    by_name = {a.name: a for a in arms}
+    history: list[set[str]] = []
+    if any(a.system == full_context.ARM for a in arms):
+        history = [{i.id for i in h} for h in full_context.histories(ds)]
+
+    def retrieved(arm: str, index: int) -> set[str]:
+        system = by_name[arm].system
+        if system == full_context.ARM:
+            return history[index]
+        return {i for hit in recalled[system][index] for i in hit.ids}
+
+    return losses.attribute([a.name for a in arms], run1, gold.__getitem__, retrieved,
+                            listed.ids if listed is not None else ())
+
+
 def full_context_tasks(x: QAOptions, ds: Dataset) -> tuple[list[Task], dict | None]:
     """The full-context arm's tasks and its cut (``qa.full_context``; stated on stderr); none without
     ``-qa-full-context``."""
@@ -306,6 +338,7 @@ def run(opts: RunOptions) -> int:
     judged, relevance_dollars = _judged(x, ckpt_path, identity, ds, recalled, id_less, judge, prices)
     run1 = [g for g in graded if g.run == 1]
     doc = summary.document(config, [summary.score_arm(a, run1) for a in arms], summary.compare_arms(arms, run1))
+    doc["losses"] = attribute_losses(opts.suite, ds, arms, run1, recalled)
     doc["lexical"] = {a.name: scores.lexical_block([g for g in graded if g.arm == a.name]) for a in arms}
     if x.qa_runs > 1:
         doc["runs"] = {a.name: scores.runs_block([g for g in graded if g.arm == a.name], x.qa_runs) for a in arms}
@@ -323,7 +356,7 @@ def run(opts: RunOptions) -> int:
     sys.stdout.write("".join(summary.memini_lines(s, len(ds.questions)) for s in
                              (summary.score_arm(a, run1) for a in arms)) + "\n")
     sys.stdout.write(f"{categories.heading(cats, ds.category_labels)}\n\n")
-    sys.stdout.write(summary.render_markdown(doc) + "\n" + scores.render(doc))
+    sys.stdout.write(summary.render_markdown(doc) + "\n" + scores.render(doc) + "\n" + losses.render(doc["losses"]))
     if cut is not None:
         sys.stdout.write(f"\n{cut['statement']}\n")
     sys.stdout.flush()

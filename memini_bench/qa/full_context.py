@@ -59,13 +59,17 @@ def window(history: Sequence[Item], tokens: int) -> list[Item]:
     return kept[::-1]
 
 
+def histories(ds: Dataset) -> list[list[Item]]:
+    """Each question's whole history (in question order): its group's items in time order, none after its date."""
+    groups = time_ordered(ds.items)
+    return [[item for t, item in groups.get(q.group, []) if not_after(t, q.now)] for q in ds.questions]
+
+
 def tasks(ds: Dataset, tokens: int) -> tuple[list[Task], Cut]:
     """One task per question for the ``full-context`` arm, and what the window cut."""
-    groups = time_ordered(ds.items)
     out: list[Task] = []
     cut = items_h = items_g = tok_h = tok_g = 0
-    for index, q in enumerate(ds.questions):
-        history = [item for t, item in groups.get(q.group, []) if not_after(t, q.now)]
+    for index, (q, history) in enumerate(zip(ds.questions, histories(ds), strict=True)):
         given = window(history, tokens)
         cut += len(given) < len(history)
         items_h, items_g = items_h + len(history), items_g + len(given)

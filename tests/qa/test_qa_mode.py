@@ -368,3 +368,67 @@ def test_full_context_arm_gives_the_whole_history_cut_to_the_window(data, tmp_pa
     assert [r["arm"] for r in doc["results"]] == ["memini-keyword@k1", "full-context"]
     rows = [json.loads(line) for line in path.with_suffix(".archive.jsonl").read_text().splitlines()]
     assert all(r["correct"] == verdicts[r["id"]] for r in rows if r["arm"] == "full-context")
+
+
+GOLD = {"q1": ["a2"], "q2": ["a3"], "q3": ["a4"], "q4": ["b1"], "q5": ["b2"], "q6": ["b3"], "q7": ["b4"], "q8_abs": []}
+
+
+def test_wrong_answers_are_attributed_per_arm_and_category(data, tmp_path, capsys, monkeypatch):
+    """Each wrong answer's bucket recomputed from a direct recall: gold not in the top 3 (not retrieved), in the top 3
+    but not the arm's top k (below the cut), given (answer wrong), or no gold at all."""
+    from memini_bench.qa.losses import BUCKETS
+
+    doc = json.loads(data.read_text())
+    for q in doc["questions"]:
+        q["gold"] = GOLD[q["id"]]
+    data.write_text(json.dumps(doc))
+    out = tmp_path / "out"
+    with ScriptedServer(ChatScript()) as srv:
+        code, stdout, err = _qa(data, out, srv.url + "/v1", capsys, monkeypatch)
+    assert code == 0, err
+    results = json.loads((out / f"{STEM}.json").read_text())
+    ds = load("file", str(data))
+    (system,) = build_systems(["memini-keyword"], cli_options(embedder="hash").context())
+    system.ingest(ds.items)
+    for k in (1, 3):
+        expected: dict[str, int] = {}
+        for q in ds.questions:
+            hits = system.recall(q.group, q.query, 3)
+            given = {i for h in hits[:k] for i in h.ids}
+            text = set(words(" ".join(h.content for h in hits[:k])))
+            if (not q.id.endswith("_abs")) and set(words(q.answer)) <= text:
+                continue  # answered right
+            if not q.gold:
+                b = "no gold ids"
+            elif set(q.gold) & given:
+                b = "gold given, answer wrong"
+            elif set(q.gold) & {i for h in hits for i in h.ids}:
+                b = "gold below the reader's cut"
+            else:
+                b = "gold not retrieved"
+            expected[b] = expected.get(b, 0) + 1
+        block = results["losses"][f"memini-keyword@k{k}"]
+        assert block["buckets"] == {b: expected[b] for b in BUCKETS if b in expected}
+        assert block["wrong"] == sum(expected.values()) == next(
+            8 - r["correct"] for r in results["results"] if r["k"] == k)
+    assert "### Where the wrong answers were lost (first pass)" in stdout
+    assert len({b for a in results["losses"].values() for b in a["buckets"]}) >= 2
+
+
+def test_loss_buckets_take_the_first_rule_that_holds():
+    from memini_bench.qa.engine import Call, Graded, Verdict
+    from memini_bench.qa.losses import bucket
+
+    call = Call("judge", "", "INCORRECT", 0, 0, True, 1)
+
+    def graded(recalled=(), extra=()):
+        return Graded("a", "q", 0, "c", "ref", recalled, "ans", False, call, call, 1, extra)
+
+    yes = (Verdict("other", call, True),)
+    assert bucket(graded(extra=yes), ["g"], [], known_bad=True) == "known-bad gold"
+    assert bucket(graded(extra=yes), ["g"], [], known_bad=False) == "judge disagreement"
+    assert bucket(graded(), [], ["g"], known_bad=False) == "no gold ids"
+    assert bucket(graded(), ["g"], None, known_bad=False) == "not attributed (external)"
+    assert bucket(graded((("x",),)), ["g"], ["x"], known_bad=False) == "gold not retrieved"
+    assert bucket(graded((("x",),)), ["g"], ["x", "g"], known_bad=False) == "gold below the reader's cut"
+    assert bucket(graded((("x", "g"),)), ["g"], ["x", "g"], known_bad=False) == "gold given, answer wrong"
