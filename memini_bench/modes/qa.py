@@ -61,6 +61,7 @@ from memini_bench.qa import (
     categories,
     estimate,
     full_context,
+    hypotheses,
     judged_retrieval,
     lexical,
     losses,
@@ -125,6 +126,10 @@ class QAOptions:
                                "systems whose hits carry no data-set id (0: off).", type=Int(min=0, max=100))
     prices: str = setting("prices", "", "-qa: price table, TOML [models.\"NAME\"] input_per_million / "
                           "output_per_million dollars (default $MEMINI_PRICES): money per arm and question.")
+    qa_hypotheses: str = setting("qa-hypotheses", "", "-qa: also grade answers produced elsewhere, JSON Lines of "
+                                 "{question_id, hypothesis} (LongMemEval's evaluate_qa input), with this run's judge "
+                                 "and prompts, as the arm answers:<file stem>; alone (no -systems) nothing is "
+                                 "recalled.")
     qa_full_context: int = setting("qa-full-context", 0, "-qa: also the full-context arm: the question's whole "
                                    "history (its group's items in time order), the oldest cut to fit this many "
                                    "estimated tokens (the reader's window; the cut is stated). 0: off.",
@@ -165,8 +170,8 @@ def build_tasks(arms: Sequence[summary.Arm], ds: Dataset, recalled: dict[str, li
     times = {item.id: item.time for item in ds.items}
     tasks = []
     for arm in arms:
-        if arm.system == full_context.ARM:
-            continue  # its tasks come from the whole history (``full_context_tasks``)
+        if arm.system in (full_context.ARM, hypotheses.SYSTEM):
+            continue  # their tasks come from the whole history or the answers file (``full_context_tasks`` ...)
         for index, (q, hits) in enumerate(zip(ds.questions, recalled[arm.system], strict=True)):
             top = hits[:arm.k]
             memories = tuple(prompts.Memory(h.content, next((times[i] for i in h.ids if times.get(i)), None))
@@ -178,7 +183,7 @@ def build_tasks(arms: Sequence[summary.Arm], ds: Dataset, recalled: dict[str, li
 
 def _name_tokens(x: QAOptions, names: list[str], reader: Client, judge: Client) -> tuple[str, ...]:
     tokens = []
-    if names != list(QA_SYSTEMS):
+    if names and names != list(QA_SYSTEMS):
         tokens.append("sys-" + "+".join(n.removeprefix("memini-") for n in names))
     if x.qa_k != DEFAULT_K:
         tokens.append("qak" + "+".join(map(str, x.qa_k)))
@@ -190,7 +195,9 @@ def _name_tokens(x: QAOptions, names: list[str], reader: Client, judge: Client) 
                                                  ("judges-", "+".join(x.qa_judges[1:])),
                                                  ("p-", x.qa_prompts.partition(":")[0]),
                                                  ("jk", str(x.qa_judged_k or "")),
-                                                 ("full", str(x.qa_full_context or ""))) if v]
+                                                 ("full", str(x.qa_full_context or "")),
+                                                 ("hyp-", Path(x.qa_hypotheses).stem if x.qa_hypotheses else ""))
+               if v]
     return tuple(tokens)
 
 
@@ -223,7 +230,20 @@ def _qa_settings(x: QAOptions, pset, cats: dict) -> dict:
         out["judged_k"] = x.qa_judged_k
     if x.qa_full_context:
         out["full_context_tokens"] = x.qa_full_context
+    if x.qa_hypotheses:
+        from memini_bench.results.provenance import input_sha256
+
+        out["hypotheses"] = input_sha256(x.qa_hypotheses) or x.qa_hypotheses
     return out
+
+
+def hypotheses_tasks(x: QAOptions, ds: Dataset) -> list[Task]:
+    """The tasks of the ``-qa-hypotheses`` arm (``qa.hypotheses``; how many questions it answers on stderr)."""
+    if not x.qa_hypotheses:
+        return []
+    answers = hypotheses.read(x.qa_hypotheses, ds)
+    log(f"  note: {x.qa_hypotheses} answers {len(answers)} of the {len(ds.questions)} questions; those are graded")
+    return hypotheses.tasks(ds, answers, hypotheses.arm_name(x.qa_hypotheses))
 
 
 def attribute_losses(suite: str, ds: Dataset, arms: Sequence[summary.Arm], run1: Sequence[Graded],
@@ -238,8 +258,10 @@ def attribute_losses(suite: str, ds: Dataset, arms: Sequence[summary.Arm], run1:
     if any(a.system == full_context.ARM for a in arms):
         history = [{i.id for i in h} for h in full_context.histories(ds)]
 
-    def retrieved(arm: str, index: int) -> set[str]:
+    def retrieved(arm: str, index: int) -> set[str] | None:
         system = by_name[arm].system
+        if system == hypotheses.SYSTEM:
+            return None
         if system == full_context.ARM:
             return history[index]
         return {i for hit in recalled[system][index] for i in hit.ids}
@@ -275,7 +297,8 @@ def run(opts: RunOptions) -> int:
     if x.qa_judged_k > max(x.qa_k):
         raise BenchError(f"-qa-judged-k {x.qa_judged_k}: above the recall depth {max(x.qa_k)} (-qa-k); lower it")
     ctx = opts.context()
-    systems = build_systems(wanted_names(opts.lineup, QA_SYSTEMS), ctx)
+    alone = bool(x.qa_hypotheses) and not {"systems", "system", "rewrite"} & opts.given
+    systems = [] if alone else build_systems(wanted_names(opts.lineup, QA_SYSTEMS), ctx)
     ds, cats = categories.select(load_prepared(opts), x.qa_categories, x.qa_exclude)
     pset.check_categories({prompts.qa_category(q.category, q.id) for q in ds.questions},
                           {q.id: prompts.qa_category(q.category, q.id) for q in ds.questions})
@@ -287,6 +310,9 @@ def run(opts: RunOptions) -> int:
     arms = [summary.Arm(summary.arm_name(s, k), s, k) for s in names for k in x.qa_k]
     if x.qa_full_context:
         arms.append(summary.Arm(full_context.ARM, full_context.ARM, 0))
+    if x.qa_hypotheses:
+        arms.append(summary.Arm(hypotheses.arm_name(x.qa_hypotheses), hypotheses.SYSTEM, 0))
+    hyp_tasks = hypotheses_tasks(x, ds)  # a bad answers file: refused before any recall
     mode_settings = {"qa_k": list(x.qa_k), "arms": [a.name for a in arms], "reader_model": reader.model,
                      "judge_model": judge.model, "temperature": 0.0, "max_tokens": reader.max_tokens,
                      "prompts": prompts.fingerprint(), **_qa_settings(x, pset, cats)}
@@ -300,7 +326,7 @@ def run(opts: RunOptions) -> int:
     recalled = recall_all(systems, ds, max(x.qa_k), opts.guard, leaked)
     id_less = [n for n in names if x.qa_judged_k and judged_retrieval.id_less(recalled[n])]
     fc_tasks, cut = full_context_tasks(x, ds)
-    first = build_tasks(arms, ds, recalled) + fc_tasks
+    first = build_tasks(arms, ds, recalled) + fc_tasks + hyp_tasks
     tasks = [dataclasses.replace(t, run=r) for r in range(1, x.qa_runs + 1) for t in first]
     qa_config = {**mode_settings, "reader_url": reader.url, "judge_url": judge.url, "concurrency": x.concurrency,
                  "retries": x.qa_retries, "timeout_s": x.qa_timeout,

@@ -432,3 +432,43 @@ def test_loss_buckets_take_the_first_rule_that_holds():
     assert bucket(graded((("x",),)), ["g"], ["x"], known_bad=False) == "gold not retrieved"
     assert bucket(graded((("x",),)), ["g"], ["x", "g"], known_bad=False) == "gold below the reader's cut"
     assert bucket(graded((("x", "g"),)), ["g"], ["x", "g"], known_bad=False) == "gold given, answer wrong"
+
+
+def test_answers_made_elsewhere_are_graded_with_the_runs_judge(data, tmp_path, capsys, monkeypatch):
+    """-qa-hypotheses alone: no recall and no reader call; each answer graded by the judge, verdicts as the scripted
+    judge's rule gives them (every word of the reference in the answer)."""
+    answers = {"q1": "She lives in Porto now", "q2": "Rust", "q4": "at 10am", "q8_abs": "I don't know"}
+    hyp = tmp_path / "theirs.jsonl"
+    hyp.write_text("".join(json.dumps({"question_id": q, "hypothesis": a}) + "\n" for q, a in answers.items()))
+    out = tmp_path / "out"
+    monkeypatch.setenv("MEMINI_LLM_BASE_URL", "unused")
+    with ScriptedServer(ChatScript()) as srv:
+        code, stdout, err = _run(["-suite", "file", "-data", str(data), "-qa", "-qa-hypotheses", str(hyp), "-out",
+                                  str(out)], srv.url + "/v1", capsys, monkeypatch)
+        calls = len(srv.requests)
+    assert code == 0, err
+    assert calls == len(answers)  # the judge only
+    (path,) = out.glob("*.json")
+    assert path.name == "tiny-qa-m-scripted-hyp-theirs.json"
+    doc = json.loads(path.read_text())
+    (arm,) = doc["results"]
+    assert arm["arm"] == "answers:theirs" and arm["questions"] == 4 and arm["correct"] == 3  # q2 is wrong
+    assert doc["losses"]["answers:theirs"]["buckets"] == {"no gold ids": 1}
+    assert "theirs.jsonl answers 4 of the 8 questions" in err
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ('{"question_id": "q1"}\n', "needs string fields question_id and hypothesis"),
+    ('{"question_id": "q1", "hypothesis": "a"}\n{"question_id": "q1", "hypothesis": "b"}\n', "answered twice"),
+    ('{"question_id": "nope", "hypothesis": "a"}\n', "is not among the 8 questions"),
+    ("not json\n", "not a JSON line"),
+])
+def test_a_bad_answers_file_is_one_line(data, tmp_path, capsys, monkeypatch, text, fragment):
+    hyp = tmp_path / "bad.jsonl"
+    hyp.write_text(text)
+    out = tmp_path / "out"
+    code, stdout, err = _run(["-suite", "file", "-data", str(data), "-qa", "-qa-hypotheses", str(hyp), "-out",
+                              str(out)], "http://127.0.0.1:9/v1", capsys, monkeypatch)
+    assert code == 2 and stdout == "" and "Traceback" not in err
+    assert err.strip().splitlines()[-1].startswith("memini-bench: error: -qa-hypotheses") and fragment in err
+    assert not out.exists() or not list(out.iterdir())
