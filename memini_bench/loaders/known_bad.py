@@ -9,7 +9,8 @@ listed questions the data set holds. A listed question the loader itself skips (
 evidence id) is counted apart.
 
 A list file: ``{"dataset", "version", "suites": [...], "data_sha256", "about", "entries": [{"question_id",
-"problem", "what", "source"}]}``; ``problem`` is one of ``PROBLEMS``.
+"problem", "what", "source"[, "suites"]}]}``; ``problem`` is one of ``PROBLEMS``; an entry's ``suites`` narrows it
+(LoCoMo: a wrong citation within the right session is wrong gold at turn level only).
 """
 
 from __future__ import annotations
@@ -30,10 +31,13 @@ EXCLUDES = ("", "known-bad")
 
 @dataclass(frozen=True, slots=True)
 class Entry:
+    """One listed question; ``suites`` narrows it to some of its list's suites (empty: all of them)."""
+
     question_id: str
     problem: str
     what: str
     source: str
+    suites: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +57,11 @@ class KnownBad:
     def ids(self) -> frozenset[str]:
         return frozenset(e.question_id for e in self.entries)
 
+    def for_suite(self, suite: str) -> KnownBad:
+        """The entries that apply to ``suite``."""
+        return KnownBad(self.dataset, self.version, self.suites,
+                        tuple(e for e in self.entries if not e.suites or suite in e.suites))
+
 
 @cache
 def lists() -> tuple[KnownBad, ...]:
@@ -63,14 +72,16 @@ def lists() -> tuple[KnownBad, ...]:
         if not path.name.endswith(".json"):
             continue
         doc = json.loads(path.read_text(encoding="utf-8"))
-        entries = tuple(Entry(e["question_id"], e["problem"], e["what"], e["source"]) for e in doc["entries"])
+        entries = tuple(Entry(e["question_id"], e["problem"], e["what"], e["source"], tuple(e.get("suites", ())))
+                        for e in doc["entries"])
         out.append(KnownBad(doc["dataset"], int(doc["version"]), tuple(doc["suites"]), entries))
     return tuple(out)
 
 
 def for_suite(suite: str) -> KnownBad | None:
-    """The list of the data set a suite reads, or None."""
-    return next((kb for kb in lists() if suite in kb.suites), None)
+    """The list of the data set a suite reads (its entries that apply to that suite), or None."""
+    kb = next((kb for kb in lists() if suite in kb.suites), None)
+    return None if kb is None else kb.for_suite(suite)
 
 
 def suites_with_lists() -> frozenset[str]:

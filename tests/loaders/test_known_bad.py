@@ -25,6 +25,7 @@ def test_lists_are_well_formed():
         assert len(ids) == len(set(ids)) and kb.version >= 1
         for e in kb.entries:
             assert e.problem in PROBLEMS and e.what and e.source.startswith("https://")
+            assert set(e.suites) <= set(kb.suites)
     (lme,) = for_suite("longmemeval").entries
     assert lme.question_id == "eac54add" and lme.source == "https://github.com/xiaowu0162/LongMemEval/issues/37"
 
@@ -47,19 +48,30 @@ def test_locomo_list_is_what_the_raw_file_says(locomo_path):
     kb = for_suite("locomo")
     assert {e.question_id for e in kb.entries if e.problem == "no-evidence"} == no_evidence and len(no_evidence) == 4
     assert {e.question_id for e in kb.entries if e.problem == "dangling-gold"} == dangling and len(dangling) == 3
+    # each audited entry names the question whose evidence it quotes
+    evidence = {f"{conv['sample_id']}/qa{j}": qa.get("evidence") for conv in raw for j, qa in enumerate(conv["qa"])}
+    audited = [e for e in kb.entries if e.problem == "wrong-gold"]
+    assert len(audited) == 93
+    for e in audited:
+        cited = re.search(r"the evidence cites (.*); the audit's evidence is", e.what).group(1)
+        assert cited == ", ".join(evidence[e.question_id]), e.question_id
+    # a wrong citation within the right sessions is wrong gold at turn level only
+    sessions = for_suite("locomo-sessions")
+    assert sessions.ids < kb.ids and all(not e.suites for e in sessions.entries)
 
 
 def test_never_silently_applied(locomo):
-    assert any(n.startswith("locomo known-bad list v1: 3 of the 1982 questions are listed") and "scored" in n
-               for n in locomo.notes)
+    held = for_suite("locomo").ids & {q.id for q in locomo.questions}
+    n, kept = len(locomo.questions), len(locomo.questions) - len(held)
+    assert any(n_.startswith(f"locomo known-bad list v1: {len(held)} of the {n} questions are listed") and "scored"
+               in n_ for n_ in locomo.notes)
     cut = annotate(locomo.with_(notes=()), "locomo", "known-bad")
-    assert len(cut.questions) == 1979 and {q.id for q in cut.excluded} == {"conv-42/qa58", "conv-47/qa38",
-                                                                           "conv-50/qa69"}
-    assert cut.notes == ("locomo known-bad list v1: 3 of the 1982 questions are listed (4 more listed ones are not "
-                         "loaded); excluded by -exclude known-bad: 1982 -> 1979 questions",)
+    assert len(cut.questions) == kept and {q.id for q in cut.excluded} == held
+    assert cut.notes == (f"locomo known-bad list v1: {len(held)} of the {n} questions are listed (4 more listed ones "
+                         f"are not loaded); excluded by -exclude known-bad: {n} -> {kept} questions",)
     # every kept question keeps its place in the holdout split
-    placed = {q.id: q.position for q in cut.questions}
-    assert [placed[q.id] for q in cut.questions[:3]] == [i for i, q in enumerate(locomo.questions[:3])]
+    index = {q.id: i for i, q in enumerate(locomo.questions)}
+    assert all(q.position == index[q.id] for q in cut.questions + cut.excluded)
     assert annotate(locomo, "sample", "known-bad") is locomo  # no list: untouched
 
 
@@ -74,16 +86,18 @@ def test_exclude_is_refused_where_no_list_applies(capsys):
     assert code == 2 and err.strip() == "memini-bench: error: -exclude: not used by -suite sample; drop it"
 
 
-def test_run_table_states_n_protocol_and_the_exclusion(locomo_path, tmp_path, capsys):
+def test_run_table_states_n_protocol_and_the_exclusion(locomo, locomo_path, tmp_path, capsys):
+    held = len(for_suite("locomo").ids & {q.id for q in locomo.questions})
+    kept = len(locomo.questions) - held
     code, out, err = run_cli(["-suite", "locomo", "-data", str(locomo_path), "-systems", "keyword", "-k", "5",
                               "-exclude", "known-bad", "-out", str(tmp_path)], capsys)
     assert code == 0, err
-    assert ("## locomo — 1979 questions, recall_any@5\n\n1979 questions; protocol turn; locomo known-bad list v1: 3 "
-            "listed questions excluded (-exclude known-bad).") in out
+    assert (f"## locomo — {kept} questions, recall_any@5\n\n{kept} questions; protocol turn; locomo known-bad list "
+            f"v1: {held} listed questions excluded (-exclude known-bad).") in out
     (path,) = tmp_path.glob("*.json")
     assert path.name == "locomo-no-known-bad-sys-keyword.json"
     config = json.loads(path.read_text())["config"]
-    assert config["protocol"] == "turn" and config["questions"] == 1979
+    assert config["protocol"] == "turn" and config["questions"] == kept
     assert config["identity"]["load"]["exclude"] == "known-bad"
 
 

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from cli_run import run_cli
 
+from memini_bench.loaders.known_bad import for_suite
+
 METRICS = ("recall_at_k", "recall_all_at_k", "mrr", "ndcg_at_k")
 
 
@@ -90,27 +92,29 @@ def test_jsonl_round_trip_against_the_suite(locomo_run, locomo_path, tmp_path, c
             mine, theirs = scored[system, k], own[system, k]
             for metric in (*METRICS, "tokens_injected_mean", "per_category", "per_category_all"):
                 assert mine[metric] == theirs[metric], (system, k, metric)
-    assert "protocol turn" in out and "3 listed questions scored, not excluded" in out
+    held = len(for_suite("locomo").ids & {q["question_id"] for q in map(json.loads, files[0].read_text().splitlines())})
+    assert "protocol turn" in out and f"{held} listed questions scored, not excluded" in out
     assert "| 1 (multi-hop) |" in out
 
 
 def test_exclude_known_bad_changes_n_by_the_listed_count(locomo_run, locomo_path, tmp_path, capsys):
     from memini_bench.loaders import LoadOptions, load
-    from memini_bench.loaders.known_bad import for_suite
 
     kb = for_suite("locomo")
     full, cut = load("locomo", str(locomo_path)), load("locomo", str(locomo_path), LoadOptions(exclude="known-bad"))
     held = kb.ids & {q.id for q in full.questions}
-    assert len(full.questions) - len(cut.questions) == len(held) == 3
+    assert len(full.questions) - len(cut.questions) == len(held) > 0
     assert not kb.ids & {q.id for q in cut.questions}
-    assert {e.question_id for e in kb.entries if e.problem == "dangling-gold"} == held
+    assert {e.question_id for e in kb.entries if e.problem == "dangling-gold"} <= held
     tmp, _ = locomo_run
     run = _jsonl(tmp, "memini-hybrid", tmp_path / "h.jsonl")
     code, out, err = run_cli(["score", "-suite", "locomo", "-data", str(locomo_path), "-run", str(run), "-exclude",
                               "known-bad"], capsys)
     assert code == 0, err
-    assert "## locomo — 1979 questions" in out and "3 listed questions excluded (-exclude known-bad)" in out
-    assert "excluded by -exclude known-bad: 1982 -> 1979 questions" in err
+    n, kept = len(full.questions), len(cut.questions)
+    assert f"## locomo — {kept} questions" in out
+    assert f"{len(held)} listed questions excluded (-exclude known-bad)" in out
+    assert f"excluded by -exclude known-bad: {n} -> {kept} questions" in err
 
 
 def _refused(capsys, args: list[str], fragment: str, out_dir: Path) -> None:
