@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import orjson
-
 from memini_bench.core.dataset import Dataset
 from memini_bench.errors import BenchError
 from memini_bench.qa import prompts
 from memini_bench.qa.engine import Task
+from memini_bench.results.rankings import json_objects
 
 #: The ``system`` of the hypotheses arm (``summary.Arm``).
 SYSTEM = "hypotheses"
@@ -39,16 +38,8 @@ def read(path: str, ds: Dataset) -> dict[str, str]:
         raise BenchError(f"-qa-hypotheses {path}: cannot read ({exc.strerror or exc}); {HINT}") from None
     known = {q.id for q in ds.questions}
     out: dict[str, str] = {}
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        where = f"-qa-hypotheses {path}:{number}"
-        try:
-            row = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            raise BenchError(f"{where}: not a JSON line; {HINT}") from None
-        qid = row.get("question_id") if isinstance(row, dict) else None
-        answer = row.get("hypothesis") if isinstance(row, dict) else None
+    for _, where, row in json_objects(lines, f"-qa-hypotheses {path}", HINT):
+        qid, answer = row.get("question_id"), row.get("hypothesis")
         if not isinstance(qid, str) or not isinstance(answer, str):
             raise BenchError(f"{where}: needs string fields question_id and hypothesis; {HINT}")
         if qid in out:

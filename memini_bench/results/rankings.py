@@ -18,6 +18,7 @@ blank file.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote
@@ -140,22 +141,30 @@ def read_trec_run(path: str | Path, lines: list[bytes] | None = None) -> Ranking
     return Rankings(path=str(path), system=tags.pop(), ranked=ranked, form="trec", lines=first)
 
 
+def json_objects(lines: Iterable[bytes], where: str, hint: str) -> Iterator[tuple[int, str, dict]]:
+    """Each non-blank line of a JSON Lines file as ``(line number, "<where>:<number>", object)``; a line that is
+    not a JSON object is a BenchError naming it and ``hint``."""
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        at = f"{where}:{number}"
+        try:
+            row = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            raise BenchError(f"{at}: not a JSON line; {hint}") from None
+        if not isinstance(row, dict):
+            raise BenchError(f"{at}: a JSON {type(row).__name__}, not an object; {hint}")
+        yield number, at, row
+
+
 def read_jsonl_rankings(path: str | Path, lines: list[bytes] | None = None) -> Rankings:
     """The rankings of one JSONL file of ``{question_id, ranked_ids}`` objects."""
     ranked: dict[str, tuple[str, ...]] = {}
     first: dict[str, int] = {}
     systems: set[str] = set()
     hashes: set[str] = set()
-    for number, line in enumerate(lines if lines is not None else _read_lines(path, RUN_HINT), start=1):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        try:
-            row = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            raise BenchError(f"{where}: not a JSON line; {RUN_HINT}") from None
-        if not isinstance(row, dict):
-            raise BenchError(f"{where}: a JSON {type(row).__name__}, not an object; {RUN_HINT}")
+    for number, where, row in json_objects(lines if lines is not None else _read_lines(path, RUN_HINT), str(path),
+                                           RUN_HINT):
         qid, ids = row.get("question_id"), row.get("ranked_ids")
         if not isinstance(qid, str):
             raise BenchError(f"{where}: field 'question_id' should be a string; {RUN_HINT}")
