@@ -8,7 +8,9 @@ The gold comes from TREC qrels (``questions_from_qrels``) or from a suite's load
 - a run that shares no question with the gold (another data set), or ranks a question the gold does not have;
 - with a data set (not with qrels, which list only gold documents): a ranked id that is no item of the data set;
   an id of another group than the question's is a leak, refused, or dropped and counted with ``-leaks count``
-  (the rule of ``evaluation.hits`` for a live run).
+  (the rule of ``evaluation.hits`` for a live run). An id may be given relative to its question: ``S`` stands for
+  the item ``<question id>/S`` when ``S`` itself is no item (LongMemEval's loader names each question's haystack
+  sessions so, and its own logs and submissions rank the bare session ids).
 
 A question of the gold the run does not rank is scored as a miss (an empty ranking), as trec_eval's ``-c`` does;
 the caller reports how many. Each hit is one item id; a question's ``depth`` is the longest ranking of the run.
@@ -93,6 +95,8 @@ def _checked(run: Rankings, q: Question, ids: tuple[str, ...], group_of: Mapping
     """``ids`` less the leaked ones (``-leaks count``) and their number; an unknown id or a refused leak raises."""
     kept: list[str] = []
     for i in ids:
+        if i not in group_of and f"{q.id}/{i}" in group_of:
+            i = f"{q.id}/{i}"  # an id named inside the question's own haystack (LongMemEval's session ids)
         g = group_of.get(i)
         where = f"{run.path}:{run.lines.get(q.id, 0)}: question {q.id!r}"
         if g is None:

@@ -176,3 +176,26 @@ def test_bad_trec_run_is_one_line(tmp_path, capsys, text, fragment):
 ])
 def test_bad_flags_are_one_line(tmp_path, capsys, args, fragment):
     _refused(capsys, args, fragment, tmp_path / "out")
+
+
+def test_longmemeval_bare_session_ids_are_read_inside_the_questions_haystack(lme_dir, tmp_path, capsys):
+    """LongMemEval's logs rank bare session ids; the loader names them <question id>/<session id>."""
+    from memini_bench.loaders import load
+
+    data = lme_dir / "longmemeval_s_single.json"
+    (q,) = load("longmemeval", str(data)).questions
+    gold = q.gold[0].split("/", 1)[1]
+    others = [i.id.split("/", 1)[1] for i in load("longmemeval", str(data)).items if i.id != q.gold[0]][:4]
+    run = tmp_path / "lme.jsonl"
+    run.write_text(json.dumps({"question_id": q.id, "ranked_ids": [*others, gold]}) + "\n")
+    out_dir = tmp_path / "out"
+    code, out, err = run_cli(["score", "-suite", "longmemeval", "-data", str(data), "-run", str(run), "-k", "1,5",
+                              "-out", str(out_dir)], capsys)
+    assert code == 0, err
+    rows = _rows(_score_doc(out_dir))
+    assert rows["lme", 1]["recall_at_k"] == 0.0 and rows["lme", 5]["recall_at_k"] == 1.0
+    assert rows["lme", 5]["mrr"] == 1 / 5
+    assert "protocol answerable-470" in out
+    run.write_text(json.dumps({"question_id": q.id, "ranked_ids": ["no_such_session"]}) + "\n")
+    _refused(capsys, ["-suite", "longmemeval", "-data", str(data), "-run", str(run)], "which is no item",
+             tmp_path / "out2")
