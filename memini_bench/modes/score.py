@@ -64,6 +64,11 @@ class ScoreOptions:
         if self.qrels and (self.leaks != "error" or self.exclude):
             flag = "-leaks" if self.leaks != "error" else "-exclude"
             raise BenchError(f"{flag}: needs the data set (-suite NAME -data FILE); qrels list only gold ids")
+        if self.exclude and self.suite:
+            from memini_bench.loaders.known_bad import for_suite
+
+            if for_suite(self.suite) is None:
+                raise BenchError(f"-exclude {self.exclude}: -suite {self.suite} has no list of known bad gold; drop it")
         if len(set(self.run)) != len(self.run):
             raise BenchError("-run: the same file is given twice; give each run once")
 

@@ -172,6 +172,7 @@ def test_bad_trec_run_is_one_line(tmp_path, capsys, text, fragment):
     (["-run", "r.run", "-qrels", "q", "-suite", "locomo"], "give the gold once"),
     (["-run", "r.run", "-qrels", "q", "-exclude", "known-bad"], "needs the data set"),
     (["-run", "r.run", "-run", "r.run", "-qrels", "q"], "given twice"),
+    (["-run", "r.run", "-suite", "sample", "-exclude", "known-bad"], "has no list of known bad gold"),
     (["-run", "missing.run", "-qrels", "q"], "no such file"),
 ])
 def test_bad_flags_are_one_line(tmp_path, capsys, args, fragment):
