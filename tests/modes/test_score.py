@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 from cli_run import run_cli
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from memini_bench.loaders.known_bad import for_suite
 
@@ -200,3 +202,26 @@ def test_longmemeval_bare_session_ids_are_read_inside_the_questions_haystack(lme
     run.write_text(json.dumps({"question_id": q.id, "ranked_ids": ["no_such_session"]}) + "\n")
     _refused(capsys, ["-suite", "longmemeval", "-data", str(data), "-run", str(run)], "which is no item",
              tmp_path / "out2")
+
+
+_line = st.tuples(st.sampled_from(["q1", "q2", "q3", "%", "q%201"]), st.sampled_from(["d1", "d2", "d3", "%25"]),
+                  st.sampled_from(["1", "0.5", "-2", "nan", "x"]), st.sampled_from(["a", "b"]))
+
+
+@settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.lists(_line, max_size=6), min_size=1, max_size=3), st.sampled_from(["1", "1,3", "2,50"]))
+def test_any_trec_runs_score_or_fail_in_one_line(tmp_path, capsys, runs, ks):
+    """Whatever TREC runs (valid or not) meet a qrels: exit 0 with tables, or one line and exit 2."""
+    qrels = tmp_path / "q.qrels"
+    qrels.write_text("q1 0 d1 1\nq2 0 d2 1\nq2 0 d3 0\n")
+    args = ["score", "-qrels", str(qrels), "-k", ks, "-resamples", "100"]
+    for n, lines in enumerate(runs):
+        path = tmp_path / f"r{n}.run"
+        path.write_text("".join(f"{q} Q0 {d} 1 {s} {t}\n" for q, d, s, t in lines))
+        args += ["-run", str(path)]
+    code, out, err = run_cli(args, capsys)
+    assert code in (0, 2), err
+    if code == 2:
+        assert len(err.strip().splitlines()) == 1 and err.startswith("memini-bench score: error:") and out == ""
+    else:
+        assert "questions, recall_any@" in out
