@@ -19,7 +19,6 @@ import dataclasses
 import json
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 
 from memini_bench.core.dataset import Dataset
 
@@ -66,6 +65,8 @@ class KnownBad:
 @cache
 def lists() -> tuple[KnownBad, ...]:
     """Every list shipped with the package."""
+    from importlib import resources
+
     out = []
     folder = resources.files("memini_bench.data") / "known_bad"
     for path in sorted(folder.iterdir(), key=lambda p: p.name):
