@@ -42,6 +42,8 @@ class Gold:
     category_labels: Mapping[str, str] | None = None
     #: what the tables state under their heading (N, the protocol, the known-bad list's status)
     caption: str = ""
+    #: the loaded data set (None with qrels): its own tables (``evaluation.breakdowns``) apply
+    source: Dataset | None = None
 
 
 def questions_from_qrels(dataset: str, qrels: Mapping[str, tuple[str, ...]], runs: Sequence[Rankings]) -> Gold:
@@ -55,7 +57,7 @@ def questions_from_qrels(dataset: str, qrels: Mapping[str, tuple[str, ...]], run
 def questions_from_dataset(ds: Dataset, skipped: Collection[str] = (), caption: str = "") -> Gold:
     """The data set's scored questions, its items' groups and contents, and the SHA-256 of its file."""
     return Gold(ds.name, ds.questions, {i.id: i.group for i in ds.items}, {i.id: i.content for i in ds.items},
-                ds.source_sha256, frozenset(skipped) | {q.id for q in ds.excluded}, ds.category_labels, caption)
+                ds.source_sha256, frozenset(skipped) | {q.id for q in ds.excluded}, ds.category_labels, caption, ds)
 
 
 def as_result(run: Rankings, gold: Gold, *, system: str = "", leaks: str = "error") -> tuple[RunResult, int]:

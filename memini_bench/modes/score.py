@@ -29,7 +29,11 @@ from memini_bench.core.settings import CommaList, Int, Real, setting
 from memini_bench.core.settings import command as settings_command
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.external import Gold, as_result, questions_from_dataset, questions_from_qrels
+from memini_bench.loaders import LoadOptions
 from memini_bench.loaders.known_bad import EXCLUDES
+from memini_bench.loaders.locomo_units import UNITS
+from memini_bench.loaders.longmemeval import ABSTENTION_MODES
+from memini_bench.loaders.longmemeval_turns import GRANULARITIES
 from memini_bench.results.rankings import Rankings, read_qrels, read_rankings
 from memini_bench.results.schema import Score
 
@@ -52,6 +56,12 @@ class ScoreOptions:
     seed: int = setting("seed", 0, "Bootstrap seed of the paired tests.", type=Int(min=0))
     alpha: float = setting("alpha", 0.05, "Significance level (after Holm).", type=Real(min=0, max=1, min_open=True))
     out: str = setting("out", "", "Also write the scores and tests to <out>/score-<dataset>.json.")
+    abstention: str = setting("abstention", "exclude", "With -suite longmemeval: the _abs questions excluded "
+                              "(protocol answerable-470) or included (all-500).", type=click.Choice(ABSTENTION_MODES))
+    granularity: str = setting("granularity", "session", "With -suite longmemeval: session, or turn (protocol "
+                               "official: gold the has_answer turns, session scores from the turn ranking).",
+                               type=click.Choice(GRANULARITIES))
+    unit: str = setting("unit", "turn", "With -suite locomo: turn, observation or summary.", type=click.Choice(UNITS))
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "run", tuple(self.run or ()))
@@ -69,6 +79,13 @@ class ScoreOptions:
 
             if for_suite(self.suite) is None:
                 raise BenchError(f"-exclude {self.exclude}: -suite {self.suite} has no list of known bad gold; drop it")
+        for name in ("abstention", "granularity", "unit"):
+            if getattr(self, name) != getattr(LoadOptions(), name):
+                from memini_bench.loaders import suite
+
+                if self.qrels or name not in suite(self.suite).uses:
+                    raise BenchError(f"-{name}: not used by {'-qrels' if self.qrels else f'-suite {self.suite}'}; "
+                                     "drop it")
         if len(set(self.run)) != len(self.run):
             raise BenchError("-run: the same file is given twice; give each run once")
 
@@ -77,11 +94,11 @@ def gold_of(o: ScoreOptions, runs: list[Rankings]) -> Gold:
     """The questions and gold to score against: the qrels', or the suite loader's (its notes on stderr)."""
     if o.qrels:
         return questions_from_qrels(Path(o.qrels).stem, read_qrels(o.qrels), runs)
-    from memini_bench.loaders import LoadOptions, load
+    from memini_bench.loaders import load
     from memini_bench.loaders.known_bad import for_suite, status
     from memini_bench.loaders.protocols import caption, depth_notes
 
-    options = LoadOptions(exclude=o.exclude)
+    options = LoadOptions(exclude=o.exclude, abstention=o.abstention, granularity=o.granularity, unit=o.unit)
     ds = load(o.suite, o.data, options)
     _log(f'dataset "{ds.name}": {len(ds.items)} items, {len(ds.questions)} questions')
     for note in (*ds.notes, *depth_notes(ds, o.k)):
@@ -149,10 +166,16 @@ def command(o: ScoreOptions) -> int:
         results.append(result)
     scores = score_all(results, o.k)
     sys.stdout.write(markdown(scores, gold))
+    own, blocks = ("", {})
+    if gold.source is not None:
+        from memini_bench.evaluation.breakdowns import breakdowns
+
+        own, blocks = breakdowns(gold.source, results, o.k)  # the data set's own tables, as a run prints them
+    sys.stdout.write(own)
     tests = _significance(o, results)
     sys.stdout.flush()
     if o.out:
-        _write(o, gold, runs, scores, tests)
+        _write(o, gold, runs, scores, {**blocks, **({"significance": tests} if tests else {})})
     return 0
 
 
@@ -178,7 +201,8 @@ def _significance(o: ScoreOptions, results: list) -> list[dict]:
     return [dataclasses.asdict(r) for r in sig.rows]
 
 
-def _write(o: ScoreOptions, gold: Gold, runs: list[Rankings], scores: list[Score], tests: list[dict]) -> None:
+def _write(o: ScoreOptions, gold: Gold, runs: list[Rankings], scores: list[Score], extra: dict) -> None:
+    from memini_bench.loaders.protocols import protocol_of
     from memini_bench.modes.common import write_results
     from memini_bench.results.identity import claim, safe_name
     from memini_bench.results.provenance import harness, input_sha256
@@ -188,12 +212,15 @@ def _write(o: ScoreOptions, gold: Gold, runs: list[Rankings], scores: list[Score
              for r in runs]
     ident = {"mode": "score", "runs": [f["sha256"] or f["path"] for f in files],
              "gold": input_sha256(o.qrels) if o.qrels else gold.data_sha256, "suite": o.suite, "ks": list(o.k),
-             "leaks": o.leaks, "exclude": o.exclude, "resamples": o.resamples, "seed": o.seed, "alpha": o.alpha}
+             "leaks": o.leaks, "exclude": o.exclude, "resamples": o.resamples, "seed": o.seed, "alpha": o.alpha,
+             **{n: getattr(o, n) for n in ("abstention", "granularity", "unit")
+                if getattr(o, n) != getattr(LoadOptions(), n)}}
     out = claim(Path(o.out) / f"score-{safe_name(gold.dataset)}.json", ident)
     config = {"mode": "score", "dataset": gold.dataset, "suite": o.suite, "data": o.data, "qrels": o.qrels,
               "data_sha256": gold.data_sha256, "runs": files, "ks": list(o.k), "questions": len(gold.questions),
-              "leaks": o.leaks, "exclude": o.exclude, "caption": gold.caption, "identity": ident, **harness()}
-    write_results(out, results_document(config, scores, **({"significance": tests} if tests else {})))
+              "leaks": o.leaks, "exclude": o.exclude, "caption": gold.caption,
+              "protocol": protocol_of(o.suite, o) if o.suite else "", "identity": ident, **harness()}
+    write_results(out, results_document(config, scores, **extra))
 
 
 def _pct(x: float) -> str:

@@ -175,6 +175,8 @@ def test_bad_trec_run_is_one_line(tmp_path, capsys, text, fragment):
     (["-run", "r.run", "-qrels", "q", "-exclude", "known-bad"], "needs the data set"),
     (["-run", "r.run", "-run", "r.run", "-qrels", "q"], "given twice"),
     (["-run", "r.run", "-suite", "sample", "-exclude", "known-bad"], "has no list of known bad gold"),
+    (["-run", "r.run", "-qrels", "q", "-unit", "summary"], "-unit: not used by -qrels"),
+    (["-run", "r.run", "-suite", "locomo", "-granularity", "turn"], "-granularity: not used by -suite locomo"),
     (["-run", "missing.run", "-qrels", "q"], "no such file"),
 ])
 def test_bad_flags_are_one_line(tmp_path, capsys, args, fragment):
@@ -225,3 +227,29 @@ def test_any_trec_runs_score_or_fail_in_one_line(tmp_path, capsys, runs, ks):
         assert len(err.strip().splitlines()) == 1 and err.startswith("memini-bench score: error:") and out == ""
     else:
         assert "questions, recall_any@" in out
+
+
+def test_longmemeval_official_protocol_round_trip(lme_dir, tmp_path, capsys):
+    """-granularity turn (protocol official): score gives the run's numbers and its session-from-turn table."""
+    data = lme_dir / "longmemeval_oracle_sample97.json"
+    pq, runs = tmp_path / "pq.jsonl", tmp_path / "runs"
+    code, run_out, err = run_cli(["-suite", "longmemeval", "-data", str(data), "-granularity", "turn", "-embedder",
+                                  "hash", "-k", "5,10", "-systems", "keyword", "-per-question", str(pq), "-out",
+                                  str(runs), "-quiet"], capsys)
+    assert code == 0, err
+    rows = [json.loads(line) for line in pq.read_text().splitlines()]
+    ranked = tmp_path / "memini-keyword.jsonl"
+    ranked.write_text("".join(json.dumps({"question_id": r["id"], "ranked_ids": [i[0] for i in r["ranked"]]}) + "\n"
+                              for r in rows))
+    out_dir = tmp_path / "out"
+    code, out, err = run_cli(["score", "-suite", "longmemeval", "-data", str(data), "-granularity", "turn", "-k",
+                              "5,10", "-run", str(ranked), "-out", str(out_dir)], capsys)
+    assert code == 0, err
+    own = _rows(json.loads(next(runs.glob("*.json")).read_text()))
+    doc = _score_doc(out_dir)
+    for key, row in _rows(doc).items():
+        for metric in METRICS:
+            assert row[metric] == own[key][metric], (key, metric)
+    table = run_out[run_out.index("### LongMemEval's retrieval metrics"):].split("\n\n")[:2]
+    assert "\n\n".join(table) in out
+    assert "protocol official" in out and doc["config"]["protocol"] == "official"
