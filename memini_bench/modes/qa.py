@@ -284,6 +284,9 @@ def run(opts: RunOptions) -> int:
     x = opts.mode(QAOptions)
     if x.estimate and opts.output.no_write:
         raise BenchError("-estimate writes nothing already; drop -no-write")
+    if x.estimate and x.qa_hypotheses:
+        raise BenchError("-estimate: does not price a -qa-hypotheses arm (it would count reader calls that are not "
+                         "made); drop one of them")
     check_outputs(opts)
     if not opts.output.no_write:
         check_destinations(files=[("-qa-checkpoint", x.qa_checkpoint), ("-qa-archive", x.qa_archive)])
