@@ -179,7 +179,6 @@ def command(o: ScoreOptions) -> int:
     return 0
 
 
-
 def _significance(o: ScoreOptions, results: list) -> list[dict]:
     """Every pair of runs, paired on the same questions (printed); [] for one run."""
     import dataclasses
