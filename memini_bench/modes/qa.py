@@ -54,6 +54,7 @@ from memini_bench.modes.common import (
     log,
     results_path,
     run_identity,
+    table_caption,
     write_results,
 )
 from memini_bench.modes.options import RunOptions
@@ -384,7 +385,8 @@ def run(opts: RunOptions) -> int:
         doc["full_context"] = cut
     sys.stdout.write("".join(summary.memini_lines(s, len(ds.questions)) for s in
                              (summary.score_arm(a, run1) for a in arms)) + "\n")
-    sys.stdout.write(f"{categories.heading(cats, ds.category_labels)}\n\n")
+    caption = table_caption(opts, ds)
+    sys.stdout.write(f"{categories.heading(cats, ds.category_labels)}\n\n" + (f"{caption}.\n\n" if caption else ""))
     sys.stdout.write(summary.render_markdown(doc) + "\n" + scores.render(doc) + "\n" + losses.render(doc["losses"]))
     if cut is not None:
         sys.stdout.write(f"\n{cut['statement']}\n")
