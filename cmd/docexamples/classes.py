@@ -62,7 +62,7 @@ def _minilm(ex: Example) -> bool:
 #: (class, rule): the first rule an example matches decides its class (``classify``); the reason is the class's.
 RULES: list[tuple[str, Callable[[Example], bool]]] = [
     ("mention", lambda ex: ex.inline and ex.program[0] in ("memini-bench", "module") and len(_args(ex)) <= (
-        1 if _args(ex)[:1] in (("report",), ("data",)) else 0)),
+        1 if _args(ex)[:1] in (("report",), ("data",), ("score",)) else 0)),
     ("placeholder", lambda ex: _mentions(ex, r"(^|\s)\|(\s|$)") or PLACEHOLDER.search(" ".join(ex.argv)) is not None),
     ("maintainer", lambda ex: ex.program[0] == "make" and ex.program[1] in MAINTAINER_MAKE),
     ("gpu", lambda ex: ex.program[0] == "make" and ex.program[1] == "gpu" or _flag(ex, "device") == "cuda"),

@@ -97,6 +97,8 @@ def _subcommand_destinations(sub: str, args: tuple[str, ...]) -> list[tuple[str,
         site = str(values.get("out") or "")
         return [(flag, value) for flag, value in (("-o", site if values.get("fmt") else _folder(site)),
                                                   ("-screenshot", str(values.get("shot") or ""))) if value]
+    if sub == "score":
+        return [("-out", _folder(str(values.get("out") or "")))] if values.get("out") else []
     if sub == "data" and args[:1] == ("fetch",):
         from memini_bench.data.registry import data_root
 

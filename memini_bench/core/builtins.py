@@ -42,6 +42,10 @@ SYSTEMS: tuple[Builtin, ...] = (
     Builtin("memini-hybrid-rewrite", "memini_bench.systems.rewrite:make", "memini's -rewrite: an LLM (MEMINI_LLM_*) "
             "expands the query into 2-3 variants, each recalled by the hybrid, fused with RRF (rrfK 5)",
             aliases=("hybrid-rewrite",)),
+    Builtin("recent-k", "memini_bench.systems.floors:make_recent", "a floor: the last k items of the question's "
+            "group by time, ignoring the query"),
+    Builtin("random", "memini_bench.systems.floors:make_random", "a floor: k items of the group drawn at random "
+            "(seeded per question; the seed is in its describe())"),
     Builtin("veto-composite", "memini_bench.vetobench.composite:make_files_known", "VetoBench's five-signal composite "
             "scorer with the scenario's files in scope (VetoBench items only)"),
     Builtin("veto-composite-nofiles", "memini_bench.vetobench.composite:make_no_files", "VetoBench's composite scorer "

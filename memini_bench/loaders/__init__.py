@@ -16,6 +16,7 @@ import click
 from memini_bench.core.dataset import Dataset
 from memini_bench.core.settings import setting
 from memini_bench.errors import BenchError
+from memini_bench.loaders.known_bad import EXCLUDES
 from memini_bench.loaders.locomo_units import UNITS
 from memini_bench.loaders.longmemeval import ABSTENTION_MODES, SESSION_DOCS
 from memini_bench.loaders.longmemeval_turns import GRANULARITIES
@@ -41,10 +42,13 @@ class LoadOptions:
     unit: str = setting("unit", "turn", "LoCoMo retrieval unit: turn (dialogue turns), observation or summary (the "
                         "observations and session summaries in locomo10.json, gold through their evidence ids).",
                         type=click.Choice(UNITS))
+    exclude: str = setting("exclude", "", "known-bad: leave out the questions on the data set's list of known bad "
+                           "gold (memini_bench/data/known_bad; see docs/scoring.md). Either way a note says how many "
+                           "questions the list touches.", type=click.Choice(EXCLUDES), token="no-")
 
 
 #: LoadOptions fields a results identity records only when set (they came after results were committed).
-RECORDED_IF_SET = ("granularity", "unit")
+RECORDED_IF_SET = ("granularity", "unit", "exclude")
 
 
 def identity_of(options: LoadOptions) -> dict[str, object]:
@@ -98,4 +102,6 @@ def load(name: str, path: str = "", options: LoadOptions | None = None) -> Datas
         raise BenchError(f"-suite {name}: its loader returned {type(ds).__name__}, not a Dataset")
     if registered is not None:
         check_sources(registered, ds.sources)
-    return ds
+    from memini_bench.loaders.known_bad import annotate
+
+    return annotate(ds, s.name, (options or LoadOptions()).exclude)

@@ -32,8 +32,8 @@ def _beam(path: str, options: LoadOptions) -> Dataset:
 SAMPLE = Suite("sample", lambda path, _: load_sample(path), needs_data=False)
 FILE = Suite("file", lambda path, _: load_file(path))
 LONGMEMEVAL = Suite("longmemeval", _longmemeval, uses=frozenset({"session_doc", "abstention", "shared_haystack",
-                                                                  "granularity"}))
-LOCOMO = Suite("locomo", _locomo, uses=frozenset({"unit"}))
+                                                                  "granularity", "exclude"}))
+LOCOMO = Suite("locomo", _locomo, uses=frozenset({"unit", "exclude"}))
 BEAM = Suite("beam", _beam)
-LOCOMO_SESSIONS = Suite("locomo-sessions", lambda path, _: load_locomo_sessions(path))
+LOCOMO_SESSIONS = Suite("locomo-sessions", lambda path, _: load_locomo_sessions(path), uses=frozenset({"exclude"}))
 VETOBENCH = Suite("vetobench", lambda path, _: load_vetobench(path))

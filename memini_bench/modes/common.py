@@ -21,7 +21,9 @@ from memini_bench.core.settings import CommaList, Int, setting
 from memini_bench.errors import BenchError
 from memini_bench.executors import describe as describe_executor
 from memini_bench.loaders import load
+from memini_bench.loaders.known_bad import status as known_bad_status
 from memini_bench.loaders.poison import poison, poison_setting
+from memini_bench.loaders.protocols import protocol_of
 from memini_bench.modes.options import RunOptions
 from memini_bench.results.identity import Companion, check_overwrite, claim, identity, stem
 from memini_bench.results.provenance import harness
@@ -112,7 +114,20 @@ def load_prepared(opts: RunOptions) -> Dataset:
     note = opts.hybrid.floor_note(opts.k)
     if note:
         log(f"  note: {note}")
+    from memini_bench.loaders.protocols import depth_notes
+
+    for note in depth_notes(prepared, opts.k):
+        log(f"  note: {note}")
     return prepared
+
+
+def table_caption(opts: RunOptions, ds: Dataset) -> str:
+    """The line under a table's heading: N, the suite's protocol and its known-bad list's status (``""`` for a
+    suite that declares neither)."""
+    from memini_bench.loaders.protocols import caption
+
+    listed = known_bad_status(ds, opts.suite)
+    return caption(ds, opts.suite, opts.load, listed) if listed or protocol_of(opts.suite, opts.load) else ""
 
 
 def embedder_name(ctx: SystemContext | None) -> str:
@@ -192,6 +207,7 @@ def build_config(opts: RunOptions, ds: Dataset, ctx: SystemContext | None, syste
         "mode": mode, "suite": opts.suite, "dataset": ds.name, "data": data_path,
         "data_sha256": ds.source_sha256,  # of the bytes the loader parsed: a FIFO or <(...) is never read twice
         "ks": list(opts.k), "holdout": opts.core.holdout, "limit": opts.core.limit,
+        "protocol": protocol_of(opts.suite, opts.load), "known_bad": known_bad_status(ds, opts.suite),
         "session_doc": opts.load.session_doc if opts.suite == "longmemeval" else "",
         "abstention": opts.load.abstention if opts.suite == "longmemeval" else "",
         "shared_haystack": opts.load.shared_haystack, "items": len(ds.items), "questions": len(ds.questions),

@@ -53,7 +53,8 @@ TOPICS: dict[str, Callable[[], list[str]]] = {
 def _check(topics: Sequence[str]) -> None:
     for topic in topics:
         if topic not in TOPICS:
-            raise BenchError(f"list {topic}: no such topic; list one of {', '.join(TOPICS)} (or list alone for everything)")
+            raise BenchError(f"list {topic}: no such topic; list one of {', '.join(TOPICS)} "
+                             "(or list alone for everything)")
 
 
 def rows(topic: str) -> list[dict[str, str]]:

@@ -54,10 +54,22 @@ from memini_bench.modes.common import (
     log,
     results_path,
     run_identity,
+    table_caption,
     write_results,
 )
 from memini_bench.modes.options import RunOptions
-from memini_bench.qa import categories, estimate, judged_retrieval, lexical, prompts, scores, summary
+from memini_bench.qa import (
+    categories,
+    estimate,
+    full_context,
+    hypotheses,
+    judged_retrieval,
+    lexical,
+    losses,
+    prompts,
+    scores,
+    summary,
+)
 from memini_bench.qa.agreement import read_labels
 from memini_bench.qa.checkpoint import Checkpoint, header_identity
 from memini_bench.qa.cost import prices_from
@@ -115,6 +127,14 @@ class QAOptions:
                                "systems whose hits carry no data-set id (0: off).", type=Int(min=0, max=100))
     prices: str = setting("prices", "", "-qa: price table, TOML [models.\"NAME\"] input_per_million / "
                           "output_per_million dollars (default $MEMINI_PRICES): money per arm and question.")
+    qa_hypotheses: str = setting("qa-hypotheses", "", "-qa: also grade answers produced elsewhere, JSON Lines of "
+                                 "{question_id, hypothesis} (LongMemEval's evaluate_qa input), with this run's judge "
+                                 "and prompts, as the arm answers:<file stem>; alone (no -systems) nothing is "
+                                 "recalled.")
+    qa_full_context: int = setting("qa-full-context", 0, "-qa: also the full-context arm: the question's whole "
+                                   "history (its group's items in time order), the oldest cut to fit this many "
+                                   "estimated tokens (the reader's window; the cut is stated). 0: off.",
+                                   type=Int(min=0, max=10_000_000))
     estimate: bool = setting("estimate", False, "-qa: print the calls, input tokens, money and time the run would "
                              "take, before any call, then stop.")
 
@@ -148,6 +168,8 @@ def build_tasks(arms: Sequence[summary.Arm], ds: Dataset, recalled: dict[str, li
     times = {item.id: item.time for item in ds.items}
     tasks = []
     for arm in arms:
+        if arm.system in (full_context.ARM, hypotheses.SYSTEM):
+            continue  # their tasks come from the whole history or the answers file (``full_context_tasks`` ...)
         for index, (q, hits) in enumerate(zip(ds.questions, recalled[arm.system], strict=True)):
             top = hits[:arm.k]
             memories = tuple(prompts.Memory(h.content, next((times[i] for i in h.ids if times.get(i)), None))
@@ -159,7 +181,7 @@ def build_tasks(arms: Sequence[summary.Arm], ds: Dataset, recalled: dict[str, li
 
 def _name_tokens(x: QAOptions, names: list[str], reader: Client, judge: Client) -> tuple[str, ...]:
     tokens = []
-    if names != list(QA_SYSTEMS):
+    if names and names != list(QA_SYSTEMS):
         tokens.append("sys-" + "+".join(n.removeprefix("memini-") for n in names))
     if x.qa_k != DEFAULT_K:
         tokens.append("qak" + "+".join(map(str, x.qa_k)))
@@ -170,7 +192,10 @@ def _name_tokens(x: QAOptions, names: list[str], reader: Client, judge: Client) 
                                                  ("runs", str(x.qa_runs) if x.qa_runs > 1 else ""),
                                                  ("judges-", "+".join(x.qa_judges[1:])),
                                                  ("p-", x.qa_prompts.partition(":")[0]),
-                                                 ("jk", str(x.qa_judged_k or ""))) if v]
+                                                 ("jk", str(x.qa_judged_k or "")),
+                                                 ("full", str(x.qa_full_context or "")),
+                                                 ("hyp-", Path(x.qa_hypotheses).stem if x.qa_hypotheses else ""))
+               if v]
     return tuple(tokens)
 
 
@@ -201,7 +226,66 @@ def _qa_settings(x: QAOptions, pset, cats: dict) -> dict:
         out["prompt_set"] = pset.record()
     if x.qa_judged_k:
         out["judged_k"] = x.qa_judged_k
+    if x.qa_full_context:
+        out["full_context_tokens"] = x.qa_full_context
+    if x.qa_hypotheses:
+        from memini_bench.results.provenance import input_sha256
+
+        out["hypotheses"] = input_sha256(x.qa_hypotheses) or x.qa_hypotheses
     return out
+
+
+def hypotheses_tasks(x: QAOptions, ds: Dataset) -> list[Task]:
+    """The tasks of the ``-qa-hypotheses`` arm (``qa.hypotheses``; how many questions it answers on stderr)."""
+    if not x.qa_hypotheses:
+        return []
+    answers = hypotheses.read(x.qa_hypotheses, ds)
+    log(f"  note: {x.qa_hypotheses} answers {len(answers)} of the {len(ds.questions)} questions; those are graded")
+    return hypotheses.tasks(ds, answers, hypotheses.arm_name(x.qa_hypotheses))
+
+
+def attribute_losses(suite: str, ds: Dataset, arms: Sequence[summary.Arm], run1: Sequence[Graded],
+                     recalled: dict[str, list[list[Hit]]]) -> dict:
+    """Every wrong answer of the first pass in one bucket (``qa.losses``), per arm and category."""
+    from memini_bench.loaders.known_bad import for_suite
+
+    listed = for_suite(suite)
+    gold = {q.id: q.gold for q in ds.questions}
+    by_name = {a.name: a for a in arms}
+    history: list[set[str]] = []
+    if any(a.system == full_context.ARM for a in arms):
+        history = [{i.id for i in h} for h in full_context.histories(ds)]
+
+    def retrieved(arm: str, index: int) -> set[str] | None:
+        system = by_name[arm].system
+        if system == hypotheses.SYSTEM:
+            return None
+        if system == full_context.ARM:
+            return history[index]
+        return {i for hit in recalled[system][index] for i in hit.ids}
+
+    return losses.attribute([a.name for a in arms], run1, gold.__getitem__, retrieved,
+                            listed.ids if listed is not None else ())
+
+
+def full_context_tasks(x: QAOptions, ds: Dataset) -> tuple[list[Task], dict | None]:
+    """The full-context arm's tasks and its cut (``qa.full_context``; stated on stderr); none without
+    ``-qa-full-context``."""
+    if not x.qa_full_context:
+        return [], None
+    tasks, cut = full_context.tasks(ds, x.qa_full_context)
+    log(f"  note: {cut.statement()}")
+    return tasks, {**cut.to_json(), "statement": cut.statement()}
+
+
+def _arms(x: QAOptions, names: list[str]) -> list[summary.Arm]:
+    """Each system at each -qa-k, then the full-context arm and the external answers' arm when asked for."""
+    arms = [summary.Arm(summary.arm_name(s, k), s, k) for s in names for k in x.qa_k]
+    if x.qa_full_context:
+        arms.append(summary.Arm(full_context.ARM, full_context.ARM, 0))
+    if x.qa_hypotheses:
+        arms.append(summary.Arm(hypotheses.arm_name(x.qa_hypotheses), hypotheses.SYSTEM, 0))
+    return arms
 
 
 def _checked_inputs(opts: RunOptions) -> dict:
@@ -209,6 +293,9 @@ def _checked_inputs(opts: RunOptions) -> dict:
     x = opts.mode(QAOptions)
     if x.estimate and opts.output.no_write:
         raise BenchError("-estimate writes nothing already; drop -no-write")
+    if x.estimate and x.qa_hypotheses:
+        raise BenchError("-estimate: does not price a -qa-hypotheses arm (it would count reader calls that are not "
+                         "made); drop one of them")
     check_outputs(opts)
     if not opts.output.no_write:
         check_destinations(files=[("-qa-checkpoint", x.qa_checkpoint), ("-qa-archive", x.qa_archive)])
@@ -221,8 +308,11 @@ def _checked_inputs(opts: RunOptions) -> dict:
         prices.require([reader.model, judge.model, *(j.model for j in extra)])
     if x.qa_judged_k > max(x.qa_k):
         raise BenchError(f"-qa-judged-k {x.qa_judged_k}: above the recall depth {max(x.qa_k)} (-qa-k); lower it")
+    if x.estimate and x.qa_hypotheses:
+        raise BenchError("-estimate: does not price a -qa-hypotheses arm (it would count reader calls that are not "
+                         "made); drop one of them")
     return {"x": x, "reader": reader, "judge": judge, "extra": extra, "pset": pset, "labels": labels,
-            "prices": prices}
+            "prices": prices, "opts": opts}
 
 
 def _prepared(opts: RunOptions, pset) -> tuple[Dataset, dict]:
@@ -311,10 +401,12 @@ class QAMode(Mode):
         st = _checked_inputs(opts)
         x, reader, judge = st["x"], st["reader"], st["judge"]
         ctx = opts.context()
-        systems = build_systems(wanted_names(opts.lineup, QA_SYSTEMS), ctx)
+        alone = bool(x.qa_hypotheses) and not {"systems", "system", "rewrite"} & opts.given
+        systems = [] if alone else build_systems(wanted_names(opts.lineup, QA_SYSTEMS), ctx)
         ds, cats = _prepared(opts, st["pset"])
         names = [s.name for s in systems]
-        arms = [summary.Arm(summary.arm_name(s, k), s, k) for s in names for k in x.qa_k]
+        arms = _arms(x, names)
+        st["hyp_tasks"] = hypotheses_tasks(x, ds)  # a bad answers file: refused before any recall
         mode_settings = {"qa_k": list(x.qa_k), "arms": [a.name for a in arms], "reader_model": reader.model,
                          "judge_model": judge.model, "temperature": 0.0, "max_tokens": reader.max_tokens,
                          "prompts": prompts.fingerprint(), **_qa_settings(x, st["pset"], cats)}
@@ -343,7 +435,8 @@ class QAMode(Mode):
         recalled = recall_all(st["systems"], ds, max(x.qa_k), opts.guard, leaked)
         names = [s.name for s in st["systems"]]
         id_less = [n for n in names if x.qa_judged_k and judged_retrieval.id_less(recalled[n])]
-        first = build_tasks(st["arms"], ds, recalled)
+        fc_tasks, st["cut"] = full_context_tasks(x, ds)
+        first = build_tasks(st["arms"], ds, recalled) + fc_tasks + st["hyp_tasks"]
         tasks = [dataclasses.replace(t, run=r) for r in range(1, x.qa_runs + 1) for t in first]
         config = build_config(opts, ds, st["ctx"], st["systems"], mode="qa", mode_settings=st["mode_settings"],
                               ks=list(x.qa_k), identity=plan.identity,
@@ -356,6 +449,9 @@ class QAMode(Mode):
         judged, relevance_dollars = _judged(x, ckpt_path, identity, ds, recalled, id_less, st["judge"],
                                             st["prices"])
         doc = _document(st, config, graded, judged, relevance_dollars, leaked)
+        doc["losses"] = attribute_losses(opts.suite, ds, st["arms"], [g for g in graded if g.run == 1], recalled)
+        if st["cut"] is not None:
+            doc["full_context"] = st["cut"]
         return Outcome(plan, 0, {"doc": doc, "graded": graded, "markdown": _tables(st, doc, graded)})
 
     def write(self, outcome: Outcome) -> None:
@@ -374,8 +470,11 @@ def _tables(st: dict, doc: dict, graded: list[Graded]) -> str:
     ds, arms = st["ds"], st["arms"]
     run1 = [g for g in graded if g.run == 1]
     lines = "".join(summary.memini_lines(s, len(ds.questions)) for s in (summary.score_arm(a, run1) for a in arms))
-    return (lines + "\n" + f"{categories.heading(st['cats'], ds.category_labels)}\n\n"
-            + summary.render_markdown(doc) + "\n" + scores.render(doc))
+    caption = table_caption(st["opts"], ds)
+    text = (lines + "\n" + f"{categories.heading(st['cats'], ds.category_labels)}\n\n"
+            + (f"{caption}.\n\n" if caption else "")
+            + summary.render_markdown(doc) + "\n" + scores.render(doc) + "\n" + losses.render(doc["losses"]))
+    return text + (f"\n{doc['full_context']['statement']}\n" if "full_context" in doc else "")
 
 
 def _relevance_checkpoint(ckpt_path: Path | None, identity: dict) -> Checkpoint:

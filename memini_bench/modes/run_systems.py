@@ -32,6 +32,7 @@ from memini_bench.modes.common import (
     reference_of,
     results_path,
     significance_of,
+    table_caption,
     write_results,
 )
 from memini_bench.modes.compare_files import SignificanceOptions
@@ -117,7 +118,7 @@ class RunMode(Mode):
         asked = opts.output.metric_list()  # -metrics: scored beside the defaults, printed in their own table
         scores = score_all(results, opts.k, asked)
         text = markdown(scores, ds.name, ds.category_labels, leaks=opts.guard.leaks == "count",
-                        categories=st["tables"], metrics=asked)
+                        categories=st["tables"], metrics=asked, caption=table_caption(opts, ds))
         own_tables, extra = breakdowns(ds, results, opts.k)  # the data set's own tables (LongMemEval turns, evidence)
         text += own_tables
         if opts.mode(SystemsRunOptions).significance:

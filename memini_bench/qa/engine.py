@@ -51,6 +51,8 @@ class Task:
     recalled: tuple[tuple[str, ...], ...]
     memories: tuple[prompts.Memory, ...]
     run: int = 1
+    #: an answer produced elsewhere (``-qa-hypotheses``): graded as is, no reader call
+    hypothesis: str | None = None
 
     @property
     def key(self) -> tuple[str, str, int]:
@@ -158,9 +160,13 @@ def grade(task: Task, reader: Chat, judge: Chat, *, retries: int, backoff: float
           extra_judges: Sequence[tuple[str, Chat]] = (), prompt_set: PromptSet = MEMINI) -> Graded:
     """Answer ``task`` with the reader and grade the answer with the judge(s) (module docstring)."""
     q = task.question
-    read = call(reader, "reader", prompts.READER_SYSTEM, prompts.reader_message(q.query, task.memories, q.now),
-                retries=retries, backoff=backoff)
-    answer = prompts.strip_thinking(read.reply)
+    if task.hypothesis is not None:
+        read = Call("external", "", task.hypothesis, 0, 0, False, 0)
+        answer = task.hypothesis
+    else:
+        read = call(reader, "reader", prompts.READER_SYSTEM, prompts.reader_message(q.query, task.memories, q.now),
+                    retries=retries, backoff=backoff)
+        answer = prompts.strip_thinking(read.reply)
     request = prompt_set.judge(task.category, q.id, q.query, q.answer, answer)
     verdict = call(judge, *request, retries=retries, backoff=backoff)
     extra = tuple(Verdict(name, c, prompt_set.verdict(c.reply)) for name, chat in extra_judges

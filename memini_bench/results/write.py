@@ -149,12 +149,14 @@ def metrics_table(scores: Sequence[Score], dataset: str, metrics: Sequence[Metri
 
 
 def markdown(scores: Sequence[Score], dataset: str, category_labels: dict[str, str] | None = None, *,
-             leaks: bool = False, categories: Sequence[str] | None = None, metrics: Sequence[Metric] = ()) -> str:
+             leaks: bool = False, categories: Sequence[str] | None = None, metrics: Sequence[Metric] = (),
+             caption: str = "") -> str:
     """memini's tables (plus recall_all and nDCG columns; memini's one ingest column split into the model load,
     the embedding and the store's own ingest) and the per-category table of ``categories`` (system names; default
     the hybrid, else the first system). ``leaks`` (or any leaked hit) adds a ``leaked`` column: the
     hits of another group dropped before scoring (``-leaks count``). ``metrics`` (``-metrics``) replaces the
-    per-K tables with one table of those metrics (``metrics_table``)."""
+    per-K tables with one table of those metrics (``metrics_table``). ``caption``, when given, is a line under
+    each table's heading (the protocol and the known-bad list's status: ``loaders.protocols.caption``)."""
     if not scores:
         return ""
     ks = sorted({s.k for s in scores})
@@ -164,6 +166,8 @@ def markdown(scores: Sequence[Score], dataset: str, category_labels: dict[str, s
     else:
         tables = [_run_table(sorted((s for s in scores if s.k == k), key=lambda s: -s.recall_at_k), dataset, k,
                              leaks) for k in ks]
+    if caption:  # a line under each table's heading
+        tables = [dataclasses.replace(t, title=f"{t.title}\n{caption}.") for t in tables]
     names = list(dict.fromkeys(s.system for s in scores))
     for lead in categories or [HYBRID if HYBRID in names else names[0]]:
         top = [s for s in scores if s.system == lead and s.k == ks[-1]]

@@ -322,3 +322,153 @@ def test_a_run_of_other_data_never_meets_a_checkpoint_under_the_same_name(data, 
         assert code == 0 and "already graded" in err and len(srv.requests) == calls, err   # resumed: no call
     assert json.loads((out / f"{STEM}.json").read_text())["config"]["identity"]["run"]["data_sha256"] != \
         json.loads((out / hashed[0]).read_text())["config"]["identity"]["run"]["data_sha256"]
+
+
+def _full_context_oracle(ds, window: int) -> tuple[dict[str, bool], int]:
+    """Each question's verdict under the copying reader given the group's most recent items (by time, undated
+    ones after their predecessor) within ``window`` estimated tokens, and how many questions were cut."""
+    from memini_bench.core.runs import estimate_tokens
+
+    verdicts, cut = {}, 0
+    for q in ds.questions:
+        members = [i for i in ds.items if i.group == q.group]
+        keyed, last = [], None
+        for n, item in enumerate(members):
+            last = item.time or last
+            keyed.append(((last is not None, last.isoformat() if last else "", n), item))
+        history = [item for _, item in sorted(keyed, key=lambda p: p[0])]
+        given, used = [], 0
+        for item in reversed(history):
+            if used + estimate_tokens(item.content) > window:
+                break
+            given.append(item)
+            used += estimate_tokens(item.content)
+        cut += len(given) < len(history)
+        text = set(words(" ".join(i.content for i in given)))
+        verdicts[q.id] = (not q.id.endswith("_abs")) and bool(given) and set(words(q.answer)) <= text
+    return verdicts, cut
+
+
+@pytest.mark.parametrize("window", [1_000_000, 30])
+def test_full_context_arm_gives_the_whole_history_cut_to_the_window(data, tmp_path, capsys, monkeypatch, window):
+    out = tmp_path / "out"
+    with ScriptedServer(ChatScript()) as srv:
+        code, stdout, err = _qa(data, out, srv.url + "/v1", capsys, monkeypatch, "-qa-k", "1", "-qa-full-context",
+                                str(window))
+    assert code == 0, err
+    (path,) = [p for p in out.glob("*.json")]
+    assert path.name == f"tiny-qa-sys-keyword-qak1-m-scripted-full{window}.json"
+    doc = json.loads(path.read_text())
+    verdicts, cut = _full_context_oracle(load("file", str(data)), window)
+    (fc,) = [r for r in doc["results"] if r["arm"] == "full-context"]
+    assert fc["correct"] == sum(verdicts.values()) and fc["questions"] == len(QUESTIONS)
+    assert doc["full_context"]["questions_cut"] == cut and doc["full_context"]["window_tokens"] == window
+    assert (cut == 0) == (window == 1_000_000)
+    assert doc["full_context"]["statement"] in stdout and doc["full_context"]["statement"] in err
+    assert [r["arm"] for r in doc["results"]] == ["memini-keyword@k1", "full-context"]
+    rows = [json.loads(line) for line in path.with_suffix(".archive.jsonl").read_text().splitlines()]
+    assert all(r["correct"] == verdicts[r["id"]] for r in rows if r["arm"] == "full-context")
+
+
+GOLD = {"q1": ["a2"], "q2": ["a3"], "q3": ["a4"], "q4": ["b1"], "q5": ["b2"], "q6": ["b3"], "q7": ["b4"], "q8_abs": []}
+
+
+def test_wrong_answers_are_attributed_per_arm_and_category(data, tmp_path, capsys, monkeypatch):
+    """Each wrong answer's bucket recomputed from a direct recall: gold not in the top 3 (not retrieved), in the top 3
+    but not the arm's top k (below the cut), given (answer wrong), or no gold at all."""
+    from memini_bench.qa.losses import BUCKETS
+
+    doc = json.loads(data.read_text())
+    for q in doc["questions"]:
+        q["gold"] = GOLD[q["id"]]
+    data.write_text(json.dumps(doc))
+    out = tmp_path / "out"
+    with ScriptedServer(ChatScript()) as srv:
+        code, stdout, err = _qa(data, out, srv.url + "/v1", capsys, monkeypatch)
+    assert code == 0, err
+    results = json.loads((out / f"{STEM}.json").read_text())
+    ds = load("file", str(data))
+    (system,) = build_systems(["memini-keyword"], cli_options(embedder="hash").context())
+    system.ingest(ds.items)
+    for k in (1, 3):
+        expected: dict[str, int] = {}
+        for q in ds.questions:
+            hits = system.recall(q.group, q.query, 3)
+            given = {i for h in hits[:k] for i in h.ids}
+            text = set(words(" ".join(h.content for h in hits[:k])))
+            if (not q.id.endswith("_abs")) and set(words(q.answer)) <= text:
+                continue  # answered right
+            if not q.gold:
+                b = "no gold ids"
+            elif set(q.gold) & given:
+                b = "gold given, answer wrong"
+            elif set(q.gold) & {i for h in hits for i in h.ids}:
+                b = "gold below the reader's cut"
+            else:
+                b = "gold not retrieved"
+            expected[b] = expected.get(b, 0) + 1
+        block = results["losses"][f"memini-keyword@k{k}"]
+        assert block["buckets"] == {b: expected[b] for b in BUCKETS if b in expected}
+        assert block["wrong"] == sum(expected.values()) == next(
+            8 - r["correct"] for r in results["results"] if r["k"] == k)
+    assert "### Where the wrong answers were lost (first pass)" in stdout
+    assert len({b for a in results["losses"].values() for b in a["buckets"]}) >= 2
+
+
+def test_loss_buckets_take_the_first_rule_that_holds():
+    from memini_bench.qa.engine import Call, Graded, Verdict
+    from memini_bench.qa.losses import bucket
+
+    call = Call("judge", "", "INCORRECT", 0, 0, True, 1)
+
+    def graded(recalled=(), extra=()):
+        return Graded("a", "q", 0, "c", "ref", recalled, "ans", False, call, call, 1, extra)
+
+    yes = (Verdict("other", call, True),)
+    assert bucket(graded(extra=yes), ["g"], [], known_bad=True) == "known-bad gold"
+    assert bucket(graded(extra=yes), ["g"], [], known_bad=False) == "judge disagreement"
+    assert bucket(graded(), [], ["g"], known_bad=False) == "no gold ids"
+    assert bucket(graded(), ["g"], None, known_bad=False) == "not attributed (external)"
+    assert bucket(graded((("x",),)), ["g"], ["x"], known_bad=False) == "gold not retrieved"
+    assert bucket(graded((("x",),)), ["g"], ["x", "g"], known_bad=False) == "gold below the reader's cut"
+    assert bucket(graded((("x", "g"),)), ["g"], ["x", "g"], known_bad=False) == "gold given, answer wrong"
+
+
+def test_answers_made_elsewhere_are_graded_with_the_runs_judge(data, tmp_path, capsys, monkeypatch):
+    """-qa-hypotheses alone: no recall and no reader call; each answer graded by the judge, verdicts as the scripted
+    judge's rule gives them (every word of the reference in the answer)."""
+    answers = {"q1": "She lives in Porto now", "q2": "Rust", "q4": "at 10am", "q8_abs": "I don't know"}
+    hyp = tmp_path / "theirs.jsonl"
+    hyp.write_text("".join(json.dumps({"question_id": q, "hypothesis": a}) + "\n" for q, a in answers.items()))
+    out = tmp_path / "out"
+    monkeypatch.setenv("MEMINI_LLM_BASE_URL", "unused")
+    with ScriptedServer(ChatScript()) as srv:
+        code, stdout, err = _run(["-suite", "file", "-data", str(data), "-qa", "-qa-hypotheses", str(hyp), "-out",
+                                  str(out)], srv.url + "/v1", capsys, monkeypatch)
+        calls = len(srv.requests)
+    assert code == 0, err
+    assert calls == len(answers)  # the judge only
+    (path,) = out.glob("*.json")
+    assert path.name == "tiny-qa-m-scripted-hyp-theirs.json"
+    doc = json.loads(path.read_text())
+    (arm,) = doc["results"]
+    assert arm["arm"] == "answers:theirs" and arm["questions"] == 4 and arm["correct"] == 3  # q2 is wrong
+    assert doc["losses"]["answers:theirs"]["buckets"] == {"no gold ids": 1}
+    assert "theirs.jsonl answers 4 of the 8 questions" in err
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ('{"question_id": "q1"}\n', "needs string fields question_id and hypothesis"),
+    ('{"question_id": "q1", "hypothesis": "a"}\n{"question_id": "q1", "hypothesis": "b"}\n', "answered twice"),
+    ('{"question_id": "nope", "hypothesis": "a"}\n', "is not among the 8 questions"),
+    ("not json\n", "not a JSON line"),
+])
+def test_a_bad_answers_file_is_one_line(data, tmp_path, capsys, monkeypatch, text, fragment):
+    hyp = tmp_path / "bad.jsonl"
+    hyp.write_text(text)
+    out = tmp_path / "out"
+    code, stdout, err = _run(["-suite", "file", "-data", str(data), "-qa", "-qa-hypotheses", str(hyp), "-out",
+                              str(out)], "http://127.0.0.1:9/v1", capsys, monkeypatch)
+    assert code == 2 and stdout == "" and "Traceback" not in err
+    assert err.strip().splitlines()[-1].startswith("memini-bench: error: -qa-hypotheses") and fragment in err
+    assert not out.exists() or not list(out.iterdir())
