@@ -98,42 +98,36 @@ class QAOptions:
                                     type=CommaList(Int(min=1, max=100), sort=True))
     concurrency: int = setting("concurrency", 6, "-qa: questions answered and graded at once (memini's 6 workers).",
                                type=Int(min=1, max=64))
-    qa_retries: int = setting("qa-retries", 3, "-qa: retries of a failed LLM call (HTTP error, timeout, reply "
-                              "without a message); a question still failing is left for a resumed run.",
+    qa_retries: int = setting("qa-retries", 3, "-qa: retries of a failed LLM call (then left for a resumed run).",
                               type=Int(min=0, max=10))
-    qa_timeout: float = setting("qa-timeout", 120.0, "-qa: seconds per reader or judge call (one try; a reply "
-                                "still arriving after it is cut, and the call is retried per -qa-retries).",
+    qa_timeout: float = setting("qa-timeout", 120.0, "-qa: seconds per reader or judge call (one try; then "
+                                "-qa-retries).",
                                 type=Real(min=0, min_open=True))
-    qa_checkpoint: str = setting("qa-checkpoint", "", "-qa: resume checkpoint, JSONL keyed by arm and question id "
-                                 "(default <out>/<results stem>.ckpt.jsonl).")
-    qa_archive: str = setting("qa-archive", "", "-qa: every prompt, reply and verdict, JSONL (default "
-                              "<out>/<results stem>.archive.jsonl).")
+    qa_checkpoint: str = setting("qa-checkpoint", "", "-qa: resume checkpoint (default <out>/<stem>.ckpt.jsonl).")
+    qa_archive: str = setting("qa-archive", "", "-qa: every prompt, reply and verdict (default "
+                              "<out>/<stem>.archive.jsonl).")
     qa_categories: tuple[str, ...] = setting("qa-categories", (), "-qa: grade only these question categories "
                                              "(comma-separated; e.g. 1,2,3,4 on LoCoMo).",
                                              type=CommaList(allow_empty=True))
     qa_exclude: tuple[str, ...] = setting("qa-exclude", (), "-qa: leave these categories out (e.g. 5, LoCoMo's "
-                                          "adversarial); stated in the table and the results.",
+                                          "adversarial); stated.",
                                           type=CommaList(allow_empty=True))
-    qa_runs: int = setting("qa-runs", 1, "-qa: independent reader and judge passes; mean, std and 95% interval per "
-                           "arm and category.", type=Int(min=1, max=50))
+    qa_runs: int = setting("qa-runs", 1, "-qa: independent reader and judge passes; mean, std and 95% "
+                           "interval.", type=Int(min=1, max=50))
     qa_judges: tuple[str, ...] = setting("qa-judges", (), "-qa: two or more judge models on the judge's endpoint "
                                          "(the first grades accuracy); percent agreement, Cohen's kappa, confusion.",
                                          type=CommaList(allow_empty=True))
-    qa_labels: str = setting("qa-labels", "", "-qa: human verdicts, JSON Lines of {arm, id, correct[, run]}: each "
-                             "judge against people.")
+    qa_labels: str = setting("qa-labels", "", "-qa: human verdicts, JSONL of {arm, id, correct[, run]}.")
     qa_prompts: str = setting("qa-prompts", "", "-qa: judge prompts: memini (ours, default), longmemeval:PATH (from "
                               "your checkout of LongMemEval) or locomo:PATH.")
     qa_judged_k: int = setting("qa-judged-k", 0, "-qa: judged recall@K / precision@K by an LLM relevance judge for "
                                "systems whose hits carry no data-set id (0: off).", type=Int(min=0, max=100))
     prices: str = setting("prices", "", "-qa: price table, TOML [models.\"NAME\"] input_per_million / "
-                          "output_per_million dollars (default $MEMINI_PRICES): money per arm and question.")
-    qa_hypotheses: str = setting("qa-hypotheses", "", "-qa: also grade answers produced elsewhere, JSON Lines of "
-                                 "{question_id, hypothesis} (LongMemEval's evaluate_qa input), with this run's judge "
-                                 "and prompts, as the arm answers:<file stem>; alone (no -systems) nothing is "
-                                 "recalled.")
-    qa_full_context: int = setting("qa-full-context", 0, "-qa: also the full-context arm: the question's whole "
-                                   "history (its group's items in time order), the oldest cut to fit this many "
-                                   "estimated tokens (the reader's window; the cut is stated). 0: off.",
+                          "output_per_million dollars (default $MEMINI_PRICES).")
+    qa_hypotheses: str = setting("qa-hypotheses", "", "-qa: also grade answers made elsewhere (JSONL of {question_id, "
+                                 "hypothesis}) as the arm answers:<stem>; without -systems nothing is recalled.")
+    qa_full_context: int = setting("qa-full-context", 0, "-qa: also the full-context arm: the group's whole history, "
+                                   "the oldest cut to this many tokens (stated). 0: off.",
                                    type=Int(min=0, max=10_000_000))
     estimate: bool = setting("estimate", False, "-qa: print the calls, input tokens, money and time the run would "
                              "take, before any call, then stop.")

@@ -167,7 +167,7 @@ def markdown(scores: Sequence[Score], dataset: str, category_labels: dict[str, s
         tables = [_run_table(sorted((s for s in scores if s.k == k), key=lambda s: -s.recall_at_k), dataset, k,
                              leaks) for k in ks]
     if caption:  # a line under each table's heading
-        tables = [dataclasses.replace(t, title=f"{t.title}\n{caption}.") for t in tables]
+        tables = [dataclasses.replace(t, title=f"{t.title}\n\n{caption}.") for t in tables]
     names = list(dict.fromkeys(s.system for s in scores))
     for lead in categories or [HYBRID if HYBRID in names else names[0]]:
         top = [s for s in scores if s.system == lead and s.k == ks[-1]]

@@ -33,8 +33,20 @@ def locomo_run(tmp_path_factory, locomo_path):
     return tmp, results
 
 
-def _rows(doc: dict) -> dict[tuple[str, int], dict]:
-    return {(r["system"], r["k"]): r for r in doc["results"]}
+class _Row:
+    """A results row read as schema 3 (``Score.from_row``), indexed by its field names."""
+
+    def __init__(self, row: dict) -> None:
+        from memini_bench.results.schema import Score
+
+        self.score = Score.from_row(row)
+
+    def __getitem__(self, name: str):
+        return getattr(self.score, name)
+
+
+def _rows(doc: dict) -> dict[tuple[str, int], _Row]:
+    return {(r["system"], r["k"]): _Row(r) for r in doc["results"]}
 
 
 def _score_doc(out: Path) -> dict:
