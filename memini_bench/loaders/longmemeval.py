@@ -135,6 +135,7 @@ def load_longmemeval(path: str, *, session_doc_mode: str = "full", abstention: s
     seen_sessions: dict[str, int] = {}
     first_record: dict[str, int] = {}
     tally = _Tally()
+    when_of: dict[str, datetime | None] = {}  # each distinct date parsed once (haystacks share their sessions' dates)
     for i, row in enumerate(rows):
         records += 1
         at = At(str(path)) / i
@@ -187,7 +188,7 @@ def load_longmemeval(path: str, *, session_doc_mode: str = "full", abstention: s
                 tally.conflicts += items[seen_sessions[item_id]].content != content
                 continue
             seen_sessions[item_id] = len(items)
-            when = parse_lme_date(date)
+            when = when_of[date] if date in when_of else when_of.setdefault(date, parse_lme_date(date))
             tally.bad_dates += bool(date.strip()) and when is None
             items.append(Item(id=item_id, content=content, group=group, time=when))
         gold = tuple(dict.fromkeys(gold_turns)) if turns else tuple(answers)
