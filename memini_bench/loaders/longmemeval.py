@@ -22,8 +22,9 @@ Beyond memini:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 
 from memini_bench.core.dataset import Dataset, Item, Question, finish
 from memini_bench.errors import BenchError
@@ -46,8 +47,19 @@ SHARED_GROUP = "longmemeval"
 DATE_LAYOUT = "%Y/%m/%d (%a) %H:%M"
 
 
+_CANONICAL_DATE = re.compile(r"(\d{4})/(\d\d)/(\d\d) \((?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)\) (\d\d):(\d\d)", re.ASCII)
+
+
 def parse_lme_date(text: str) -> datetime | None:
-    """``2023/05/30 (Tue) 23:40`` (Go layout ``2006/01/02 (Mon) 15:04``) as UTC; None when unparseable."""
+    """``2023/05/30 (Tue) 23:40`` (Go layout ``2006/01/02 (Mon) 15:04``) as UTC; None when unparseable. The
+    canonical spelling is read directly (``strptime`` ignores the weekday too); anything else, or a field out of
+    range, goes through ``strptime``, so the result is ``parse_layout``'s either way."""
+    m = _CANONICAL_DATE.fullmatch(text)
+    if m is not None:
+        try:
+            return datetime(*map(int, m.groups()), tzinfo=UTC)  # type: ignore[misc]
+        except ValueError:
+            pass
     return parse_layout(text, DATE_LAYOUT)
 
 
@@ -63,7 +75,7 @@ def session_doc(turns: object, date: str, mode: str, at: At) -> str:
                 continue
         object_at(turn, at / j, "a turn object with role and content")
         pairs.append((text_of(turn, "role", at / j, required=False), text_of(turn, "content", at / j, required=False)))
-    full = "".join(f"{role}: {content}\n" for role, content in pairs)
+    full = "".join([f"{role}: {content}\n" for role, content in pairs])
     if mode == "user-only":
         user = "".join(f"{content}\n" for role, content in pairs if role == "user")
         return user or full

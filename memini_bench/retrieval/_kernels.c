@@ -36,10 +36,11 @@
  *   query_ids, members, k, out_ids, out_scores as for bm25_top_k, and the same sums and ranking: each document's
  *   score is 0.0 plus the weight of each query term its text holds, added in query order (repeats again).
  *
- * count_terms(texts, term_of, folded) -> (terms, counts, pairs, sizes), four bytes objects
+ * count_terms(texts, term_of, fold) -> (terms, counts, pairs, sizes), four bytes objects
  *   texts   a list of str; term_of a mapping (folded token -> term id, ``__missing__`` adding new ones);
- *   folded  the Python tokenizer (``folded_tokens``), called for the texts that are not ASCII.
- *   An ASCII text's tokens are its runs of [A-Za-z0-9], lowercased (what folded_tokens does for ASCII text). Each
+ *   fold    the Python tokenizer of a non-ASCII stretch (``folded_stretch``).
+ *   A text's tokens are folded_tokens': the runs of [A-Za-z0-9], lowercased, of its ASCII parts, then the tokens
+ *   ``fold`` gives for each stretch around its non-ASCII characters (see tokens_of), in that order. Each
  *   distinct token of the batch is looked up in term_of once, in order of first occurrence (so new term ids come
  *   in the order a per-token lookup would give them). Per text: its distinct term ids ascending (int32 terms) with
  *   their counts (int32), its number of distinct terms (int64 pairs) and of tokens (int64 sizes).
@@ -428,13 +429,13 @@ static int table_grow(Table *t, PyObject *distinct) {
     return 0;
 }
 
-/* The local id of the ASCII token s[0:n] (lowercase), adding it to the table and to ``distinct`` when new. */
-static int32_t ascii_id(Table *t, PyObject *distinct, const char *s, Py_ssize_t n) {
+/* The local id of the ASCII token s[0:n] (lowercase; h its fnv1a), adding it to the table and to ``distinct`` when
+ * new. */
+static int32_t ascii_id_hashed(Table *t, PyObject *distinct, const char *s, Py_ssize_t n, uint64_t h) {
     if (2 * (t->used + 1) > t->cap && table_grow(t, distinct) < 0) {
         PyErr_NoMemory();
         return -1;
     }
-    const uint64_t h = fnv1a(s, n);
     size_t j = h & (t->cap - 1);
     while (t->slot[j] >= 0) {
         if (t->hash[j] == h) {
@@ -457,55 +458,89 @@ static int32_t ascii_id(Table *t, PyObject *distinct, const char *s, Py_ssize_t 
     return (int32_t)id;
 }
 
-/* Tokens of one text onto ``occ`` as local ids; returns the number of tokens, -1 on error. */
-static Py_ssize_t tokens_of(PyObject *text, PyObject *folded, Table *t, PyObject *distinct, PyObject *other,
-                            Vec *occ, Vec *scratch) {
+static int32_t ascii_id(Table *t, PyObject *distinct, const char *s, Py_ssize_t n) {
+    return ascii_id_hashed(t, distinct, s, n, fnv1a(s, n));
+}
+
+#define TOKEN_ROOM 256
+
+/* The ASCII tokens of text[lo:hi) (no character there above 127) onto ``occ``; the count, -1 on error. Each token
+ * is lowercased into ``room`` (``scratch`` past TOKEN_ROOM characters) and hashed on the way. */
+static Py_ssize_t ascii_tokens(int kind, const void *data, Py_ssize_t lo, Py_ssize_t hi, Table *t, PyObject *distinct,
+                               Vec *occ, Vec *scratch) {
     Py_ssize_t count = 0;
-    if (PyUnicode_IS_ASCII(text)) {
-        const char *s = PyUnicode_DATA(text);
-        const Py_ssize_t len = PyUnicode_GET_LENGTH(text);
-        for (Py_ssize_t i = 0; i < len;) {
-            while (i < len && !ALNUM(s[i])) i++;
-            if (i >= len) break;
-            scratch->n = 0;
-            for (; i < len && ALNUM(s[i]); i++) {
-                char c = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] + 32) : s[i];
-                if (vec_push(scratch, &c) < 0) goto nomem;
-            }
-            int32_t id = ascii_id(t, distinct, scratch->data, (Py_ssize_t)scratch->n);
-            if (id < 0 || vec_push(occ, &id) < 0) goto fail;
-            count++;
+    char room[TOKEN_ROOM];
+    const Py_UCS1 *one = kind == PyUnicode_1BYTE_KIND ? data : NULL;
+    for (Py_ssize_t i = lo; i < hi;) {
+        if (one != NULL) {
+            while (i < hi && !ALNUM(one[i])) i++;
+        } else {
+            while (i < hi && !ALNUM(PyUnicode_READ(kind, data, i))) i++;
         }
-        return count;
+        if (i >= hi) break;
+        Py_ssize_t n = 0;
+        uint64_t h = 1469598103934665603ULL;
+        char *token = room;
+        scratch->n = 0;
+        for (; i < hi; i++, n++) {
+            const Py_UCS4 u = one != NULL ? one[i] : PyUnicode_READ(kind, data, i);
+            if (!ALNUM(u)) break;
+            const char c = u >= 'A' && u <= 'Z' ? (char)(u + 32) : (char)u;
+            h = (h ^ (unsigned char)c) * 1099511628211ULL;
+            if (n < TOKEN_ROOM) {
+                room[n] = c;
+                continue;
+            }
+            if (n == TOKEN_ROOM) {  /* a long token: on to the growable buffer */
+                for (Py_ssize_t j = 0; j < TOKEN_ROOM; j++)
+                    if (vec_push(scratch, &room[j]) < 0) goto nomem;
+            }
+            if (vec_push(scratch, &c) < 0) goto nomem;
+        }
+        if (n > TOKEN_ROOM) token = scratch->data;
+        int32_t id = ascii_id_hashed(t, distinct, token, n, h);
+        if (id < 0) return -1;
+        if (vec_push(occ, &id) < 0) goto nomem;
+        count++;
     }
-    PyObject *tokens = PyObject_CallOneArg(folded, text);
+    return count;
+nomem:
+    PyErr_NoMemory();
+    return -1;
+}
+
+/* The tokens ``fold(stretch)`` returns (folded tokens of a non-ASCII stretch) onto ``occ``; the count, -1 on error. */
+static Py_ssize_t stretch_tokens(PyObject *stretch, PyObject *fold, Table *t, PyObject *distinct, PyObject *other,
+                                 Vec *occ) {
+    PyObject *tokens = PyObject_CallOneArg(fold, stretch);
     if (tokens == NULL) return -1;
-    PyObject *seq = PySequence_Fast(tokens, "count_terms: folded must return a list of str");
+    PyObject *seq = PySequence_Fast(tokens, "count_terms: fold must return a list of str");
     Py_DECREF(tokens);
     if (seq == NULL) return -1;
+    Py_ssize_t count = 0;
     for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
         PyObject *token = PySequence_Fast_GET_ITEM(seq, i);
         if (!PyUnicode_Check(token)) {
-            PyErr_SetString(PyExc_TypeError, "count_terms: folded must return a list of str");
-            goto fail_seq;
+            PyErr_SetString(PyExc_TypeError, "count_terms: fold must return a list of str");
+            goto fail;
         }
         int32_t id;
         if (PyUnicode_IS_ASCII(token)) {
             id = ascii_id(t, distinct, PyUnicode_DATA(token), PyUnicode_GET_LENGTH(token));
-            if (id < 0) goto fail_seq;
+            if (id < 0) goto fail;
         } else {
             PyObject *known = PyDict_GetItemWithError(other, token);
             if (known != NULL) {
                 id = (int32_t)PyLong_AsLong(known);
             } else {
-                if (PyErr_Occurred()) goto fail_seq;
+                if (PyErr_Occurred()) goto fail;
                 const Py_ssize_t next = PyList_GET_SIZE(distinct);
                 PyObject *value = PyLong_FromSsize_t(next);
                 if (value == NULL || next >= INT32_MAX || PyDict_SetItem(other, token, value) < 0 ||
                     PyList_Append(distinct, token) < 0) {
                     Py_XDECREF(value);
                     if (!PyErr_Occurred()) PyErr_SetString(PyExc_OverflowError, "count_terms: too many tokens");
-                    goto fail_seq;
+                    goto fail;
                 }
                 Py_DECREF(value);
                 id = (int32_t)next;
@@ -513,19 +548,61 @@ static Py_ssize_t tokens_of(PyObject *text, PyObject *folded, Table *t, PyObject
         }
         if (vec_push(occ, &id) < 0) {
             PyErr_NoMemory();
-            goto fail_seq;
+            goto fail;
         }
         count++;
     }
     Py_DECREF(seq);
     return count;
-fail_seq:
+fail:
     Py_DECREF(seq);
     return -1;
-nomem:
-    PyErr_NoMemory();
-fail:
-    return -1;
+}
+
+/* Tokens of one text onto ``occ`` as local ids, in folded_tokens' order: the ASCII parts' tokens first, then each
+ * non-ASCII stretch's (a run of characters above 127 widened over the ASCII letters and digits touching it,
+ * stretches that touch merged) as ``fold`` gives them; returns the number of tokens, -1 on error. */
+static Py_ssize_t tokens_of(PyObject *text, PyObject *fold, Table *t, PyObject *distinct, PyObject *other,
+                            Vec *occ, Vec *scratch, Vec *spans) {
+    const int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    const Py_ssize_t len = PyUnicode_GET_LENGTH(text);
+    if (PyUnicode_IS_ASCII(text)) return ascii_tokens(kind, data, 0, len, t, distinct, occ, scratch);
+    spans->n = 0;
+    for (Py_ssize_t i = 0; i < len;) {
+        if (PyUnicode_READ(kind, data, i) < 128) {
+            i++;
+            continue;
+        }
+        Py_ssize_t span[2] = {i, i};
+        while (i < len && PyUnicode_READ(kind, data, i) >= 128) i++;
+        while (i < len && ALNUM(PyUnicode_READ(kind, data, i))) i++;
+        span[1] = i;
+        while (span[0] > 0 && ALNUM(PyUnicode_READ(kind, data, span[0] - 1))) span[0]--;
+        Py_ssize_t *last = spans->n ? (Py_ssize_t *)(spans->data + (spans->n - 1) * spans->size) : NULL;
+        if (last != NULL && span[0] <= last[1]) last[1] = span[1];
+        else if (vec_push(spans, span) < 0) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    const Py_ssize_t *span = (const Py_ssize_t *)spans->data;
+    Py_ssize_t count = 0, from = 0, got;
+    for (size_t j = 0; j <= spans->n; j++) {  /* the ASCII parts around the stretches */
+        const Py_ssize_t to = j < spans->n ? span[2 * j] : len;
+        if ((got = ascii_tokens(kind, data, from, to, t, distinct, occ, scratch)) < 0) return -1;
+        count += got;
+        if (j < spans->n) from = span[2 * j + 1];
+    }
+    for (size_t j = 0; j < spans->n; j++) {
+        PyObject *stretch = PyUnicode_Substring(text, span[2 * j], span[2 * j + 1]);
+        if (stretch == NULL) return -1;
+        got = stretch_tokens(stretch, fold, t, distinct, other, occ);
+        Py_DECREF(stretch);
+        if (got < 0) return -1;
+        count += got;
+    }
+    return count;
 }
 
 static int int32_ascending(const void *x, const void *y) {
@@ -535,12 +612,12 @@ static int int32_ascending(const void *x, const void *y) {
 
 static PyObject *count_terms(PyObject *self, PyObject *args) {
     (void)self;
-    PyObject *texts, *term_of, *folded;
+    PyObject *texts, *term_of, *folded;  /* folded: the stretch tokenizer */
     if (!PyArg_ParseTuple(args, "O!OO", &PyList_Type, &texts, &term_of, &folded)) return NULL;
     const Py_ssize_t n_texts = PyList_GET_SIZE(texts);
     PyObject *distinct = PyList_New(0), *other = PyDict_New(), *result = NULL;
     Table table = {NULL, NULL, 0, 0};
-    Vec occ = {NULL, 0, 0, sizeof(int32_t)}, scratch = {NULL, 0, 0, 1};
+    Vec occ = {NULL, 0, 0, sizeof(int32_t)}, scratch = {NULL, 0, 0, 1}, spans = {NULL, 0, 0, 2 * sizeof(Py_ssize_t)};
     int64_t *sizes = malloc((n_texts ? (size_t)n_texts : 1) * sizeof(int64_t));
     int64_t *pairs = malloc((n_texts ? (size_t)n_texts : 1) * sizeof(int64_t));
     int32_t *term_of_local = NULL, *count = NULL, *touched = NULL, *out_terms = NULL, *out_counts = NULL;
@@ -551,7 +628,7 @@ static PyObject *count_terms(PyObject *self, PyObject *args) {
             PyErr_SetString(PyExc_TypeError, "count_terms: texts must be a list of str");
             goto done;
         }
-        Py_ssize_t got = tokens_of(text, folded, &table, distinct, other, &occ, &scratch);
+        Py_ssize_t got = tokens_of(text, folded, &table, distinct, other, &occ, &scratch, &spans);
         if (got < 0) goto done;
         sizes[x] = got;
     }
@@ -603,7 +680,7 @@ nomem:
 done:
     Py_XDECREF(distinct);
     Py_XDECREF(other);
-    free(table.slot), free(table.hash), free(occ.data), free(scratch.data);
+    free(table.slot), free(table.hash), free(occ.data), free(scratch.data), free(spans.data);
     free(sizes), free(pairs), free(term_of_local), free(count), free(touched), free(out_terms), free(out_counts);
     return result;
 }

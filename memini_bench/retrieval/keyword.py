@@ -27,7 +27,7 @@ from typing import Protocol
 import numpy as np
 
 from memini_bench.retrieval import kernels
-from memini_bench.text import folded_tokens, porter_stem, query_stems
+from memini_bench.text import folded_stretch, folded_tokens, porter_stem, query_stems
 
 K1 = 1.2
 B = 0.75
@@ -365,7 +365,7 @@ def _char_batches(texts: list[str], chars: int) -> Iterator[list[str]]:
 
 def _compiled_batch(compiled: ModuleType, batch: list[str], term_of: _TermIds) -> tuple[np.ndarray, ...]:
     """``NumpyBM25._count_batch`` of the batch's texts, by the compiled ``count_terms``."""
-    terms, counts, pairs, sizes = compiled.count_terms(batch, term_of, folded_tokens)
+    terms, counts, pairs, sizes = compiled.count_terms(batch, term_of, folded_stretch)
     return (np.frombuffer(terms, dtype=np.int32), np.frombuffer(counts, dtype=np.int32),
             np.frombuffer(pairs, dtype=np.int64), np.frombuffer(sizes, dtype=np.int64))
 

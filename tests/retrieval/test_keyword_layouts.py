@@ -20,7 +20,11 @@ from memini_bench.retrieval.reference import ReferenceBM25
 # (folded by the tokenizer), a non-ASCII separator, a long token.
 WORDS = ["run", "Runs", "RUNNING", "runner", "caf\u00e9", "CAFE", "na\u00efve", "\u00c5ngstr\u00f6m", "x",
          "42", "4o2", "co-op", "it's", "\u0394elta", "\u2014", "tab\there", "new\nline", "a" * 70, "\u00df",
-         "Stra\u00dfe", "\U0001f600", "under_score", "e\u0301"]
+         "Stra\u00dfe", "\U0001f600", "under_score", "e\u0301", "I\u2019m", "ab\u00e9cd\u2014ef",
+         "\u00e9\u00e9ab\u00e9", "\u4e2d\u6587", "x\u0301y"]
+# Characters for random strings: ASCII letters, digits and separators, Latin letters with diacritics, combining
+# marks, a dash, CJK, an emoji, a non-BMP letter.
+ALPHABET = list("aZ9 -_'.\n") + ["\u00e9", "\u00c5", "\u0301", "\u2014", "\u4e2d", "\U0001f600", "\U00010400", "\u00df"]
 
 
 def _corpus(rng: np.random.Generator, n: int) -> list[str]:
@@ -62,13 +66,16 @@ def test_compiled_counting_gives_the_same_term_ids(monkeypatch):
     if kernels.KERNELS is None:
         pytest.skip("the C kernels are not built here (or MEMINI_BENCH_KERNELS=0)")
     rng = np.random.default_rng(5)
-    contents = _corpus(rng, 500)
+    contents = _corpus(rng, 250) + ["".join(rng.choice(ALPHABET, int(rng.integers(0, 40)))) for _ in range(250)]
     groups = ["a"] * 250 + ["b"] * 250
     compiled = NumpyBM25(contents, groups)
     monkeypatch.setattr(kernels, "KERNELS", None)
     pure = NumpyBM25(contents, groups)
     assert compiled.vocab == pure.vocab  # the same ids, assigned in the same order
     assert compiled.doc_freq.tobytes() == pure.doc_freq.tobytes()
+    for q in ["a", "z9", "\u00e9", "\u00e9a", "\u00c5", "x", "\u4e2d", "aa zz"]:
+        for g in ("a", "b"):
+            assert _bits(compiled.search(g, q, 20)) == _bits(pure.search(g, q, 20))
 
 
 def test_auto_layout_shares_texts_only_when_groups_repeat_them():
