@@ -61,7 +61,7 @@ def run_system(system: System, ds: Dataset, depth: int, guard: RunGuardOptions |
         latency = (time.perf_counter() - t) * 1e3
         checked = check_hits(name, f"question {q.id!r}", q.group, hits, depth, group_of, guard.leaks)
         leaked += checked.leaked
-        runs.append(QuestionRun(q, checked.ids, checked.scores, tuple(tokens_of[c] for c in checked.contents),
+        runs.append(QuestionRun(q, checked.ids, checked.scores, tuple(map(tokens_of.__getitem__, checked.contents)),
                                 latency))
     corpus_tokens = sum(tokens_of[item.content] for item in ds.items)
     return RunResult(name, ds.name, depth, ingest_ms, corpus_tokens, tuple(runs), leaked, load_ms, embed_ms)
