@@ -141,6 +141,7 @@ class NumpyBM25:
     def __init__(self, contents: Sequence[str], groups: Sequence[str], *, layout: str = "auto") -> None:
         if layout not in LAYOUTS:
             raise ValueError(f"layout {layout!r}: use one of {', '.join(LAYOUTS)}")
+        kernels.note_slow_path()
         self.vocab: dict[str, int] = {}
         self._query_ids: dict[str, tuple[list[int], np.ndarray]] = {}
         texts, item_text = self._distinct_texts(contents)
