@@ -25,10 +25,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import chain
 
 from memini_bench.core.dataset import Dataset, Item, Question, finish
 from memini_bench.errors import BenchError
 from memini_bench.loaders._json import (
+    ID_FORBIDDEN_RE,
     At,
     check_id,
     field_of,
@@ -63,6 +65,18 @@ def parse_lme_date(text: str) -> datetime | None:
     return parse_layout(text, DATE_LAYOUT)
 
 
+def plain_pairs(turns: object) -> list[tuple[str, str]] | None:
+    """The (role, content) of each turn when ``turns`` is a list of objects whose role and content are strings
+    (decided in two passes of built-ins, no JSON place made); None otherwise, for ``session_doc`` to check."""
+    if type(turns) is not list:
+        return None
+    try:
+        pairs = [(turn["role"], turn["content"]) for turn in turns]
+    except (TypeError, KeyError):
+        return None
+    return pairs if set(map(type, chain.from_iterable(pairs))) <= {str} else None
+
+
 def session_doc(turns: object, date: str, mode: str, at: At) -> str:
     """One haystack session as text (see the module docstring for the three modes)."""
     value_of(turns, list, at)
@@ -75,6 +89,11 @@ def session_doc(turns: object, date: str, mode: str, at: At) -> str:
                 continue
         object_at(turn, at / j, "a turn object with role and content")
         pairs.append((text_of(turn, "role", at / j, required=False), text_of(turn, "content", at / j, required=False)))
+    return doc_of(pairs, date, mode)
+
+
+def doc_of(pairs: list[tuple[str, str]], date: str, mode: str) -> str:
+    """``session_doc`` of checked (role, content) pairs."""
     full = "".join([f"{role}: {content}\n" for role, content in pairs])
     if mode == "user-only":
         user = "".join(f"{content}\n" for role, content in pairs if role == "user")
@@ -168,9 +187,13 @@ def load_longmemeval(path: str, *, session_doc_mode: str = "full", abstention: s
                    for j, a in enumerate(field_of(row, "answer_session_ids", list, at, required=False, default=[]))]
         gold_turns: list[str] = []
         for s, session in enumerate(sessions):
-            sid = _string_at(sids, s, at / "haystack_session_ids")
-            sid = check_id(sid, at / "haystack_session_ids" / s) if sid else f"session-{s}"
-            date = _string_at(dates, s, at / "haystack_dates")
+            sid = sids[s] if s < len(sids) else None
+            if type(sid) is not str or not sid or ID_FORBIDDEN_RE.search(sid):  # else a plain id: no JSON place
+                sid = _string_at(sids, s, at / "haystack_session_ids")
+                sid = check_id(sid, at / "haystack_session_ids" / s) if sid else f"session-{s}"
+            date = dates[s] if s < len(dates) else None
+            if type(date) is not str:
+                date = _string_at(dates, s, at / "haystack_dates")
             if turns:
                 if prefix + sid in own:
                     tally.repeated.append(f"{qid}/{sid}")
@@ -189,7 +212,9 @@ def load_longmemeval(path: str, *, session_doc_mode: str = "full", abstention: s
                     elif shared_haystack:
                         tally.conflicts += items[seen_sessions[item.id]].content != item.content
                 continue
-            content = session_doc(session, date, session_doc_mode, at / "haystack_sessions" / s)
+            pairs = plain_pairs(session)
+            content = doc_of(pairs, date, session_doc_mode) if pairs is not None else \
+                session_doc(session, date, session_doc_mode, at / "haystack_sessions" / s)
             content = texts.setdefault(content, content)
             item_id = prefix + sid
             if item_id in own:

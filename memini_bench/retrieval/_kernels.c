@@ -44,6 +44,11 @@
  *   distinct token of the batch is looked up in term_of once, in order of first occurrence (so new term ids come
  *   in the order a per-token lookup would give them). Per text: its distinct term ids ascending (int32 terms) with
  *   their counts (int32), its number of distinct terms (int64 pairs) and of tokens (int64 sizes).
+ *
+ * plain_hits(hits, hit_type, group, group_of) -> (ids, scores, contents) tuples, or None
+ *   evaluation/hits.py's one-pass check of a recall's list in C: every element exactly of hit_type, its ids a tuple
+ *   of one str that group_of (a dict) maps to group, its score a finite float, its content a str, no (ids, content)
+ *   twice. None when any of that fails (the rule-by-rule check then decides and words it).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -685,12 +690,78 @@ done:
     return result;
 }
 
+static PyObject *plain_hits(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *hits, *hit_type, *group, *group_of;
+    if (!PyArg_ParseTuple(args, "O!OUO!", &PyList_Type, &hits, &hit_type, &group, &PyDict_Type, &group_of))
+        return NULL;
+    static PyObject *name_ids = NULL, *name_score = NULL, *name_content = NULL;
+    if (name_ids == NULL) {
+        name_ids = PyUnicode_InternFromString("ids");
+        name_score = PyUnicode_InternFromString("score");
+        name_content = PyUnicode_InternFromString("content");
+        if (name_ids == NULL || name_score == NULL || name_content == NULL) return NULL;
+    }
+    const Py_ssize_t n = PyList_GET_SIZE(hits);
+    PyObject *ids = PyTuple_New(n), *scores = PyTuple_New(n), *contents = PyTuple_New(n), *seen = NULL;
+    if (ids == NULL || scores == NULL || contents == NULL) goto error;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *hit = PyList_GET_ITEM(hits, i);
+        if ((PyObject *)Py_TYPE(hit) != hit_type) goto plain_not;
+        PyObject *id_tuple = PyObject_GetAttr(hit, name_ids);
+        if (id_tuple == NULL) goto error;
+        PyTuple_SET_ITEM(ids, i, id_tuple);
+        PyObject *score = PyObject_GetAttr(hit, name_score);
+        if (score == NULL) goto error;
+        PyTuple_SET_ITEM(scores, i, score);
+        PyObject *content = PyObject_GetAttr(hit, name_content);
+        if (content == NULL) goto error;
+        PyTuple_SET_ITEM(contents, i, content);
+        if (!PyTuple_CheckExact(id_tuple) || PyTuple_GET_SIZE(id_tuple) != 1 || !PyFloat_CheckExact(score) ||
+            !isfinite(PyFloat_AS_DOUBLE(score)) || !PyUnicode_CheckExact(content))
+            goto plain_not;
+        PyObject *only = PyTuple_GET_ITEM(id_tuple, 0);
+        if (!PyUnicode_CheckExact(only)) goto plain_not;
+        PyObject *g = PyDict_GetItemWithError(group_of, only);
+        if (g == NULL) {
+            if (PyErr_Occurred()) goto error;
+            goto plain_not;
+        }
+        if (g != group) {
+            if (!PyUnicode_CheckExact(g)) goto plain_not;
+            const int same = PyUnicode_Compare(g, group);
+            if (same == -1 && PyErr_Occurred()) goto error;
+            if (same != 0) goto plain_not;
+        }
+    }
+    seen = PySet_New(NULL);
+    if (seen == NULL) goto error;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *key = PyTuple_Pack(2, PyTuple_GET_ITEM(ids, i), PyTuple_GET_ITEM(contents, i));
+        if (key == NULL) goto error;
+        const int had = PySet_Contains(seen, key);
+        const int added = had == 0 ? PySet_Add(seen, key) : 0;
+        Py_DECREF(key);
+        if (had < 0 || added < 0) goto error;
+        if (had) goto plain_not;
+    }
+    Py_DECREF(seen);
+    return Py_BuildValue("(NNN)", ids, scores, contents);
+plain_not:
+    Py_XDECREF(ids), Py_XDECREF(scores), Py_XDECREF(contents), Py_XDECREF(seen);
+    Py_RETURN_NONE;
+error:
+    Py_XDECREF(ids), Py_XDECREF(scores), Py_XDECREF(contents), Py_XDECREF(seen);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"bm25_top_k", bm25_top_k, METH_VARARGS, "One BM25 query's top k over one group's postings (see the source)."},
     {"vector_top_k", vector_top_k, METH_VARARGS, "The vector leg's scores and top k from squared distances."},
     {"fuse_min_max", fuse_min_max, METH_VARARGS, "Min-max score fusion of two ranked lists (see the source)."},
     {"bm25_text_top_k", bm25_text_top_k, METH_VARARGS, "One BM25 query's top k over per-text postings (see the source)."},
     {"count_terms", count_terms, METH_VARARGS, "A batch of texts' term ids and counts (see the source)."},
+    {"plain_hits", plain_hits, METH_VARARGS, "check_hits' one-pass check of a plain hit list (see the source)."},
     {NULL, NULL, 0, NULL},
 };
 

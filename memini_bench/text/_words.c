@@ -6,6 +6,10 @@
  *   unicode.IsSpace) and each word's bucket, text after text: an ASCII word's is FNV-1a-32 of its lowercased bytes
  *   mod dims; any other word's is bucket_of(word), the Python path's (lowercasing and hashing it). buckets int64
  *   per word, sizes int64 words per text.
+ *
+ * fields_joined(text) -> str
+ *   Go's strings.Join(strings.Fields(text), " "): the runs of non-spaces (unicode.IsSpace, as above) joined by one
+ *   space, nothing before the first or after the last (the dedup key before lowercasing).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -108,8 +112,37 @@ done:
     return result;
 }
 
+static PyObject *fields_joined(PyObject *self, PyObject *text) {
+    (void)self;
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "fields_joined: text must be a str");
+        return NULL;
+    }
+    const int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    const Py_ssize_t len = PyUnicode_GET_LENGTH(text);
+    Py_UCS4 *out = PyMem_Malloc((len ? (size_t)len : 1) * sizeof(Py_UCS4));
+    if (out == NULL) return PyErr_NoMemory();
+    Py_ssize_t n = 0;
+    int gap = 0;
+    for (Py_ssize_t i = 0; i < len; i++) {
+        const Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (go_space(c)) {
+            gap = n > 0;
+            continue;
+        }
+        if (gap) out[n++] = ' ';
+        gap = 0;
+        out[n++] = c;
+    }
+    PyObject *result = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out, n);  /* narrowed to its own kind */
+    PyMem_Free(out);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"hash_buckets", hash_buckets, METH_VARARGS, "The hash embedder's word buckets of texts (see the source)."},
+    {"fields_joined", fields_joined, METH_O, "Go's strings.Join(strings.Fields(text), \" \") (see the source)."},
     {NULL, NULL, 0, NULL},
 };
 

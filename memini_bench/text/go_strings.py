@@ -49,7 +49,10 @@ def go_words(text: str) -> list[str]:
 
 
 def go_normalize(text: str) -> str:
-    """memini's ``NormalizeContent``: ``strings.ToLower(strings.Join(strings.Fields(text), " "))``."""
+    """memini's ``NormalizeContent``: ``strings.ToLower(strings.Join(strings.Fields(text), " "))`` (the join in C,
+    ``_words.fields_joined``, where it was built: the same string without a list of every word)."""
+    if WORDS is not None:
+        return go_lower(WORDS.fields_joined(text))
     return go_lower(" ".join(go_fields(text)))
 
 

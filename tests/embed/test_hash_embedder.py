@@ -112,3 +112,24 @@ def test_compiled_words_give_the_python_paths_vectors(monkeypatch):
     pure = HashEmbedder(64).encode(texts)
     assert compiled.tobytes() == pure.tobytes()
     assert sum("\u0130" in t or "\u03a3" in t for t in texts) > 10
+
+
+def test_compiled_fields_join_gives_the_dedup_key_of_the_python_path(monkeypatch):
+    """``go_normalize`` with the C join against ``" ".join(go_fields(text))``: equal strings (and so equal hashes)."""
+    import random
+
+    from memini_bench.text import go_strings
+
+    if go_strings.WORDS is None:
+        import pytest
+
+        pytest.skip("the compiled _words is not built here (or MEMINI_BENCH_KERNELS=0)")
+    rng = random.Random(12)
+    alphabet = list("aZ9-. ") + ["\t", "\n", "\x1c", "\x85", "\xa0", "\u2000", "\u3000", "\u0130", "\u03a3", "\u00e9",
+                                 "\U0001f600", "\u4e2d"]
+    texts = ["".join(rng.choices(alphabet, k=rng.randint(0, 25))) for _ in range(600)] + ["", " ", "\u3000a\u3000"]
+    compiled = [go_strings.go_normalize(t) for t in texts]
+    monkeypatch.setattr(go_strings, "WORDS", None)
+    pure = [go_strings.go_normalize(t) for t in texts]
+    assert compiled == pure
+    assert [hash(c) for c in compiled] == [hash(p) for p in pure]

@@ -13,6 +13,7 @@ from memini_bench.core.contract import Hit
 from memini_bench.core.hooks import PluginError
 from memini_bench.evaluation import hits as hits_module
 from memini_bench.evaluation.hits import _check_hits, check_hits
+from memini_bench.retrieval import kernels
 
 GROUP_OF = {"a/1": "a", "a/2": "a", "a/3": "a", "b/1": "b"}
 
@@ -49,8 +50,13 @@ def _outcome(fn, *args):
         return ("error", str(exc))
 
 
+@pytest.mark.parametrize("compiled", [True, False])
 @pytest.mark.parametrize("leaks", ["error", "count"])
-def test_fast_path_equals_the_rules(leaks):
+def test_fast_path_equals_the_rules(leaks, compiled, monkeypatch):
+    if compiled and kernels.KERNELS is None:
+        pytest.skip("the C kernels are not built here")
+    if not compiled:
+        monkeypatch.setattr(kernels, "KERNELS", None)
     rng = random.Random(3)
     fast_taken = 0
     for case in range(4000):
