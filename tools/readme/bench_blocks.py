@@ -126,10 +126,12 @@ def speed_block(results_dir: Path) -> str:
     o = doc.get("overhead")
     if o:
         values["overhead"] = o["harness_over_hybrid"]
+        own_run = f" (measured apart: {_machine(o['config'])})" if "config" in o else ""
         lines += ["", f"The harness per recall (`run_system`: hooks, the recall bound's timer, the checks of each "
                   f"returned list, token counts), LoCoMo turn level, k 10, {o.get('embedder', 'minilm')} vectors, "
-                  f"{o['queries']} questions, median of {o['rounds']} runs: {o['harness_cpu_ms']:.3f} ms CPU against "
-                  f"memini-hybrid's own {o['hybrid_own_cpu_ms']:.3f} ms: **{o['harness_over_hybrid']:.0%}**"]
+                  f"{o['queries']} questions, median of {o['rounds']} runs{own_run}: {o['harness_cpu_ms']:.3f} ms "
+                  f"CPU against memini-hybrid's own {o['hybrid_own_cpu_ms']:.3f} ms: "
+                  f"**{o['harness_over_hybrid']:.0%}**"]
     p = doc.get("peers")
     if p:
         base = p["p50_ms"]
