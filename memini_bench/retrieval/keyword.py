@@ -136,7 +136,13 @@ class NumpyBM25:
     into each group's stored (doc, weight) pairs, and a query is one ``bincount`` over its terms' postings (in
     query order, so each document's sum adds the same terms in the same order as ``ReferenceBM25``) and a stable
     top-k (or the compiled kernel's one pass doing the same). ``prepare(queries)`` turns queries into term ids
-    ahead of the timed recalls."""
+    ahead of the timed recalls.
+
+    ``layout``: ``groups`` is that per-group table; ``texts`` keeps each distinct text's postings once (ascending
+    terms, IDF-folded weights) and a group as its members' text numbers, a query then summing, per member, the
+    weight of each query term its text holds, in query order (the same floats: ``search_texts``). ``auto`` takes
+    ``texts`` when the groups' tables would hold over ``SHARE_ABOVE`` times the distinct texts' postings (haystacks
+    sharing their sessions, as LongMemEval's do), else ``groups``."""
 
     def __init__(self, contents: Sequence[str], groups: Sequence[str], *, layout: str = "auto") -> None:
         if layout not in LAYOUTS:
