@@ -77,6 +77,11 @@ def scale_block(results_dir: Path) -> str:
         lines += [f"Peak RSS is the run's own process. Its forked embedding child (the hash embedder works on the "
                   f"second core while the keyword index is built) peaked at up to {max(forked):.2f} GB RSS, most of "
                   "it pages shared with the run; its CPU time is in the CPU column.", ""]
+    load, cpus = (doc["config"].get("load_average") or [0.0])[0], doc["config"].get("cpus") or 1
+    if load > cpus:
+        lines += [f"The machine was shared when this ran (load average {load:.1f} on {cpus} CPUs): the wall-clock "
+                  "figures (wall s, the phase columns, the p50s) stretch with the load; CPU s and peak RSS do not.",
+                  ""]
     stopped = {"m_peak_gb": f"**not met** ({m_run.error})"} if m_run is not None and m_run.error else {}
     return "\n".join(lines + _targets_table(SCALE_TARGETS, values, stopped)) + "\n"
 
