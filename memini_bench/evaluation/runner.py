@@ -11,7 +11,6 @@ never re-runs a system.
 
 from __future__ import annotations
 
-import gc
 import time
 from collections.abc import Callable, Sequence
 
@@ -54,21 +53,17 @@ def run_system(system: System, ds: Dataset, depth: int, guard: RunGuardOptions |
     runs = []
     leaked = 0
     tokens_of = TokenMemo()
-    gc.freeze()  # the data set and the stores outlive the recalls: a collection during them does not walk them again
-    try:
-        for q in progress(ds.questions, len(ds.questions), f"{name} recall", unit="questions"):
-            context = dict(q.context)
-            asked = f"question {q.id!r}"
-            t = time.perf_counter()
-            hits = hooks.call_bounded(name, "recall for " + asked, guard.recall_timeout, system.recall,
-                                      q.group, q.query, depth, now=q.now, context=context)
-            latency = (time.perf_counter() - t) * 1e3
-            checked = check_hits(name, asked, q.group, hits, depth, group_of, guard.leaks)
-            leaked += checked.leaked
-            runs.append(QuestionRun(q, checked.ids, checked.scores,
-                                    tuple(map(tokens_of.__getitem__, checked.contents)), latency))
-    finally:
-        gc.unfreeze()
+    for q in progress(ds.questions, len(ds.questions), f"{name} recall", unit="questions"):
+        context = dict(q.context)
+        asked = f"question {q.id!r}"
+        t = time.perf_counter()
+        hits = hooks.call_bounded(name, "recall for " + asked, guard.recall_timeout, system.recall,
+                                  q.group, q.query, depth, now=q.now, context=context)
+        latency = (time.perf_counter() - t) * 1e3
+        checked = check_hits(name, asked, q.group, hits, depth, group_of, guard.leaks)
+        leaked += checked.leaked
+        runs.append(QuestionRun(q, checked.ids, checked.scores,
+                                tuple(map(tokens_of.__getitem__, checked.contents)), latency))
     corpus_tokens = sum(tokens_of[item.content] for item in ds.items)
     return RunResult(name, ds.name, depth, ingest_ms, corpus_tokens, tuple(runs), leaked, load_ms, embed_ms)
 
