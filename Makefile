@@ -20,7 +20,8 @@ export TRANSFORMERS_OFFLINE := 1
 .PHONY: install bench run test test-all lint speed scale gpu quality results report report-scale clean \
 	reference-search reference-held results-beam
 
-$(STAMP): pyproject.toml setup.py memini_bench/retrieval/_kernels.c
+$(STAMP): pyproject.toml setup.py memini_bench/retrieval/_kernels.c memini_bench/loaders/_jsonscan.c \
+	memini_bench/text/_words.c
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet --index-url $(TORCH_INDEX) "$(TORCH_SPEC)"

@@ -48,6 +48,11 @@ def set_quiet(quiet: bool) -> None:
     _state["quiet"] = bool(quiet)
 
 
+def is_quiet() -> bool:
+    """Whether ``-quiet`` silenced this process's notes and progress."""
+    return _state["quiet"]
+
+
 def enabled() -> bool:
     """The terminal form: stderr is a terminal and not CI, and not quiet."""
     return not _state["quiet"] and _isatty(sys.stderr) and not os.environ.get("CI")

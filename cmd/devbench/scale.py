@@ -5,9 +5,11 @@ LongMemEval-S shape (125, 250, 500 records x 48 sessions) and the -M shape (500 
 (the first run "cold": the file just written or not in the page cache yet; the second "warm"), the M file once.
 Embedding uses the ``hash`` embedder: what this measures is loading, indexing and recall.
 
-Phase times are wall clock (on a busy machine they stretch; the CPU column is the child's own CPU time plus that of
-its own finished children: the forked embedding child of ``embed.background``, which embeds on the second core
-while the keyword index is built; its peak RSS, mostly pages shared with the run by fork, is ``children_peak_gb``).
+Phase times are wall clock (on a busy machine they stretch; ``phases_cpu_s`` holds the run's own CPU time per phase,
+which does not; the CPU column is the child's own CPU time plus that of its own finished children: the forked
+embedding child of ``embed.background``, which embeds on the second core while the keyword index is built; its peak
+RSS, mostly pages shared with the run by fork, is ``children_peak_gb``, and ``peak_gb_with_children`` adds it to
+the run's own peak: a bound on the whole run's memory that counts the shared pages twice).
 Each run is a child process (``python cmd/scale.py --worker FILE``) doing the normal run's steps
 (load and prepare the data set, build memini's three systems, ingest, prepare, recall every question, score;
 no results file), timing each phase and reading its own peak RSS after each. The parent measures the child's wall
@@ -48,11 +50,15 @@ def worker(path: str, embedder: str) -> dict[str, object]:
     from memini_bench.systems.lineup import systems_for
 
     phases: dict[str, float] = {}
+    phases_cpu: dict[str, float] = {}
     peaks: dict[str, float] = {}
+    cpu = [time.process_time()]
 
     def mark(name: str, t0: float) -> float:
         now = time.perf_counter()
         phases[name] = now - t0
+        phases_cpu[name] = time.process_time() - cpu[0]
+        cpu[0] = time.process_time()
         peaks[name] = _peak_gb()
         return now
 
@@ -71,11 +77,14 @@ def worker(path: str, embedder: str) -> dict[str, object]:
     recall = {r.system: sum(q.latency_ms for q in r.questions) / 1e3 for r in results}
     return {
         "items": len(ds.items), "distinct_texts": len({it.content for it in ds.items}),
-        "questions": len(ds.questions), "phases_s": phases, "peak_gb_after": peaks, "backend_s": timings,
+        "questions": len(ds.questions), "phases_s": phases, "phases_cpu_s": phases_cpu, "peak_gb_after": peaks,
+        "backend_s": timings,
         "recall_s": recall, "p50_ms": {r.system: statistics.median([q.latency_ms for q in r.questions])
                                        for r in results},
         "recall_at_10": {s.system: s.recall_at_k for s in scores}, "total_s": time.perf_counter() - t_start,
-        "cpu_s": time.process_time() + _children_cpu_s(), "children_peak_gb": _children_peak_gb(),
+        "cpu_s": time.process_time() + _children_cpu_s(), "children_cpu_s": _children_cpu_s(),
+        "children_peak_gb": _children_peak_gb(),
+        "peak_gb_with_children": max(peaks.values()) + _children_peak_gb(),
     }
 
 

@@ -15,6 +15,8 @@
    (``MeminiBackend(reference=True)``), LoCoMo turn level, k 10, MiniLM vectors (step 3's cache, else the default one),
    interleaved query by query; every ranking and score must be identical. Wall-clock p50 and, as a check that
    holds on a busy machine, the p50 of the recall thread's own CPU time.
+5. overhead: the harness's own CPU time per recall (``run_system``: hooks, the recall bound's timer, the checks of
+   what a system returns, token counts) as a share of memini-hybrid's own recall CPU time, in one process.
 """
 
 from __future__ import annotations
@@ -246,6 +248,59 @@ def hybrid(path: str, embedder: str, cache_dir: str, rounds: int = 3) -> dict[st
     return out
 
 
+class _OwnTimed:
+    """A system whose ``recall`` adds its own thread CPU time to ``spent`` (the harness's share is the rest)."""
+
+    def __init__(self, system: object) -> None:
+        self.system, self.name, self.spent = system, system.name, 0.0
+
+    def ingest(self, items: object) -> None:
+        pass  # ingested already
+
+    def recall(self, group: str, query: str, k: int, **kwargs: object) -> object:
+        c = time.thread_time()
+        try:
+            return self.system.recall(group, query, k, **kwargs)  # type: ignore[attr-defined]
+        finally:
+            self.spent += time.thread_time() - c
+
+
+def overhead(path: str, embedder: str, cache_dir: str, rounds: int = 3) -> dict[str, float]:
+    """The harness's per-recall cost against memini-hybrid's own: ``run_system`` (hooks, the recall bound's timer,
+    ``check_hits``, token counts, the records) over the ingested and prepared hybrid, LoCoMo turn level, k 10. Per
+    round, the thread CPU time of the whole run, less that inside the system's ``recall``, less that of the same run
+    over no question (its per-run work: the item index, the corpus token count), per recall, over the system's own
+    per recall; the median of ``rounds`` rounds."""
+    import dataclasses
+
+    from memini_bench.embed.factory import EmbedSettings, build_encoder
+    from memini_bench.evaluation.runner import run_system
+    from memini_bench.systems.memini import HybridSystem, MeminiBackend
+
+    ds = load("locomo", path)
+    backend = MeminiBackend(build_encoder(EmbedSettings(embedder=embedder, cache_dir=cache_dir)))
+    backend.ingest(ds.items)
+    backend.prepare([q.query for q in ds.questions])
+    empty = dataclasses.replace(ds, questions=())
+    ratios, own, harness, per_run = [], [], [], []
+    n = len(ds.questions)
+    for _ in range(rounds):
+        system = _OwnTimed(HybridSystem(backend))
+        c = time.thread_time()
+        run_system(system, empty, 10)  # type: ignore[arg-type]
+        fixed = time.thread_time() - c
+        c = time.thread_time()
+        run_system(system, ds, 10)  # type: ignore[arg-type]
+        extra = time.thread_time() - c - system.spent - fixed
+        per_run.append(fixed * 1e3)
+        own.append(system.spent / n * 1e3)
+        harness.append(extra / n * 1e3)
+        ratios.append(extra / system.spent)
+    return {"queries": n, "rounds": rounds, "hybrid_own_cpu_ms": statistics.median(own),
+            "harness_cpu_ms": statistics.median(harness), "harness_over_hybrid": statistics.median(ratios),
+            "per_run_cpu_ms": statistics.median(per_run)}
+
+
 PEER_NAMES = ("bm25s", "bm25s-global", "sqlite-vec", "sqlite-vec-hybrid", "agentmemory", "mempalace",
               "mempalace-hybrid", "lancedb", "lancedb-fts", "lancedb-hybrid", "qdrant", "qdrant-bm25", "qdrant-hybrid",
               "chroma", "mem0")
@@ -291,7 +346,8 @@ class SpeedOptions:
     long_texts: int = setting("long-texts", 128, "long texts (512+ token LongMemEval sessions) for the embedding "
                               "part; 0 = none", type=Int())
     rounds: int = setting("rounds", 3, "interleaved rounds of the embedding part", type=Int())
-    skip: str = setting("skip", "", "comma list of parts to skip: keyword,embedding,recall,end-to-end,hybrid,peers")
+    skip: str = setting("skip", "", "comma list of parts to skip: keyword,embedding,recall,end-to-end,hybrid,overhead,"
+                       "peers")
     hybrid_embedder: str = setting("hybrid-embedder", "minilm", "vectors for the hybrid part (minilm, hash)")
     out: str = setting("out", "runs/bench/speed.json", "the results file (docs/performance.md)")
 
@@ -342,6 +398,13 @@ def main_command(args: SpeedOptions) -> int | None:
                       f"fast p50 {fast:.3f} ms vs reference p50 {ref:.3f} ms -> {ref / fast:.1f}x (thread CPU p50 "
                       f"{fast_cpu:.3f} vs {ref_cpu:.3f} ms, {ref_cpu / fast_cpu:.1f}x); rankings and scores identical",
                       flush=True)
+        if "overhead" not in skip:
+            o = figures["overhead"] = {"embedder": args.hybrid_embedder, "path": kernel_path(), **overhead(
+                args.locomo, args.hybrid_embedder, "" if "end-to-end" in skip else os.path.join(tmp, "cache"))}
+            print(f"harness per recall (run_system: hooks, timers, checks), LoCoMo turn level, k 10, "
+                  f"{args.hybrid_embedder}, {o['queries']} questions x {o['rounds']}: {o['harness_cpu_ms']:.3f} ms "
+                  f"CPU vs memini-hybrid's own {o['hybrid_own_cpu_ms']:.3f} ms -> "
+                  f"{o['harness_over_hybrid']:.0%} of the recall", flush=True)
         if "peers" not in skip:
             cache = "" if "end-to-end" in skip else os.path.join(tmp, "cache")
             rows = peers(args.locomo, args.hybrid_embedder, cache)

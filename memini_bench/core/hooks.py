@@ -16,6 +16,7 @@ thread of a POSIX process; elsewhere the call runs unbounded.
 
 from __future__ import annotations
 
+import _signal
 import math
 import os
 import signal
@@ -93,7 +94,7 @@ def call_bounded(system: str, hook: str, seconds: float, fn: Callable[..., R], *
     outer = signal.getitimer(signal.ITIMER_REAL)[0] if bounded else 0.0
     if not bounded or 0 < outer <= seconds:  # an outer alarm that fires first keeps its own meaning
         return call(system, hook, fn, *args, **kwargs)
-    previous = signal.signal(signal.SIGALRM, _alarm)
+    previous = _signal.signal(signal.SIGALRM, _alarm)  # _signal: no enum round trip per call (a recall's cost)
     start = time.monotonic()
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
@@ -103,7 +104,7 @@ def call_bounded(system: str, hook: str, seconds: float, fn: Callable[..., R], *
                           "fix the system", traceback.format_exc()) from None
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        _signal.signal(signal.SIGALRM, previous)
         if outer:  # the outer alarm resumes with what it had left
             signal.setitimer(signal.ITIMER_REAL, max(outer - (time.monotonic() - start), 1e-6))
 

@@ -20,7 +20,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from memini_bench.text.go_strings import go_words
+from memini_bench.text import go_strings
+from memini_bench.text.go_strings import go_lower, go_words
 
 _FNV_OFFSET = 0x811C9DC5
 _FNV_PRIME = 0x01000193
@@ -70,7 +71,8 @@ def go_unit_rows(counts: np.ndarray) -> np.ndarray:
 class HashEmbedder:
     """The ``hash`` embedder (default 256 dims).
 
-    A chunk of texts is embedded at once: every word's bucket (a dict, each distinct word hashed once), one
+    A chunk of texts is embedded at once: every word's bucket (a dict, each distinct word hashed once; where the
+    compiled kernels were built, ``hash_buckets`` splits the texts and hashes their ASCII words in C), one
     ``bincount`` over ``row * dims + bucket`` for all the counts, then ``go_unit_rows``: the same floats as
     ``_encode_one``, the per-text transcription of the Go code."""
 
@@ -97,12 +99,21 @@ class HashEmbedder:
         inv = np.float32(1.0 / math.sqrt(norm))
         return out * inv
 
+    def _word_bucket(self, word: str) -> int:
+        """The bucket of one word of a text (lowercased here as ``go_words`` lowercases the text)."""
+        return self._buckets[go_lower(word)]
+
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         n, dims = len(texts), self.dims
-        word_lists = [go_words(t) for t in texts]
-        sizes = np.fromiter(map(len, word_lists), dtype=np.int64, count=n)
-        buckets = np.fromiter(map(self._buckets.__getitem__, itertools.chain.from_iterable(word_lists)),
-                              dtype=np.int64, count=int(sizes.sum()))
+        compiled = go_strings.WORDS
+        if compiled is not None:  # the same words and buckets: ASCII words hashed in C, the others here
+            raw_buckets, raw_sizes = compiled.hash_buckets(list(texts), dims, self._word_bucket)
+            buckets, sizes = np.frombuffer(raw_buckets, dtype=np.int64), np.frombuffer(raw_sizes, dtype=np.int64)
+        else:
+            word_lists = [go_words(t) for t in texts]
+            sizes = np.fromiter(map(len, word_lists), dtype=np.int64, count=n)
+            buckets = np.fromiter(map(self._buckets.__getitem__, itertools.chain.from_iterable(word_lists)),
+                                  dtype=np.int64, count=int(sizes.sum()))
         rows = np.repeat(np.arange(n, dtype=np.int64) * dims, sizes)
         counts = np.bincount(rows + buckets, minlength=n * dims).reshape(n, dims)
         counts[sizes == 0, 0] = 1  # e0: 1 * float32(1 / sqrt(1)) is 1

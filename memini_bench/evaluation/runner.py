@@ -55,14 +55,15 @@ def run_system(system: System, ds: Dataset, depth: int, guard: RunGuardOptions |
     tokens_of = TokenMemo()
     for q in progress(ds.questions, len(ds.questions), f"{name} recall", unit="questions"):
         context = dict(q.context)
+        asked = f"question {q.id!r}"
         t = time.perf_counter()
-        hits = hooks.call_bounded(name, f"recall for question {q.id!r}", guard.recall_timeout, system.recall,
+        hits = hooks.call_bounded(name, "recall for " + asked, guard.recall_timeout, system.recall,
                                   q.group, q.query, depth, now=q.now, context=context)
         latency = (time.perf_counter() - t) * 1e3
-        checked = check_hits(name, f"question {q.id!r}", q.group, hits, depth, group_of, guard.leaks)
+        checked = check_hits(name, asked, q.group, hits, depth, group_of, guard.leaks)
         leaked += checked.leaked
-        runs.append(QuestionRun(q, checked.ids, checked.scores, tuple(tokens_of[c] for c in checked.contents),
-                                latency))
+        runs.append(QuestionRun(q, checked.ids, checked.scores,
+                                tuple(map(tokens_of.__getitem__, checked.contents)), latency))
     corpus_tokens = sum(tokens_of[item.content] for item in ds.items)
     return RunResult(name, ds.name, depth, ingest_ms, corpus_tokens, tuple(runs), leaked, load_ms, embed_ms)
 

@@ -18,6 +18,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import select
 import stat
 from pathlib import Path
@@ -36,6 +37,7 @@ _CHUNK = 1 << 20
 _BOM = b"\xef\xbb\xbf"
 #: C0 controls, DEL and the Unicode line breaks: never allowed in an id (ids go into line-based files and logs).
 _ID_FORBIDDEN = frozenset(chr(c) for c in (*range(0x20), 0x7F, 0x85)) | {"\u2028", "\u2029"}
+ID_FORBIDDEN_RE = re.compile("[" + "".join(sorted(_ID_FORBIDDEN)).replace("\\", "\\\\") + "]")
 
 
 def _os_error(p: str, exc: OSError, suite: str) -> NoReturn:
@@ -251,8 +253,8 @@ def check_id(value: str, at: At) -> str:
     """An id: non-empty, without control characters or line breaks (ids go into TREC files, logs and keys)."""
     if not value:
         at.fail("is an empty id")
-    if bad := next((c for c in value if c in _ID_FORBIDDEN), None):
-        at.fail(f"id {value!r} contains the control character {bad!r}; ids must be printable")
+    if bad := ID_FORBIDDEN_RE.search(value):
+        at.fail(f"id {value!r} contains the control character {bad.group()!r}; ids must be printable")
     return value
 
 

@@ -8,6 +8,11 @@ parsed by ``json``'s C scanner (``raw_decode``) from the text holding it, readin
 runs past its end. Anything else (smaller files, FIFOs, pipes, special files) goes through ``read_json_source``,
 so its checks and messages apply unchanged; a streamed file gets the same one-line BenchErrors (not UTF-8, not
 valid JSON, not an array), ``NaN``/``Infinity`` refused as ``orjson`` refuses them.
+
+Where the optional C scanner ``_jsonscan`` was built (setup.py; off with ``MEMINI_BENCH_KERNELS=0``), the stream
+stays in bytes instead (``_ByteStream``): the scanner finds where each element ends, ``orjson`` parses exactly
+those bytes (checking them, UTF-8 included), and a block that ends inside an element makes the next read at least
+as large as what is buffered, so no element is parsed twice and a long one is scanned a bounded number of times.
 """
 
 from __future__ import annotations
@@ -21,13 +26,21 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from memini_bench.errors import BenchError
-from memini_bench.loaders._json import At, Source, _os_error, read_json_source, value_of
+from memini_bench.loaders._json import At, Source, _os_error, out_of_memory, read_json_source, value_of
+
+try:
+    from memini_bench.loaders import _jsonscan
+except ImportError:  # not built (no C compiler at install): json's own scanner
+    _jsonscan = None  # type: ignore[assignment]
 
 STREAM_ABOVE = 64 << 20
 BLOCK_BYTES = 1 << 24
 _TOKEN_TAIL = 64  # a literal or number cut by the end of the text fails within this many characters of it
 _WHITESPACE = " \t\n\r"
+_BOM = b"\xef\xbb\xbf"
 
 
 def _refuse_constant(name: str) -> Any:
@@ -48,7 +61,8 @@ def json_array(path: str | Path, suite: str) -> tuple[Iterable[Any], Callable[[]
         rows, source = read_json_source(path, suite)
         value_of(rows, list, At(p))
         return rows, lambda: source
-    stream = _ArrayStream(p, suite, BLOCK_BYTES)
+    scanner = _jsonscan if os.environ.get("MEMINI_BENCH_KERNELS", "1") != "0" else None
+    stream = _ByteStream(p, suite, BLOCK_BYTES, scanner) if scanner is not None else _ArrayStream(p, suite, BLOCK_BYTES)
     return stream, stream.source
 
 
@@ -157,3 +171,57 @@ class _ArrayStream:
                 continue  # a bare number near the end of the text may go on in the next block
             self.pos = end
             return value
+
+
+class _ByteStream(_ArrayStream):
+    """``_ArrayStream`` over bytes: the C scanner cuts each element, ``orjson`` parses it (module docstring)."""
+
+    def __init__(self, p: str, suite: str, block: int, scanner: Any) -> None:
+        super().__init__(p, suite, block)
+        self.scanner = scanner
+        self.raw, self.started = b"", False
+
+    def _more(self, want: int = 0) -> bool:
+        """Append at least ``want`` (and a block's worth of) further bytes; False at the end of the file."""
+        if self.eof:
+            return False
+        try:
+            raw = os.read(self.fd, max(self.block, want))
+        except OSError as exc:
+            _os_error(self.p, exc, self.suite)
+        self.digest.update(raw)
+        self.size += len(raw)
+        if not raw:
+            self.eof = True
+            return False
+        self.raw, self.pos = self.raw[self.pos:] + raw, 0
+        if not self.started and (len(self.raw) >= len(_BOM) or not _BOM.startswith(self.raw)):
+            self.started = True
+            if self.raw.startswith(_BOM):
+                self.pos = len(_BOM)
+        return True
+
+    def _peek(self) -> str:
+        while True:
+            raw = self.raw
+            while self.pos < len(raw) and raw[self.pos] in b" \t\n\r":
+                self.pos += 1
+            if self.pos < len(raw) and self.started:
+                return chr(raw[self.pos]) if raw[self.pos] < 128 else "\ufffd"
+            if not self._more():
+                return "" if self.pos >= len(self.raw) else chr(self.raw[self.pos])
+
+    def _element(self) -> Any:
+        while (end := self.scanner.value_end(self.raw, self.pos, self.eof)) < 0:
+            self._more(len(self.raw))
+        try:
+            value = orjson.loads(memoryview(self.raw)[self.pos:end])
+        except MemoryError:
+            raise BenchError(out_of_memory(Source(self.p, "", os.fstat(self.fd).st_size))) from None
+        except orjson.JSONDecodeError as exc:
+            why = str(exc)
+            if "UTF-8" in why:
+                why = f"not UTF-8: {why}"
+            raise self._malformed(why) from None
+        self.pos = end
+        return value

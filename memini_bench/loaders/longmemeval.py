@@ -22,12 +22,15 @@ Beyond memini:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
+from itertools import chain
 
 from memini_bench.core.dataset import Dataset, Item, Question, finish
 from memini_bench.errors import BenchError
 from memini_bench.loaders._json import (
+    ID_FORBIDDEN_RE,
     At,
     check_id,
     field_of,
@@ -46,9 +49,32 @@ SHARED_GROUP = "longmemeval"
 DATE_LAYOUT = "%Y/%m/%d (%a) %H:%M"
 
 
+_CANONICAL_DATE = re.compile(r"(\d{4})/(\d\d)/(\d\d) \((?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)\) (\d\d):(\d\d)", re.ASCII)
+
+
 def parse_lme_date(text: str) -> datetime | None:
-    """``2023/05/30 (Tue) 23:40`` (Go layout ``2006/01/02 (Mon) 15:04``) as UTC; None when unparseable."""
+    """``2023/05/30 (Tue) 23:40`` (Go layout ``2006/01/02 (Mon) 15:04``) as UTC; None when unparseable. The
+    canonical spelling is read directly (``strptime`` ignores the weekday too); anything else, or a field out of
+    range, goes through ``strptime``, so the result is ``parse_layout``'s either way."""
+    m = _CANONICAL_DATE.fullmatch(text)
+    if m is not None:
+        try:
+            return datetime(*map(int, m.groups()), tzinfo=UTC)  # type: ignore[misc]
+        except ValueError:
+            pass
     return parse_layout(text, DATE_LAYOUT)
+
+
+def plain_pairs(turns: object) -> list[tuple[str, str]] | None:
+    """The (role, content) of each turn when ``turns`` is a list of objects whose role and content are strings
+    (decided in two passes of built-ins, no JSON place made); None otherwise, for ``session_doc`` to check."""
+    if type(turns) is not list:
+        return None
+    try:
+        pairs = [(turn["role"], turn["content"]) for turn in turns]
+    except (TypeError, KeyError):
+        return None
+    return pairs if set(map(type, chain.from_iterable(pairs))) <= {str} else None
 
 
 def session_doc(turns: object, date: str, mode: str, at: At) -> str:
@@ -63,7 +89,12 @@ def session_doc(turns: object, date: str, mode: str, at: At) -> str:
                 continue
         object_at(turn, at / j, "a turn object with role and content")
         pairs.append((text_of(turn, "role", at / j, required=False), text_of(turn, "content", at / j, required=False)))
-    full = "".join(f"{role}: {content}\n" for role, content in pairs)
+    return doc_of(pairs, date, mode)
+
+
+def doc_of(pairs: list[tuple[str, str]], date: str, mode: str) -> str:
+    """``session_doc`` of checked (role, content) pairs."""
+    full = "".join([f"{role}: {content}\n" for role, content in pairs])
     if mode == "user-only":
         user = "".join(f"{content}\n" for role, content in pairs if role == "user")
         return user or full
@@ -135,6 +166,7 @@ def load_longmemeval(path: str, *, session_doc_mode: str = "full", abstention: s
     seen_sessions: dict[str, int] = {}
     first_record: dict[str, int] = {}
     tally = _Tally()
+    when_of: dict[str, datetime | None] = {}  # each distinct date parsed once (haystacks share their sessions' dates)
     for i, row in enumerate(rows):
         records += 1
         at = At(str(path)) / i
@@ -155,9 +187,13 @@ def load_longmemeval(path: str, *, session_doc_mode: str = "full", abstention: s
                    for j, a in enumerate(field_of(row, "answer_session_ids", list, at, required=False, default=[]))]
         gold_turns: list[str] = []
         for s, session in enumerate(sessions):
-            sid = _string_at(sids, s, at / "haystack_session_ids")
-            sid = check_id(sid, at / "haystack_session_ids" / s) if sid else f"session-{s}"
-            date = _string_at(dates, s, at / "haystack_dates")
+            sid = sids[s] if s < len(sids) else None
+            if type(sid) is not str or not sid or ID_FORBIDDEN_RE.search(sid):  # else a plain id: no JSON place
+                sid = _string_at(sids, s, at / "haystack_session_ids")
+                sid = check_id(sid, at / "haystack_session_ids" / s) if sid else f"session-{s}"
+            date = dates[s] if s < len(dates) else None
+            if type(date) is not str:
+                date = _string_at(dates, s, at / "haystack_dates")
             if turns:
                 if prefix + sid in own:
                     tally.repeated.append(f"{qid}/{sid}")
@@ -176,7 +212,9 @@ def load_longmemeval(path: str, *, session_doc_mode: str = "full", abstention: s
                     elif shared_haystack:
                         tally.conflicts += items[seen_sessions[item.id]].content != item.content
                 continue
-            content = session_doc(session, date, session_doc_mode, at / "haystack_sessions" / s)
+            pairs = plain_pairs(session)
+            content = doc_of(pairs, date, session_doc_mode) if pairs is not None else \
+                session_doc(session, date, session_doc_mode, at / "haystack_sessions" / s)
             content = texts.setdefault(content, content)
             item_id = prefix + sid
             if item_id in own:
@@ -187,7 +225,7 @@ def load_longmemeval(path: str, *, session_doc_mode: str = "full", abstention: s
                 tally.conflicts += items[seen_sessions[item_id]].content != content
                 continue
             seen_sessions[item_id] = len(items)
-            when = parse_lme_date(date)
+            when = when_of[date] if date in when_of else when_of.setdefault(date, parse_lme_date(date))
             tally.bad_dates += bool(date.strip()) and when is None
             items.append(Item(id=item_id, content=content, group=group, time=when))
         gold = tuple(dict.fromkeys(gold_turns)) if turns else tuple(answers)

@@ -27,6 +27,28 @@
  *   ids in first-seen order, sorted stably by total descending, go to out_ids / out_totals (each at least
  *   len(a) + len(b) long). -1, with nothing promised of the outputs, when a score or a total is NaN: the
  *   caller's path then handles it (numpy sorts NaN last).
+ *
+ * bm25_text_top_k(starts, terms, weights, member_texts, query_ids, members, k, out_ids, out_scores) -> n
+ *   starts       int64[X+1]  distinct text x holds rows [starts[x], starts[x+1]) of terms and weights
+ *   terms        int32[P]    each text's distinct term ids, ascending within the text
+ *   weights      float64[P]  IDF * weight of that (text, term)
+ *   member_texts int64[D]    local doc number -> its text number
+ *   query_ids, members, k, out_ids, out_scores as for bm25_top_k, and the same sums and ranking: each document's
+ *   score is 0.0 plus the weight of each query term its text holds, added in query order (repeats again).
+ *
+ * count_terms(texts, term_of, fold) -> (terms, counts, pairs, sizes), four bytes objects
+ *   texts   a list of str; term_of a mapping (folded token -> term id, ``__missing__`` adding new ones);
+ *   fold    the Python tokenizer of a non-ASCII stretch (``folded_stretch``).
+ *   A text's tokens are folded_tokens': the runs of [A-Za-z0-9], lowercased, of its ASCII parts, then the tokens
+ *   ``fold`` gives for each stretch around its non-ASCII characters (see tokens_of), in that order. Each
+ *   distinct token of the batch is looked up in term_of once, in order of first occurrence (so new term ids come
+ *   in the order a per-token lookup would give them). Per text: its distinct term ids ascending (int32 terms) with
+ *   their counts (int32), its number of distinct terms (int64 pairs) and of tokens (int64 sizes).
+ *
+ * plain_hits(hits, hit_type, group, group_of) -> (ids, scores, contents) tuples, or None
+ *   evaluation/hits.py's one-pass check of a recall's list in C: every element exactly of hit_type, its ids a tuple
+ *   of one str that group_of (a dict) maps to group, its score a finite float, its content a str, no (ids, content)
+ *   twice. None when any of that fails (the rule-by-rule check then decides and words it).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -301,10 +323,445 @@ done:
     return result;
 }
 
+static PyObject *bm25_text_top_k(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *o[8];
+    Py_ssize_t k;
+    if (!PyArg_ParseTuple(args, "OOOOOOnOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &k, &o[6], &o[7]))
+        return NULL;
+    static const char kinds[8] = {'q', 'i', 'd', 'q', 'q', 'q', 'q', 'd'};
+    static const char *names[8] = {"starts", "terms", "weights", "member_texts", "query_ids", "members", "out_ids",
+                                   "out_scores"};
+    Py_buffer v[8];
+    int got = 0;
+    PyObject *result = NULL;
+    Entry *heap = NULL;
+    for (; got < 8; got++)
+        if (get_array(o[got], &v[got], kinds[got], got >= 6, names[got]) < 0) goto done;
+    const Py_ssize_t n_texts = N_OF(v[0], int64_t) - 1, n_rows = N_OF(v[1], int32_t);
+    const Py_ssize_t n_docs = N_OF(v[3], int64_t), m = N_OF(v[4], int64_t), room = N_OF(v[6], int64_t);
+    if (n_texts < 0 || N_OF(v[2], double) != n_rows || N_OF(v[5], int64_t) != n_docs || k < 0 ||
+        N_OF(v[7], double) < room || room < (k < n_docs ? k : n_docs)) {
+        PyErr_SetString(PyExc_ValueError, "bm25_text_top_k: inconsistent array sizes");
+        goto done;
+    }
+    const int64_t *start = v[0].buf, *text = v[3].buf, *qid = v[4].buf;
+    const int32_t *term = v[1].buf;
+    const double *weight = v[2].buf;
+    heap = malloc((k > 0 ? (size_t)k : 1) * sizeof(Entry));
+    if (heap == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t n = 0;
+    for (Py_ssize_t d = 0; d < n_docs; d++) {
+        const int64_t x = text[d];
+        if (x < 0 || x >= n_texts || start[x] < 0 || start[x + 1] < start[x] || start[x + 1] > n_rows) {
+            PyErr_SetString(PyExc_ValueError, "bm25_text_top_k: a document names no text of the postings");
+            goto done;
+        }
+        double score = 0.0;
+        for (Py_ssize_t q = 0; q < m; q++) {
+            int64_t lo = start[x], hi = start[x + 1];  /* the first of the text's terms >= qid[q] */
+            while (lo < hi) {
+                int64_t mid = lo + (hi - lo) / 2;
+                if ((int64_t)term[mid] < qid[q]) lo = mid + 1; else hi = mid;
+            }
+            if (lo < start[x + 1] && (int64_t)term[lo] == qid[q]) score += weight[lo];
+        }
+        if (score > 0.0) heap_offer(heap, &n, k, (Entry){score, d});
+    }
+    heap_drain(heap, n, v[5].buf, v[6].buf, v[7].buf);
+    result = PyLong_FromSsize_t(n);
+done:
+    free(heap);
+    while (got-- > 0) PyBuffer_Release(&v[got]);
+    return result;
+}
+
+#define ALNUM(c) (((c) >= 'a' && (c) <= 'z') || ((c) >= 'A' && (c) <= 'Z') || ((c) >= '0' && (c) <= '9'))
+
+/* A growable array of fixed-size items. */
+typedef struct {
+    char *data;
+    size_t n, cap, size;
+} Vec;
+
+static int vec_push(Vec *v, const void *item) {
+    if (v->n == v->cap) {
+        size_t cap = v->cap ? 2 * v->cap : 1024;
+        char *data = realloc(v->data, cap * v->size);
+        if (data == NULL) return -1;
+        v->data = data, v->cap = cap;
+    }
+    memcpy(v->data + v->n * v->size, item, v->size);
+    v->n++;
+    return 0;
+}
+
+/* The batch's distinct ASCII tokens: open addressing on FNV-1a, each slot a local id (-1 empty); the token's
+ * characters are those of its str in ``distinct``. */
+typedef struct {
+    int32_t *slot;
+    uint64_t *hash;
+    size_t cap, used;
+} Table;
+
+static uint64_t fnv1a(const char *s, Py_ssize_t n) {
+    uint64_t h = 1469598103934665603ULL;
+    for (Py_ssize_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+    return h;
+}
+
+static int table_grow(Table *t, PyObject *distinct) {
+    size_t cap = t->cap ? 2 * t->cap : 4096;
+    int32_t *slot = malloc(cap * sizeof(int32_t));
+    uint64_t *hash = malloc(cap * sizeof(uint64_t));
+    if (slot == NULL || hash == NULL) {
+        free(slot), free(hash);
+        return -1;
+    }
+    memset(slot, 0xff, cap * sizeof(int32_t));
+    for (size_t i = 0; i < t->cap; i++) {
+        if (t->slot[i] < 0) continue;
+        size_t j = t->hash[i] & (cap - 1);
+        while (slot[j] >= 0) j = (j + 1) & (cap - 1);
+        slot[j] = t->slot[i], hash[j] = t->hash[i];
+    }
+    free(t->slot), free(t->hash);
+    t->slot = slot, t->hash = hash, t->cap = cap;
+    (void)distinct;
+    return 0;
+}
+
+/* The local id of the ASCII token s[0:n] (lowercase; h its fnv1a), adding it to the table and to ``distinct`` when
+ * new. */
+static int32_t ascii_id_hashed(Table *t, PyObject *distinct, const char *s, Py_ssize_t n, uint64_t h) {
+    if (2 * (t->used + 1) > t->cap && table_grow(t, distinct) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    size_t j = h & (t->cap - 1);
+    while (t->slot[j] >= 0) {
+        if (t->hash[j] == h) {
+            PyObject *known = PyList_GET_ITEM(distinct, t->slot[j]);
+            if (PyUnicode_GET_LENGTH(known) == n && memcmp(PyUnicode_DATA(known), s, (size_t)n) == 0)
+                return t->slot[j];
+        }
+        j = (j + 1) & (t->cap - 1);
+    }
+    PyObject *token = PyUnicode_FromStringAndSize(s, n);
+    if (token == NULL) return -1;
+    const Py_ssize_t id = PyList_GET_SIZE(distinct);
+    if (id >= INT32_MAX || PyList_Append(distinct, token) < 0) {
+        Py_DECREF(token);
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_OverflowError, "count_terms: too many distinct tokens");
+        return -1;
+    }
+    Py_DECREF(token);
+    t->slot[j] = (int32_t)id, t->hash[j] = h, t->used++;
+    return (int32_t)id;
+}
+
+static int32_t ascii_id(Table *t, PyObject *distinct, const char *s, Py_ssize_t n) {
+    return ascii_id_hashed(t, distinct, s, n, fnv1a(s, n));
+}
+
+#define TOKEN_ROOM 256
+
+/* The ASCII tokens of text[lo:hi) (no character there above 127) onto ``occ``; the count, -1 on error. Each token
+ * is lowercased into ``room`` (``scratch`` past TOKEN_ROOM characters) and hashed on the way. */
+static Py_ssize_t ascii_tokens(int kind, const void *data, Py_ssize_t lo, Py_ssize_t hi, Table *t, PyObject *distinct,
+                               Vec *occ, Vec *scratch) {
+    Py_ssize_t count = 0;
+    char room[TOKEN_ROOM];
+    const Py_UCS1 *one = kind == PyUnicode_1BYTE_KIND ? data : NULL;
+    for (Py_ssize_t i = lo; i < hi;) {
+        if (one != NULL) {
+            while (i < hi && !ALNUM(one[i])) i++;
+        } else {
+            while (i < hi && !ALNUM(PyUnicode_READ(kind, data, i))) i++;
+        }
+        if (i >= hi) break;
+        Py_ssize_t n = 0;
+        uint64_t h = 1469598103934665603ULL;
+        char *token = room;
+        scratch->n = 0;
+        for (; i < hi; i++, n++) {
+            const Py_UCS4 u = one != NULL ? one[i] : PyUnicode_READ(kind, data, i);
+            if (!ALNUM(u)) break;
+            const char c = u >= 'A' && u <= 'Z' ? (char)(u + 32) : (char)u;
+            h = (h ^ (unsigned char)c) * 1099511628211ULL;
+            if (n < TOKEN_ROOM) {
+                room[n] = c;
+                continue;
+            }
+            if (n == TOKEN_ROOM) {  /* a long token: on to the growable buffer */
+                for (Py_ssize_t j = 0; j < TOKEN_ROOM; j++)
+                    if (vec_push(scratch, &room[j]) < 0) goto nomem;
+            }
+            if (vec_push(scratch, &c) < 0) goto nomem;
+        }
+        if (n > TOKEN_ROOM) token = scratch->data;
+        int32_t id = ascii_id_hashed(t, distinct, token, n, h);
+        if (id < 0) return -1;
+        if (vec_push(occ, &id) < 0) goto nomem;
+        count++;
+    }
+    return count;
+nomem:
+    PyErr_NoMemory();
+    return -1;
+}
+
+/* The tokens ``fold(stretch)`` returns (folded tokens of a non-ASCII stretch) onto ``occ``; the count, -1 on error. */
+static Py_ssize_t stretch_tokens(PyObject *stretch, PyObject *fold, Table *t, PyObject *distinct, PyObject *other,
+                                 Vec *occ) {
+    PyObject *tokens = PyObject_CallOneArg(fold, stretch);
+    if (tokens == NULL) return -1;
+    PyObject *seq = PySequence_Fast(tokens, "count_terms: fold must return a list of str");
+    Py_DECREF(tokens);
+    if (seq == NULL) return -1;
+    Py_ssize_t count = 0;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
+        PyObject *token = PySequence_Fast_GET_ITEM(seq, i);
+        if (!PyUnicode_Check(token)) {
+            PyErr_SetString(PyExc_TypeError, "count_terms: fold must return a list of str");
+            goto fail;
+        }
+        int32_t id;
+        if (PyUnicode_IS_ASCII(token)) {
+            id = ascii_id(t, distinct, PyUnicode_DATA(token), PyUnicode_GET_LENGTH(token));
+            if (id < 0) goto fail;
+        } else {
+            PyObject *known = PyDict_GetItemWithError(other, token);
+            if (known != NULL) {
+                id = (int32_t)PyLong_AsLong(known);
+            } else {
+                if (PyErr_Occurred()) goto fail;
+                const Py_ssize_t next = PyList_GET_SIZE(distinct);
+                PyObject *value = PyLong_FromSsize_t(next);
+                if (value == NULL || next >= INT32_MAX || PyDict_SetItem(other, token, value) < 0 ||
+                    PyList_Append(distinct, token) < 0) {
+                    Py_XDECREF(value);
+                    if (!PyErr_Occurred()) PyErr_SetString(PyExc_OverflowError, "count_terms: too many tokens");
+                    goto fail;
+                }
+                Py_DECREF(value);
+                id = (int32_t)next;
+            }
+        }
+        if (vec_push(occ, &id) < 0) {
+            PyErr_NoMemory();
+            goto fail;
+        }
+        count++;
+    }
+    Py_DECREF(seq);
+    return count;
+fail:
+    Py_DECREF(seq);
+    return -1;
+}
+
+/* Tokens of one text onto ``occ`` as local ids, in folded_tokens' order: the ASCII parts' tokens first, then each
+ * non-ASCII stretch's (a run of characters above 127 widened over the ASCII letters and digits touching it,
+ * stretches that touch merged) as ``fold`` gives them; returns the number of tokens, -1 on error. */
+static Py_ssize_t tokens_of(PyObject *text, PyObject *fold, Table *t, PyObject *distinct, PyObject *other,
+                            Vec *occ, Vec *scratch, Vec *spans) {
+    const int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    const Py_ssize_t len = PyUnicode_GET_LENGTH(text);
+    if (PyUnicode_IS_ASCII(text)) return ascii_tokens(kind, data, 0, len, t, distinct, occ, scratch);
+    spans->n = 0;
+    for (Py_ssize_t i = 0; i < len;) {
+        if (PyUnicode_READ(kind, data, i) < 128) {
+            i++;
+            continue;
+        }
+        Py_ssize_t span[2] = {i, i};
+        while (i < len && PyUnicode_READ(kind, data, i) >= 128) i++;
+        while (i < len && ALNUM(PyUnicode_READ(kind, data, i))) i++;
+        span[1] = i;
+        while (span[0] > 0 && ALNUM(PyUnicode_READ(kind, data, span[0] - 1))) span[0]--;
+        Py_ssize_t *last = spans->n ? (Py_ssize_t *)(spans->data + (spans->n - 1) * spans->size) : NULL;
+        if (last != NULL && span[0] <= last[1]) last[1] = span[1];
+        else if (vec_push(spans, span) < 0) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    const Py_ssize_t *span = (const Py_ssize_t *)spans->data;
+    Py_ssize_t count = 0, from = 0, got;
+    for (size_t j = 0; j <= spans->n; j++) {  /* the ASCII parts around the stretches */
+        const Py_ssize_t to = j < spans->n ? span[2 * j] : len;
+        if ((got = ascii_tokens(kind, data, from, to, t, distinct, occ, scratch)) < 0) return -1;
+        count += got;
+        if (j < spans->n) from = span[2 * j + 1];
+    }
+    for (size_t j = 0; j < spans->n; j++) {
+        PyObject *stretch = PyUnicode_Substring(text, span[2 * j], span[2 * j + 1]);
+        if (stretch == NULL) return -1;
+        got = stretch_tokens(stretch, fold, t, distinct, other, occ);
+        Py_DECREF(stretch);
+        if (got < 0) return -1;
+        count += got;
+    }
+    return count;
+}
+
+static int int32_ascending(const void *x, const void *y) {
+    const int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+    return (a > b) - (a < b);
+}
+
+static PyObject *count_terms(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *texts, *term_of, *folded;  /* folded: the stretch tokenizer */
+    if (!PyArg_ParseTuple(args, "O!OO", &PyList_Type, &texts, &term_of, &folded)) return NULL;
+    const Py_ssize_t n_texts = PyList_GET_SIZE(texts);
+    PyObject *distinct = PyList_New(0), *other = PyDict_New(), *result = NULL;
+    Table table = {NULL, NULL, 0, 0};
+    Vec occ = {NULL, 0, 0, sizeof(int32_t)}, scratch = {NULL, 0, 0, 1}, spans = {NULL, 0, 0, 2 * sizeof(Py_ssize_t)};
+    int64_t *sizes = malloc((n_texts ? (size_t)n_texts : 1) * sizeof(int64_t));
+    int64_t *pairs = malloc((n_texts ? (size_t)n_texts : 1) * sizeof(int64_t));
+    int32_t *term_of_local = NULL, *count = NULL, *touched = NULL, *out_terms = NULL, *out_counts = NULL;
+    if (distinct == NULL || other == NULL || sizes == NULL || pairs == NULL) goto nomem;
+    for (Py_ssize_t x = 0; x < n_texts; x++) {
+        PyObject *text = PyList_GET_ITEM(texts, x);
+        if (!PyUnicode_Check(text)) {
+            PyErr_SetString(PyExc_TypeError, "count_terms: texts must be a list of str");
+            goto done;
+        }
+        Py_ssize_t got = tokens_of(text, folded, &table, distinct, other, &occ, &scratch, &spans);
+        if (got < 0) goto done;
+        sizes[x] = got;
+    }
+    const Py_ssize_t n_distinct = PyList_GET_SIZE(distinct);
+    term_of_local = malloc((n_distinct ? (size_t)n_distinct : 1) * sizeof(int32_t));
+    if (term_of_local == NULL) goto nomem;
+    int64_t width = 1;
+    for (Py_ssize_t i = 0; i < n_distinct; i++) {  /* in order of first occurrence */
+        PyObject *id = PyObject_GetItem(term_of, PyList_GET_ITEM(distinct, i));
+        if (id == NULL) goto done;
+        long value = PyLong_AsLong(id);
+        Py_DECREF(id);
+        if (value == -1 && PyErr_Occurred()) goto done;
+        if (value < 0 || value >= INT32_MAX) {
+            PyErr_SetString(PyExc_ValueError, "count_terms: a term id outside int32");
+            goto done;
+        }
+        term_of_local[i] = (int32_t)value;
+        if (value + 1 > width) width = value + 1;
+    }
+    count = calloc((size_t)width, sizeof(int32_t));
+    touched = malloc((size_t)width * sizeof(int32_t));
+    out_terms = malloc((occ.n ? occ.n : 1) * sizeof(int32_t));
+    out_counts = malloc((occ.n ? occ.n : 1) * sizeof(int32_t));
+    if (count == NULL || touched == NULL || out_terms == NULL || out_counts == NULL) goto nomem;
+    const int32_t *local = (const int32_t *)occ.data;
+    size_t at = 0, out = 0;
+    for (Py_ssize_t x = 0; x < n_texts; x++) {
+        size_t nt = 0;
+        for (int64_t j = 0; j < sizes[x]; j++, at++) {
+            const int32_t term = term_of_local[local[at]];
+            if (count[term]++ == 0) touched[nt++] = term;
+        }
+        qsort(touched, nt, sizeof(int32_t), int32_ascending);
+        for (size_t j = 0; j < nt; j++, out++) {
+            out_terms[out] = touched[j];
+            out_counts[out] = count[touched[j]];
+            count[touched[j]] = 0;
+        }
+        pairs[x] = (int64_t)nt;
+    }
+    result = Py_BuildValue("(y#y#y#y#)", (const char *)out_terms, (Py_ssize_t)(out * sizeof(int32_t)),
+                           (const char *)out_counts, (Py_ssize_t)(out * sizeof(int32_t)),
+                           (const char *)pairs, (Py_ssize_t)(n_texts * sizeof(int64_t)),
+                           (const char *)sizes, (Py_ssize_t)(n_texts * sizeof(int64_t)));
+    goto done;
+nomem:
+    PyErr_NoMemory();
+done:
+    Py_XDECREF(distinct);
+    Py_XDECREF(other);
+    free(table.slot), free(table.hash), free(occ.data), free(scratch.data), free(spans.data);
+    free(sizes), free(pairs), free(term_of_local), free(count), free(touched), free(out_terms), free(out_counts);
+    return result;
+}
+
+static PyObject *plain_hits(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *hits, *hit_type, *group, *group_of;
+    if (!PyArg_ParseTuple(args, "O!OUO!", &PyList_Type, &hits, &hit_type, &group, &PyDict_Type, &group_of))
+        return NULL;
+    static PyObject *name_ids = NULL, *name_score = NULL, *name_content = NULL;
+    if (name_ids == NULL) {
+        name_ids = PyUnicode_InternFromString("ids");
+        name_score = PyUnicode_InternFromString("score");
+        name_content = PyUnicode_InternFromString("content");
+        if (name_ids == NULL || name_score == NULL || name_content == NULL) return NULL;
+    }
+    const Py_ssize_t n = PyList_GET_SIZE(hits);
+    PyObject *ids = PyTuple_New(n), *scores = PyTuple_New(n), *contents = PyTuple_New(n), *seen = NULL;
+    if (ids == NULL || scores == NULL || contents == NULL) goto error;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *hit = PyList_GET_ITEM(hits, i);
+        if ((PyObject *)Py_TYPE(hit) != hit_type) goto plain_not;
+        PyObject *id_tuple = PyObject_GetAttr(hit, name_ids);
+        if (id_tuple == NULL) goto error;
+        PyTuple_SET_ITEM(ids, i, id_tuple);
+        PyObject *score = PyObject_GetAttr(hit, name_score);
+        if (score == NULL) goto error;
+        PyTuple_SET_ITEM(scores, i, score);
+        PyObject *content = PyObject_GetAttr(hit, name_content);
+        if (content == NULL) goto error;
+        PyTuple_SET_ITEM(contents, i, content);
+        if (!PyTuple_CheckExact(id_tuple) || PyTuple_GET_SIZE(id_tuple) != 1 || !PyFloat_CheckExact(score) ||
+            !isfinite(PyFloat_AS_DOUBLE(score)) || !PyUnicode_CheckExact(content))
+            goto plain_not;
+        PyObject *only = PyTuple_GET_ITEM(id_tuple, 0);
+        if (!PyUnicode_CheckExact(only)) goto plain_not;
+        PyObject *g = PyDict_GetItemWithError(group_of, only);
+        if (g == NULL) {
+            if (PyErr_Occurred()) goto error;
+            goto plain_not;
+        }
+        if (g != group) {
+            if (!PyUnicode_CheckExact(g)) goto plain_not;
+            const int same = PyUnicode_Compare(g, group);
+            if (same == -1 && PyErr_Occurred()) goto error;
+            if (same != 0) goto plain_not;
+        }
+    }
+    seen = PySet_New(NULL);
+    if (seen == NULL) goto error;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *key = PyTuple_Pack(2, PyTuple_GET_ITEM(ids, i), PyTuple_GET_ITEM(contents, i));
+        if (key == NULL) goto error;
+        const int had = PySet_Contains(seen, key);
+        const int added = had == 0 ? PySet_Add(seen, key) : 0;
+        Py_DECREF(key);
+        if (had < 0 || added < 0) goto error;
+        if (had) goto plain_not;
+    }
+    Py_DECREF(seen);
+    return Py_BuildValue("(NNN)", ids, scores, contents);
+plain_not:
+    Py_XDECREF(ids), Py_XDECREF(scores), Py_XDECREF(contents), Py_XDECREF(seen);
+    Py_RETURN_NONE;
+error:
+    Py_XDECREF(ids), Py_XDECREF(scores), Py_XDECREF(contents), Py_XDECREF(seen);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"bm25_top_k", bm25_top_k, METH_VARARGS, "One BM25 query's top k over one group's postings (see the source)."},
     {"vector_top_k", vector_top_k, METH_VARARGS, "The vector leg's scores and top k from squared distances."},
     {"fuse_min_max", fuse_min_max, METH_VARARGS, "Min-max score fusion of two ranked lists (see the source)."},
+    {"bm25_text_top_k", bm25_text_top_k, METH_VARARGS, "One BM25 query's top k over per-text postings (see the source)."},
+    {"count_terms", count_terms, METH_VARARGS, "A batch of texts' term ids and counts (see the source)."},
+    {"plain_hits", plain_hits, METH_VARARGS, "check_hits' one-pass check of a plain hit list (see the source)."},
     {NULL, NULL, 0, NULL},
 };
 

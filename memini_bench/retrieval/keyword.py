@@ -18,21 +18,26 @@ kernel (``kernels.KERNELS.bm25_top_k``) where it was built, else with numpy; bot
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain
+from types import ModuleType
 from typing import Protocol
 
 import numpy as np
 
 from memini_bench.retrieval import kernels
-from memini_bench.text import folded_tokens, porter_stem, query_stems
+from memini_bench.text import folded_stretch, folded_tokens, porter_stem, query_stems
 
 K1 = 1.2
 B = 0.75
 IDF_FLOOR = 1e-6
 PARTITION_OVER = 1024
 TOKEN_BATCH = 1 << 19  # tokens per np.unique when the index is built
+CHAR_BATCH = 1 << 23  # characters per call of the compiled count_terms
+WEIGHT_CHUNK = 1 << 22  # postings per chunk when the weights are computed
+SHARE_ABOVE = 2  # the "texts" layout when the groups' postings would be over twice the distinct texts'
+LAYOUTS = ("auto", "groups", "texts")
 SPAN_TABLE_LIMIT = 1_000_000  # up to this many (group, term) pairs, terms are looked up in per-group dicts
 SENTINEL = np.iinfo(np.int32).max  # above every term id
 TINY = 5e-324  # the smallest positive float: ``score >= TINY`` is ``score > 0``
@@ -131,30 +136,44 @@ class NumpyBM25:
     into each group's stored (doc, weight) pairs, and a query is one ``bincount`` over its terms' postings (in
     query order, so each document's sum adds the same terms in the same order as ``ReferenceBM25``) and a stable
     top-k (or the compiled kernel's one pass doing the same). ``prepare(queries)`` turns queries into term ids
-    ahead of the timed recalls."""
+    ahead of the timed recalls.
 
-    def __init__(self, contents: Sequence[str], groups: Sequence[str]) -> None:
+    ``layout``: ``groups`` is that per-group table; ``texts`` keeps each distinct text's postings once (ascending
+    terms, IDF-folded weights) and a group as its members' text numbers, a query then summing, per member, the
+    weight of each query term its text holds, in query order (the same floats: ``search_texts``). ``auto`` takes
+    ``texts`` when the groups' tables would hold over ``SHARE_ABOVE`` times the distinct texts' postings (haystacks
+    sharing their sessions, as LongMemEval's do), else ``groups``."""
+
+    def __init__(self, contents: Sequence[str], groups: Sequence[str], *, layout: str = "auto") -> None:
+        if layout not in LAYOUTS:
+            raise ValueError(f"layout {layout!r}: use one of {', '.join(LAYOUTS)}")
+        kernels.note_slow_path()
         self.vocab: dict[str, int] = {}
         self._query_ids: dict[str, tuple[list[int], np.ndarray]] = {}
         texts, item_text = self._distinct_texts(contents)
         self.n_docs = len(contents)
+        sizes = np.diff(texts.start)
         lengths = texts.length[item_text].astype(np.float64)
         avgdl = lengths.sum() / self.n_docs if self.n_docs else 1.0
         del lengths
-        sizes = np.diff(texts.start)
         copies = np.bincount(item_text, minlength=len(sizes)).astype(np.float64)
-        self.doc_freq = np.bincount(texts.terms, weights=np.repeat(copies, sizes), minlength=len(self.vocab))
+        self.doc_freq = _doc_freq(texts, sizes, copies, len(self.vocab))
         self.idf = bm25_idf(self.n_docs, self.doc_freq)
-        # The reference's per-posting expression, evaluated once per distinct text's posting, IDF folded in.
-        tf = texts.tf.astype(np.float64)
-        norm = K1 * (1.0 - B + B * np.repeat(texts.length.astype(np.float64), sizes) / avgdl)
-        weights = self.idf[texts.terms] * (tf * (K1 + 1.0) / (tf + norm))
-        del tf, norm
-        self._groups = self._group_postings(groups, texts, weights, item_text)
-        if kernels.KERNELS is None and sum(len(g.terms) for g in self._groups.values()) <= SPAN_TABLE_LIMIT:
-            for name, g in self._groups.items():
+        weights = _text_weights(texts, sizes, self.idf, avgdl)
+        slots = int(np.dot(sizes, copies.astype(np.int64))) if len(sizes) else 0
+        self.layout = layout if layout != "auto" else "texts" if slots > SHARE_ABOVE * len(texts.terms) else "groups"
+        self._texts: _SharedTexts | None = None
+        self._groups: dict[str, GroupPostings | GroupTexts] = {}
+        if self.layout == "texts":
+            self._texts = _SharedTexts(texts.start, texts.terms, weights)
+            self._groups.update(self._group_texts(groups, item_text))
+            return
+        postings = self._group_postings(groups, texts, weights, item_text)
+        if kernels.KERNELS is None and sum(len(g.terms) for g in postings.values()) <= SPAN_TABLE_LIMIT:
+            for name, g in postings.items():
                 table = dict(zip(g.terms.tolist(), map(tuple, g.spans.tolist()), strict=True))
-                self._groups[name] = dataclasses.replace(g, span_of=table)
+                postings[name] = dataclasses.replace(g, span_of=table)
+        self._groups.update(postings)
 
     def _distinct_texts(self, contents: Sequence[str]) -> tuple[_TextPostings, np.ndarray]:
         """Each distinct text's postings (first-seen order) and, per item, the number of its text.
@@ -162,7 +181,9 @@ class NumpyBM25:
         Distinct texts are taken in batches of about ``TOKEN_BATCH`` tokens: every token becomes its term id (a
         dict from folded token to the id of its Porter stem, each distinct token stemmed once), and one
         ``np.unique`` over ``text * V + term`` gives each text's distinct terms (ascending) with their counts, so
-        tokens sharing a stem add up."""
+        tokens sharing a stem add up. The compiled kernel (``count_terms``), where built, does the same per batch
+        of about ``CHAR_BATCH`` characters with one term lookup per distinct token of the batch: the same
+        vocabulary, term ids and counts."""
         number: dict[str, int] = {}
         item_text = np.empty(len(contents), dtype=np.int64)
         distinct: list[str] = []
@@ -174,16 +195,20 @@ class NumpyBM25:
             item_text[d] = t
         term_of = _TermIds(self.vocab)
         parts = [self._count_batch([], term_of)]  # an empty batch: the dtypes when there is no text at all
-        batch: list[list[str]] = []
-        budget = 0
-        for text in distinct:
-            tokens = folded_tokens(text)
-            batch.append(tokens)
-            budget += len(tokens) + 1
-            if budget >= TOKEN_BATCH:
-                parts.append(self._count_batch(batch, term_of))
-                batch, budget = [], 0
-        parts.append(self._count_batch(batch, term_of))
+        compiled = kernels.KERNELS
+        if compiled is not None:
+            parts += [_compiled_batch(compiled, batch, term_of) for batch in _char_batches(distinct, CHAR_BATCH)]
+        else:
+            batch: list[list[str]] = []
+            budget = 0
+            for text in distinct:
+                tokens = folded_tokens(text)
+                batch.append(tokens)
+                budget += len(tokens) + 1
+                if budget >= TOKEN_BATCH:
+                    parts.append(self._count_batch(batch, term_of))
+                    batch, budget = [], 0
+            parts.append(self._count_batch(batch, term_of))
         term_ids, counts, pairs, length = (np.concatenate(column) for column in zip(*parts, strict=True))
         start = np.zeros(len(distinct) + 1, dtype=np.int64)
         np.cumsum(pairs, out=start[1:])
@@ -231,6 +256,14 @@ class NumpyBM25:
                                       spans, postings)
         return out
 
+    @staticmethod
+    def _group_texts(groups: Sequence[str], item_text: np.ndarray) -> dict[str, GroupTexts]:
+        """Per group, its members and their text numbers (the postings stay shared, per distinct text)."""
+        members: dict[str, list[int]] = {}
+        for i, g in enumerate(groups):
+            members.setdefault(g, []).append(i)
+        return {name: GroupTexts(np.asarray(ix, dtype=np.int64), item_text[ix]) for name, ix in members.items()}
+
     def prepare(self, queries: Sequence[str]) -> None:
         """Turn each query into its term ids (the stems in the vocabulary, repeats kept) once, before recalls."""
         for q in queries:
@@ -247,6 +280,9 @@ class NumpyBM25:
             return np.zeros(0, np.int64), np.zeros(0)
         prepared = self._query_ids.get(query)
         ids, term_ids = prepared if prepared is not None else self._term_ids(query)
+        if isinstance(g, GroupTexts):
+            assert self._texts is not None
+            return search_texts(self._texts, g, term_ids, k, len(self.vocab))
         return search_postings(g, ids, term_ids, k)
 
 
@@ -274,3 +310,104 @@ def search_postings(g: GroupPostings, ids: list[int], term_ids: np.ndarray, k: i
     scores = np.bincount(hit[:, 0].astype(np.intp), weights=hit[:, 1], minlength=len(g.members))
     local, best = top_k_positive(scores, k)  # every posting weight is > 0: matched is exactly score > 0
     return g.members[local], best
+
+
+@dataclass(frozen=True, slots=True)
+class GroupTexts:
+    """One group's share of a ``texts``-layout index: its members (global item indices, in item order) and each
+    member's distinct-text number in the shared postings."""
+
+    members: np.ndarray
+    texts: np.ndarray
+
+
+class _SharedTexts:
+    """Every distinct text's postings once: text x holds ``terms[start[x]:start[x + 1]]`` (ascending) with their
+    ``weights`` (IDF folded in); ``keys`` (``text * V + term``, ascending) is built on the numpy path's first use."""
+
+    __slots__ = ("start", "terms", "weights", "keys")
+
+    def __init__(self, start: np.ndarray, terms: np.ndarray, weights: np.ndarray) -> None:
+        self.start, self.terms, self.weights = start, terms, weights
+        self.keys: np.ndarray | None = None
+
+
+def search_texts(texts: _SharedTexts, g: GroupTexts, term_ids: np.ndarray, k: int,
+                 width: int) -> tuple[np.ndarray, np.ndarray]:
+    """``search_postings`` over shared per-text postings: each member's score is 0.0 plus the weight of each query
+    term its text holds, added in query order (repeats again), the same floats as the ``bincount`` there; the
+    compiled kernel (one binary search per member and term) where built, else one ``searchsorted`` per query."""
+    compiled = kernels.KERNELS
+    if compiled is not None:
+        room = min(k, len(g.members))
+        out_ids, out_scores = np.empty(room, dtype=np.int64), np.empty(room)
+        n = compiled.bm25_text_top_k(texts.start, texts.terms, texts.weights, g.texts, term_ids, g.members, k,
+                                     out_ids, out_scores)
+        return out_ids[:n], out_scores[:n]
+    if texts.keys is None:
+        texts.keys = np.repeat(np.arange(len(texts.start) - 1, dtype=np.int64) * width, np.diff(texts.start)) \
+            + texts.terms
+    scores = np.zeros(len(g.members))
+    if len(texts.keys):
+        for term in term_ids.tolist():  # query order: each document adds its terms in the reference's order
+            wanted = g.texts * width + term
+            at = np.minimum(np.searchsorted(texts.keys, wanted), len(texts.keys) - 1)
+            scores += np.where(texts.keys[at] == wanted, texts.weights[at], 0.0)
+    local, best = top_k_positive(scores, k)  # every weight is > 0: matched is exactly score > 0
+    return g.members[local], best
+
+
+def _char_batches(texts: list[str], chars: int) -> Iterator[list[str]]:
+    """``texts`` in consecutive batches of about ``chars`` characters."""
+    batch: list[str] = []
+    budget = 0
+    for text in texts:
+        batch.append(text)
+        budget += len(text) + 1
+        if budget >= chars:
+            yield batch
+            batch, budget = [], 0
+    yield batch
+
+
+def _compiled_batch(compiled: ModuleType, batch: list[str], term_of: _TermIds) -> tuple[np.ndarray, ...]:
+    """``NumpyBM25._count_batch`` of the batch's texts, by the compiled ``count_terms``."""
+    terms, counts, pairs, sizes = compiled.count_terms(batch, term_of, folded_stretch)
+    return (np.frombuffer(terms, dtype=np.int32), np.frombuffer(counts, dtype=np.int32),
+            np.frombuffer(pairs, dtype=np.int64), np.frombuffer(sizes, dtype=np.int64))
+
+
+def _doc_freq(texts: _TextPostings, sizes: np.ndarray, copies: np.ndarray, width: int) -> np.ndarray:
+    """Per term, the number of documents holding it: each distinct text's terms counted once per item holding the
+    text (in chunks of texts; the sums are whole numbers, so exact in any order)."""
+    out = np.zeros(width)
+    for lo, hi in _text_chunks(texts.start):
+        part = np.bincount(texts.terms[texts.start[lo]:texts.start[hi]],
+                           weights=np.repeat(copies[lo:hi], sizes[lo:hi]), minlength=width)
+        out += part
+    return out
+
+
+def _text_weights(texts: _TextPostings, sizes: np.ndarray, idf: np.ndarray, avgdl: float) -> np.ndarray:
+    """The reference's per-posting expression ``IDF_t * (tf * (k1 + 1) / (tf + k1 * (1 - b + b * D / avgdl)))``,
+    once per distinct text's posting, in chunks of texts (element-wise, so the same floats in one piece)."""
+    weights = np.empty(len(texts.terms))
+    for lo, hi in _text_chunks(texts.start):
+        a, b = texts.start[lo], texts.start[hi]
+        tf = texts.tf[a:b].astype(np.float64)
+        norm = K1 * (1.0 - B + B * np.repeat(texts.length[lo:hi].astype(np.float64), sizes[lo:hi]) / avgdl)
+        weights[a:b] = idf[texts.terms[a:b]] * (tf * (K1 + 1.0) / (tf + norm))
+    return weights
+
+
+def _text_chunks(start: np.ndarray) -> Iterator[tuple[int, int]]:
+    """Consecutive ranges [lo, hi) of texts holding about ``WEIGHT_CHUNK`` postings each (at least one text)."""
+    n = len(start) - 1
+    lo = 0
+    while lo < n:
+        hi = int(np.searchsorted(start, start[lo] + WEIGHT_CHUNK, side="right")) - 1
+        hi = min(max(hi, lo + 1), n)
+        yield lo, hi
+        lo = hi
+    if n == 0:
+        yield 0, 0

@@ -96,6 +96,7 @@ from __future__ import annotations
 
 from memini_bench.text.porter import porter_stem
 from memini_bench.text.query import fts5_match_expression, query_stems, query_terms
-from memini_bench.text.unicode61 import folded_tokens, tokenize
+from memini_bench.text.unicode61 import folded_stretch, folded_tokens, tokenize
 
-__all__ = ["folded_tokens", "fts5_match_expression", "porter_stem", "query_stems", "query_terms", "tokenize"]
+__all__ = ["folded_stretch", "folded_tokens", "fts5_match_expression", "porter_stem", "query_stems", "query_terms",
+           "tokenize"]

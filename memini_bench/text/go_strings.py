@@ -17,7 +17,9 @@ may still differ (Python 3.11 ships Unicode 14, Go 1.21+ Unicode 15) for charact
 
 from __future__ import annotations
 
+import os
 import re
+from types import ModuleType
 
 # unicode.IsSpace (Go's src/unicode/graphic.go and the White_Space table of tables.go)
 GO_SPACES = ("\t", "\n", "\x0b", "\x0c", "\r", " ", "\x85", "\xa0", "\u1680",
@@ -47,5 +49,23 @@ def go_words(text: str) -> list[str]:
 
 
 def go_normalize(text: str) -> str:
-    """memini's ``NormalizeContent``: ``strings.ToLower(strings.Join(strings.Fields(text), " "))``."""
+    """memini's ``NormalizeContent``: ``strings.ToLower(strings.Join(strings.Fields(text), " "))`` (the join in C,
+    ``_words.fields_joined``, where it was built: the same string without a list of every word)."""
+    if WORDS is not None:
+        return go_lower(WORDS.fields_joined(text))
     return go_lower(" ".join(go_fields(text)))
+
+
+def compiled_words() -> ModuleType | None:
+    """The compiled ``_words`` (``hash_buckets``: the hash embedder's words and buckets), or None where it was not
+    built or ``MEMINI_BENCH_KERNELS=0`` is set."""
+    if os.environ.get("MEMINI_BENCH_KERNELS", "1") == "0":
+        return None
+    try:
+        from memini_bench.text import _words
+    except ImportError:
+        return None
+    return _words
+
+
+WORDS = compiled_words()

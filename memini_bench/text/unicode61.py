@@ -132,5 +132,11 @@ def folded_tokens(text: str) -> list[str]:
         last = end
     plain.append(text[last:])
     tokens = " ".join(plain).lower().translate(_ASCII_SEPARATORS).split()
-    tokens.extend(_fold_token(tok) for tok in _token_re().findall(" ".join(other)))
+    tokens.extend(folded_stretch(" ".join(other)))
     return tokens
+
+
+def folded_stretch(stretch: str) -> list[str]:
+    """The folded tokens of a stretch of text by the full token pattern (what ``folded_tokens`` does around
+    non-ASCII characters; also the compiled ``count_terms``' callback)."""
+    return [_fold_token(tok) for tok in _token_re().findall(stretch)]

@@ -20,9 +20,13 @@ TRICKY = [
 ]
 
 
-@pytest.fixture
-def streamed(monkeypatch):
-    """Every regular file is streamed, in blocks of ``block`` bytes (set by the test)."""
+@pytest.fixture(params=["scanner", "json"])
+def streamed(monkeypatch, request):
+    """Every regular file is streamed, in blocks of ``block`` bytes (set by the test), by the byte stream with the
+    C element scanner and by the text stream with json's scanner."""
+    if request.param == "scanner" and _stream._jsonscan is None:
+        pytest.skip("the C scanner is not built here")
+    monkeypatch.setenv("MEMINI_BENCH_KERNELS", "1" if request.param == "scanner" else "0")
     monkeypatch.setattr(_stream, "STREAM_ABOVE", -1)
 
     def block(n: int) -> None:
@@ -40,7 +44,7 @@ def test_stream_reader_matches_orjson(tmp_path, streamed, block):
     streamed(block)
     path = tmp_path / "a.json"
     for text in (json.dumps(TRICKY), json.dumps(TRICKY, indent=3, ensure_ascii=False), "[]", " [ 1 ,2 ] \n",
-                 "\ufeff[1]"):
+                 "\ufeff[1]", "\ufeff [\"\\\\\", \"a\\\"]\"]", '[{"a": "\\\\"}, "\\\\\\"", 5]'):
         path.write_bytes(text.encode("utf-8"))
         rows, source = _read(path)
         assert rows == orjson.loads(text.removeprefix("\ufeff").encode())

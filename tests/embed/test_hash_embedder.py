@@ -89,3 +89,47 @@ def test_batched_encode_is_the_per_text_formula_bit_for_bit():
         want = np.stack([e._encode_one(t) for t in texts])
         got = e.encode(texts)
         assert got.dtype == np.float32 and np.array_equal(want.view(np.uint32), got.view(np.uint32))
+
+
+def test_compiled_words_give_the_python_paths_vectors(monkeypatch):
+    """``text._words.hash_buckets`` (the C split and hash) against the Python ``go_words`` path, bit for bit, on
+    texts with every kind of Go space and non-space, Go's special lowercasings, and non-ASCII words."""
+    import random
+
+    from memini_bench.text import go_strings
+
+    if go_strings.WORDS is None:
+        import pytest
+
+        pytest.skip("the compiled _words is not built here (or MEMINI_BENCH_KERNELS=0)")
+    rng = random.Random(11)
+    alphabet = list("aZq9-.,'") + [" ", "\t", "\n", "\x0b", "\x0c", "\r", "\x1c", "\x1f", "\x85", "\xa0", "\u1680",
+                                    "\u2000", "\u200a", "\u200b", "\u2028", "\u202f", "\u3000", "\u0130", "\u03a3",
+                                    "\u00c9", "\u00df", "\U0001f600", "\u4e2d"]
+    texts = ["".join(rng.choices(alphabet, k=rng.randint(0, 30))) for _ in range(400)] + ["", "   ", "ONE two"]
+    compiled = HashEmbedder(64).encode(texts)
+    monkeypatch.setattr(go_strings, "WORDS", None)
+    pure = HashEmbedder(64).encode(texts)
+    assert compiled.tobytes() == pure.tobytes()
+    assert sum("\u0130" in t or "\u03a3" in t for t in texts) > 10
+
+
+def test_compiled_fields_join_gives_the_dedup_key_of_the_python_path(monkeypatch):
+    """``go_normalize`` with the C join against ``" ".join(go_fields(text))``: equal strings (and so equal hashes)."""
+    import random
+
+    from memini_bench.text import go_strings
+
+    if go_strings.WORDS is None:
+        import pytest
+
+        pytest.skip("the compiled _words is not built here (or MEMINI_BENCH_KERNELS=0)")
+    rng = random.Random(12)
+    alphabet = list("aZ9-. ") + ["\t", "\n", "\x1c", "\x85", "\xa0", "\u2000", "\u3000", "\u0130", "\u03a3", "\u00e9",
+                                 "\U0001f600", "\u4e2d"]
+    texts = ["".join(rng.choices(alphabet, k=rng.randint(0, 25))) for _ in range(600)] + ["", " ", "\u3000a\u3000"]
+    compiled = [go_strings.go_normalize(t) for t in texts]
+    monkeypatch.setattr(go_strings, "WORDS", None)
+    pure = [go_strings.go_normalize(t) for t in texts]
+    assert compiled == pure
+    assert [hash(c) for c in compiled] == [hash(p) for p in pure]

@@ -33,6 +33,30 @@ def test_the_switch_turns_them_off(monkeypatch):
     assert kernels.load() is None
 
 
+def test_a_run_without_them_says_so_once(monkeypatch, capsys):
+    """A clone used without building the kernels: one line on stderr per process, none with -quiet or when the
+    switch asked for the pure paths."""
+    from memini_bench import progress
+
+    monkeypatch.setattr(kernels, "KERNELS", None)
+    monkeypatch.setattr(kernels, "_noted", [False])
+    monkeypatch.setenv("MEMINI_BENCH_KERNELS", "1")
+    NumpyBM25(["a b"], ["g"])
+    NumpyBM25(["a b"], ["g"])
+    assert capsys.readouterr().err.splitlines() == [kernels.SLOW_PATH_NOTE]
+    assert "pip install -e ." in kernels.SLOW_PATH_NOTE
+    monkeypatch.setattr(kernels, "_noted", [False])
+    monkeypatch.setenv("MEMINI_BENCH_KERNELS", "0")
+    NumpyBM25(["a b"], ["g"])
+    monkeypatch.setenv("MEMINI_BENCH_KERNELS", "1")
+    progress.set_quiet(True)
+    try:
+        NumpyBM25(["a b"], ["g"])
+    finally:
+        progress.set_quiet(False)
+    assert capsys.readouterr().err == ""
+
+
 def _bits(result: tuple[np.ndarray, np.ndarray]) -> tuple[list[int], bytes]:
     ids, scores = result
     return ids.tolist(), np.ascontiguousarray(scores, dtype=np.float64).tobytes()

@@ -1,0 +1,151 @@
+/* The hash embedder's words in C (embed/hashing.py; optional, built by setup.py like retrieval/_kernels.c; without
+ * it the embedder splits and hashes in Python, with the same words and buckets, and tests compare them).
+ *
+ * hash_buckets(texts, dims, bucket_of) -> (buckets, sizes), two bytes objects
+ *   The hash embedder's words (Go's strings.Fields(strings.ToLower(text)): runs of characters that are not Go's
+ *   unicode.IsSpace) and each word's bucket, text after text: an ASCII word's is FNV-1a-32 of its lowercased bytes
+ *   mod dims; any other word's is bucket_of(word), the Python path's (lowercasing and hashing it). buckets int64
+ *   per word, sizes int64 words per text.
+ *
+ * fields_joined(text) -> str
+ *   Go's strings.Join(strings.Fields(text), " "): the runs of non-spaces (unicode.IsSpace, as above) joined by one
+ *   space, nothing before the first or after the last (the dedup key before lowercasing).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    char *data;
+    size_t n, cap, size;
+} Vec;
+
+static int vec_push(Vec *v, const void *item) {
+    if (v->n == v->cap) {
+        size_t cap = v->cap ? 2 * v->cap : 1024;
+        char *data = realloc(v->data, cap * v->size);
+        if (data == NULL) return -1;
+        v->data = data, v->cap = cap;
+    }
+    memcpy(v->data + v->n * v->size, item, v->size);
+    v->n++;
+    return 0;
+}
+
+/* unicode.IsSpace of Go (the White_Space property; U+001C..U+001F are not spaces there). */
+static inline int go_space(Py_UCS4 c) {
+    if (c < 128) return c == ' ' || (c >= '\t' && c <= '\r');
+    return c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 ||
+           c == 0x202F || c == 0x205F || c == 0x3000;
+}
+
+static PyObject *hash_buckets(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *texts, *bucket_of, *result = NULL;
+    Py_ssize_t dims;
+    if (!PyArg_ParseTuple(args, "O!nO", &PyList_Type, &texts, &dims, &bucket_of)) return NULL;
+    if (dims <= 0) {
+        PyErr_SetString(PyExc_ValueError, "hash_buckets: dims must be positive");
+        return NULL;
+    }
+    const Py_ssize_t n_texts = PyList_GET_SIZE(texts);
+    Vec buckets = {NULL, 0, 0, sizeof(int64_t)};
+    int64_t *sizes = malloc((n_texts ? (size_t)n_texts : 1) * sizeof(int64_t));
+    if (sizes == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t x = 0; x < n_texts; x++) {
+        PyObject *text = PyList_GET_ITEM(texts, x);
+        if (!PyUnicode_Check(text)) {
+            PyErr_SetString(PyExc_TypeError, "hash_buckets: texts must be a list of str");
+            goto done;
+        }
+        const int kind = PyUnicode_KIND(text);
+        const void *data = PyUnicode_DATA(text);
+        const Py_ssize_t len = PyUnicode_GET_LENGTH(text);
+        int64_t words = 0;
+        for (Py_ssize_t i = 0; i < len;) {
+            while (i < len && go_space(PyUnicode_READ(kind, data, i))) i++;
+            if (i >= len) break;
+            const Py_ssize_t start = i;
+            uint32_t h = 0x811C9DC5u;
+            int ascii = 1;
+            for (; i < len; i++) {
+                const Py_UCS4 c = PyUnicode_READ(kind, data, i);
+                if (go_space(c)) break;
+                if (c >= 128) ascii = 0;
+                if (ascii) h = (h ^ (uint32_t)(c >= 'A' && c <= 'Z' ? c + 32 : c)) * 0x01000193u;
+            }
+            int64_t bucket;
+            if (ascii) {
+                bucket = (int64_t)(h % (uint32_t)dims);
+            } else {
+                PyObject *word = PyUnicode_Substring(text, start, i);
+                if (word == NULL) goto done;
+                PyObject *got = PyObject_CallOneArg(bucket_of, word);
+                Py_DECREF(word);
+                if (got == NULL) goto done;
+                bucket = PyLong_AsLongLong(got);
+                Py_DECREF(got);
+                if (bucket == -1 && PyErr_Occurred()) goto done;
+                if (bucket < 0 || bucket >= dims) {
+                    PyErr_SetString(PyExc_ValueError, "hash_buckets: bucket_of gave a bucket outside [0, dims)");
+                    goto done;
+                }
+            }
+            if (vec_push(&buckets, &bucket) < 0) {
+                PyErr_NoMemory();
+                goto done;
+            }
+            words++;
+        }
+        sizes[x] = words;
+    }
+    result = Py_BuildValue("(y#y#)", buckets.data ? buckets.data : "", (Py_ssize_t)(buckets.n * sizeof(int64_t)),
+                           (const char *)sizes, (Py_ssize_t)(n_texts * sizeof(int64_t)));
+done:
+    free(buckets.data);
+    free(sizes);
+    return result;
+}
+
+static PyObject *fields_joined(PyObject *self, PyObject *text) {
+    (void)self;
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "fields_joined: text must be a str");
+        return NULL;
+    }
+    const int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    const Py_ssize_t len = PyUnicode_GET_LENGTH(text);
+    Py_UCS4 *out = PyMem_Malloc((len ? (size_t)len : 1) * sizeof(Py_UCS4));
+    if (out == NULL) return PyErr_NoMemory();
+    Py_ssize_t n = 0;
+    int gap = 0;
+    for (Py_ssize_t i = 0; i < len; i++) {
+        const Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (go_space(c)) {
+            gap = n > 0;
+            continue;
+        }
+        if (gap) out[n++] = ' ';
+        gap = 0;
+        out[n++] = c;
+    }
+    PyObject *result = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out, n);  /* narrowed to its own kind */
+    PyMem_Free(out);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"hash_buckets", hash_buckets, METH_VARARGS, "The hash embedder's word buckets of texts (see the source)."},
+    {"fields_joined", fields_joined, METH_O, "Go's strings.Join(strings.Fields(text), \" \") (see the source)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_words", NULL, -1, methods, NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__words(void) { return PyModule_Create(&module); }
