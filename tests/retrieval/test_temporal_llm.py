@@ -17,6 +17,7 @@ from loopback import ScriptedServer
 
 from memini_bench.clients.llm import ChatClient
 from memini_bench.errors import BenchError
+from memini_bench.results.schema import Score
 from memini_bench.retrieval import temporal
 from memini_bench.retrieval.temporal import Anchor, extended_anchor
 from memini_bench.retrieval.temporal_llm import SYSTEM, LLMAnchorExtractor, parse_anchor
@@ -109,5 +110,6 @@ def test_rerank_row_and_hybrid_boost_match_the_oracle_extractor(tmp_path, capsys
     b = json.loads((tmp_path / "longmemeval-shared-limit40-emb-hash-tboost0.4-tx-extended-sys-hybrid.json")
                    .read_text())
     keys = ("recall_at_k", "recall_all_at_k", "mrr", "ndcg_at_k")
-    assert [[r[k] for k in keys] for r in a["results"]] == [[r[k] for k in keys] for r in b["results"]]
+    rows_a, rows_b = ([Score.from_row(r) for r in doc["results"]] for doc in (a, b))
+    assert [[getattr(r, k) for k in keys] for r in rows_a] == [[getattr(r, k) for k in keys] for r in rows_b]
     assert a["config"]["systems"][0]["temporal_llm"]["model"] == "oracle-extended"
