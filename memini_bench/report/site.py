@@ -2,7 +2,8 @@
 and style copied beside them. Nothing is fetched at view time: data sit inline as JSON, figures as inline SVG,
 receipts as script files under DIR (``receipts``).
 
-Pages: ``index.html`` (the leaderboard), ``ds-<data set>.html`` (significance matrices, category bars, recall
+Pages: ``index.html`` (the boards: ``boards``, with published claims: ``claims``), ``runs.html`` (every run of
+every file, sortable), ``ds-<data set>.html`` (significance matrices, category bars, recall
 against latency with its Pareto front, sweeps), ``receipts-<data set>.html`` (per-question receipts and the
 failure browser; only where per-question files were given), ``vetobench.html`` and ``provenance.html``.
 """
@@ -16,7 +17,8 @@ from pathlib import Path
 import orjson
 
 from memini_bench.errors import BenchError
-from memini_bench.report import model, plots, receipts
+from memini_bench.evaluation.stats import ALPHA
+from memini_bench.report import boards, claims, model, plots, receipts
 from memini_bench.report.collect import Inputs, Source
 from memini_bench.results.atomic_io import atomic_write
 
@@ -48,6 +50,62 @@ def leaderboard_data(inputs: Inputs) -> dict:
             "rows": [{"dataset": r.dataset, "slug": slug(r.dataset), "system": r.system, "file": r.file,
                       "source": r.source, "questions": r.questions, "embedder": r.embedder,
                       "byK": {str(k): v for k, v in r.by_k.items()}} for r in rows]}
+
+
+MARKS = {"best": "best", "tied": "not significantly different from best", "behind": "significantly behind",
+         "ahead": "significantly ahead on the questions both answered",
+         "untested": "not tested (no per-question records)"}
+
+
+def _cells(row, k: int) -> dict[str, str]:
+    def pct(v):
+        return "-" if v is None else f"{v * 100:.1f}"
+
+    p50 = row.value("p50_ms", k)
+    return {"R@5": pct(row.value("recall_at_k", 5)), f"R@{k}": pct(row.value("recall_at_k", k)),
+            "MRR": pct(row.value("mrr", k)), f"nDCG@{k}": pct(row.value("ndcg_at_k", k)),
+            "p50 ms": "-" if p50 is None else f"{p50:.2f}"}
+
+
+def _board_row(r, b) -> dict:
+    test = r.test
+    title = ""
+    if test:
+        title = (f"{b.primary}: {test['delta'] * 100:+.1f} pp against {b.leader.name} on {test['questions']} "
+                 f"questions (leader only {test['only_leader']}, this row only {test['only_row']}); McNemar p "
+                 f"{test['p']:.2g}, Holm-adjusted {test['p_adjusted']:.2g}")
+    return {"name": r.name, "mark": r.mark, "mark_label": MARKS.get(r.mark, r.mark), "test": test,
+            "test_title": title, "cells": _cells(r, b.k), "questions": r.questions,
+            "split": "held split" if boards.split_of(r.source) == "held" else "full set", "file": r.source.name,
+            "source": r.source.index, "note": r.note}
+
+
+def boards_data(inputs: Inputs, receipt_slugs: dict[str, str]) -> dict:
+    """The index: every board (``boards``) with its rows, marks, claims (``claims``) and receipts link."""
+    all_boards = boards.build_boards(inputs)
+    by_board, unmatched = claims.for_boards(claims.load(), all_boards)
+    out = []
+    for b in all_boards:
+        columns = list(dict.fromkeys(["R@5", b.primary, "MRR", f"nDCG@{b.k}", "p50 ms"]))
+        tuned = ", ".join(b.tuned)
+        split_note = (f"Held split: the tune split's questions, on which the settings of {tuned} were chosen, are "
+                      "left out; every row here ran on the same held questions.") if b.split == "held" else ""
+        datasets = {r.source.dataset for r in b.rows + b.apart}
+        slug_ = next((receipt_slugs[d] for d in sorted(datasets) if d in receipt_slugs), "")
+        out.append({"key": b.key, "slug": b.slug, "title": b.title, "questions": b.questions,
+                    "split_label": "held split" if b.split == "held" else "full set", "split_note": split_note,
+                    "primary": b.primary, "columns": columns,
+                    "leader": b.leader.name if b.leader else "",
+                    "leader_value": _cells(b.leader, b.k)[b.primary] if b.leader else "",
+                    "tied": [r.name for r in b.tied], "rows": [_board_row(r, b) for r in b.rows],
+                    "apart": [_board_row(r, b) for r in b.apart], "claims": by_board.get(b.key, []),
+                    "receipts": slug_})
+    tuned_all = sorted({t for b in all_boards for t in b.tuned})
+    return {"boards": out, "min": boards.MIN_QUESTIONS, "k_note": f"{boards.PRIMARY_K} (the largest K where a "
+            "board has no 10)", "tuned": ", ".join(tuned_all), "unmatched": unmatched,
+            "footnote": "exact McNemar test on R@K over the questions both runs answered, from the per-question "
+                        f"records, Holm-adjusted across the board (alpha {ALPHA}): best, not significantly different "
+                        "from best, or significantly behind."}
 
 
 def sig_matrix(source: Source, metric: str) -> dict:
@@ -126,8 +184,10 @@ def build(inputs: Inputs, out: Path) -> list[Path]:
         _write(out / name, env.get_template(template).render(nav=nav, **ctx))
         pages.append(out / name)
 
-    page("index.html", "index.html.j2", title="Leaderboard", data=leaderboard_data(inputs),
+    page("index.html", "index.html.j2", title="Leaderboards", boards=boards_data(inputs, {ds: slug(ds) for ds in
+                                                                                      receipt_pages}),
          skipped=inputs.skipped)
+    page("runs.html", "runs.html.j2", title="All runs", data=leaderboard_data(inputs), skipped=inputs.skipped)
     for ds in datasets:
         page(f"ds-{slug(ds)}.html", "dataset.html.j2", title=ds, d=dataset_page(inputs, ds),
              receipts=receipt_pages.get(ds))
