@@ -109,11 +109,56 @@ def boards_data(inputs: Inputs, receipt_slugs: dict[str, str]) -> dict:
 
 
 def sig_matrix(source: Source, metric: str) -> dict:
-    """Systems x systems for one metric: each tested cell's delta (row minus column), Holm p and significance."""
+    """Systems x systems for one metric: each tested cell's delta (row minus column), Holm p and significance;
+    only the systems some test of ``metric`` involves."""
     lookup = model.sig_lookup(source)
-    systems = source.results.systems
+    tested = {s for (a, b, m) in lookup if m == metric for s in (a, b)}
+    systems = [s for s in source.results.systems if s in tested]
     cells = [[lookup.get((a, b, metric)) if a != b else None for b in systems] for a in systems]
     return {"metric": metric, "systems": systems, "cells": cells}
+
+
+def sig_list(source: Source, metric: str) -> dict:
+    """A metric's tests when they all share one system (the run's reference against each other): one line per
+    test, the shared system first, instead of a grid with a single filled row."""
+    tests = [r for r in model.significance(source) if r["metric"] == metric]
+    centre = _centre(tests) or tests[0]["system_a"]
+    rows = []
+    for r in tests:
+        flip = r["system_a"] != centre
+        rows.append({**r, "system_a": centre, "system_b": r["system_a"] if flip else r["system_b"],
+                     "delta": -r["delta"] if flip else r["delta"],
+                     "ci_low": -r["ci_high"] if flip else r["ci_low"],
+                     "ci_high": -r["ci_low"] if flip else r["ci_high"]})
+    return {"metric": metric, "centre": centre, "rows": rows}
+
+
+def _centre(tests: list[dict]) -> str | None:
+    """The system every test involves, when there is one and there are several tests (a star, not a grid)."""
+    if not tests:
+        return None
+    common = set.intersection(*({r["system_a"], r["system_b"]} for r in tests))
+    return sorted(common)[0] if len(common) == 1 or len(tests) == 1 else None
+
+
+def _sig_blocks(source: Source) -> tuple[list[dict], list[dict]]:
+    """(grids, lists): a grid for a metric whose tests form more than one pair and no star, else a list."""
+    grids, lists = [], []
+    for metric in dict.fromkeys(r["metric"] for r in model.significance(source)):
+        tests = [r for r in model.significance(source) if r["metric"] == metric]
+        if len(tests) > 1 and _centre(tests) is None:
+            grids.append(sig_matrix(source, metric))
+        else:
+            lists.append(sig_list(source, metric))
+    return grids, lists
+
+
+def pareto_points(rows: list[model.Row], k: int) -> list[tuple[str, float, float]]:
+    """(label, p50 ms, R@k) of each row that has R@k: the system's name, with its file where the name repeats."""
+    shown = [r for r in rows if r.value("recall_at_k", k) is not None]
+    names = [r.system for r in shown]
+    return [(r.system if names.count(r.system) == 1 else f"{r.system} ({r.file.removesuffix('.json')})",
+             r.value("p50_ms", k) or 0.0, r.value("recall_at_k", k)) for r in shown]
 
 
 def dataset_page(inputs: Inputs, dataset: str) -> dict:
@@ -122,13 +167,13 @@ def dataset_page(inputs: Inputs, dataset: str) -> dict:
     k = max(model.ks_of(rows))
     blocks = []
     for s in sources:
-        metrics = list(dict.fromkeys(r["metric"] for r in model.significance(s)))
         labels = s.results.config.get("category_labels") or {}
-        has_cats = any(sc.per_category for sc in s.results.scores)
-        blocks.append({"source": s, "matrices": [sig_matrix(s, m) for m in metrics],
-                       "bars": plots.category_bars(list(s.results.scores), labels, k, s.name) if has_cats else ""})
-    points = [(f"{r.system} ({r.file})" if len(sources) > 1 else r.system, r.value("p50_ms", k) or 0.0,
-               r.value("recall_at_k", k) or 0.0) for r in rows]
+        own_k = max((sc.k for sc in s.results.scores), default=k)
+        has_cats = any(sc.per_category for sc in s.results.scores if sc.k == own_k)
+        grids, lists = _sig_blocks(s)
+        blocks.append({"source": s, "matrices": grids, "lists": lists,
+                       "bars": plots.category_bars(list(s.results.scores), labels, own_k, s.name) if has_cats else ""})
+    points = pareto_points(rows, k)
     sweeps = [sweep_figure(d, k) for d in inputs.sweeps if _sweep_dataset(d) == dataset]
     return {"dataset": dataset, "slug": slug(dataset), "k": k, "blocks": blocks,
             "pareto": plots.pareto_plot(points, k, f"{dataset}: R@{k} against p50 latency"),
