@@ -15,7 +15,7 @@ QUALITY_EMBEDDERS ?= hash,minilm,wordllama
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install bench run test test-all lint speed scale gpu quality results report report-scale clean \
+.PHONY: install bench run test test-all lint speed scale gpu quality results report screenshots report-scale clean \
 	reference-search reference-held results-beam
 
 $(STAMP): pyproject.toml setup.py memini_bench/retrieval/_kernels.c
@@ -66,19 +66,25 @@ ray-estimate: $(STAMP)
 quality: $(STAMP)
 	$(PY) -m quality.scoreboard -embedders $(QUALITY_EMBEDDERS) -out results/quality.json
 
-# The static report site from the committed results/ (open build/report/index.html) and the README's leaderboard
-# picture docs/report-leaderboard.png (Debian's chromium: .ci/install-browser)
+# The static report site from the committed results/ (open build/report/index.html); writes under build/ only
 REPORT_DIR ?= build/report
 report: $(STAMP)
+	$(PY) -m memini_bench report results -o $(REPORT_DIR)
+
+# Maintainers: the report's pictures in docs/ (the boards, LoCoMo turn's held board, a receipts page) from a fresh
+# build of the committed results (Debian's chromium: .ci/install-browser); commit them with the results they show
+screenshots: $(STAMP)
 	bash .ci/install-browser
-	$(PY) -m memini_bench report results -o $(REPORT_DIR) -screenshot docs/report-leaderboard.png
+	$(PY) -m memini_bench report results -o $(REPORT_DIR)
+	$(PY) cmd/report_screenshots.py $(REPORT_DIR) docs
 
 # memini-bench report on a LongMemEval-M-sized run (250,000 items, 500 questions, 20 systems, generated): build time
 # (under a minute or exit 1) and, with chromium, page timings; prints one JSON line
 report-scale: $(STAMP)
 	$(PY) cmd/report_scale.py
 
-# Every committed file in results/ but results/bench/, results/reference/ and the BEAM runs (the rest is emptied first) and the generated tables of
+# Every committed file in results/ but results/bench/, results/reference/ and the BEAM runs (the rest is emptied first), the
+# compact per-question records of the runs the report's boards test (<stem>.jsonl.gz beside them), and the generated tables of
 # README.md and docs/*.md, from the shared data sets, with MiniLM pinned (7 min 44 s with a warm embedding cache on 2 cores, at 0f06621).
 # User runs write to the gitignored runs/ by default; only these targets write the committed results/.
 MB_ANY := $(PY) -m memini_bench -embedder minilm
@@ -90,10 +96,11 @@ results: $(STAMP)
 	@test -z "$$MEMINI_LLM_BASE_URL" || { echo 'make results: unset MEMINI_LLM_BASE_URL (mem0 would become mem0-infer)'; exit 2; }
 	mkdir -p results && find results -mindepth 1 -maxdepth 1 ! -name bench ! -name reference ! -name 'beam-*' \
 		-exec rm -rf {} +
-	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -significance
-	$(MB) -suite locomo-sessions -data $(LOCOMO) -k 5,10 -significance
+	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -significance -per-question results/locomo.jsonl.gz
+	$(MB) -suite locomo-sessions -data $(LOCOMO) -k 5,10 -significance -per-question results/locomo-sessions.jsonl.gz
 	$(MB) -suite longmemeval -data $(LME)/longmemeval_s_single.json -k 5,10
-	$(MB) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -k 5,10
+	$(MB) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -k 5,10 \
+		-per-question results/longmemeval-shared.jsonl.gz
 	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -systems hybrid -reinforce
 	for x in regex extended; do \
 	  $(MB) -suite locomo -data $(LOCOMO) -k 5,10 -systems hybrid -temporal-boost 0.4 -temporal-extractor $$x && \
@@ -112,12 +119,14 @@ results: $(STAMP)
 	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -holdout tune -sweep 'fusion=0.3,0.5,-1' -select MRR
 	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -fusion -1 -sweep 'rrf-k=5,60'
 	for s in locomo locomo-sessions; do \
-	  $(MB) -suite $$s -data $(LOCOMO) -k 5,10 -systems $(PEERS) -name peers -significance && \
-	  $(MB) -suite $$s -data $(LOCOMO) -k 5,10 -systems $(PEER_VARIANTS) -name peers-variants || exit 1; done
+	  $(MB) -suite $$s -data $(LOCOMO) -k 5,10 -systems $(PEERS) -name peers -significance \
+	    -per-question results/$$s-peers.jsonl.gz && \
+	  $(MB) -suite $$s -data $(LOCOMO) -k 5,10 -systems $(PEER_VARIANTS) -name peers-variants \
+	    -per-question results/$$s-peers-variants.jsonl.gz || exit 1; done
 	$(MB) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -k 5,10 \
-		-systems $(PEERS) -name peers -significance
+		-systems $(PEERS) -name peers -significance -per-question results/longmemeval-shared-peers.jsonl.gz
 	$(MB) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -k 5,10 \
-		-systems $(PEER_VARIANTS) -name peers-variants
+		-systems $(PEER_VARIANTS) -name peers-variants -per-question results/longmemeval-shared-peers-variants.jsonl.gz
 	$(MB) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -session-doc user-only \
 		-k 5,10 -systems mempalace,mempalace-hybrid -name peers-user-only
 	$(PY) -m memini_bench -suite vetobench -data $(VETO) -scale -plot -out results
@@ -131,7 +140,7 @@ results: $(STAMP)
 	for u in observation summary; do $(MB) -suite locomo -unit $$u -data $(LOCOMO) -k 5,10 || exit 1; done
 	for f in oracle_sample97 s_single oracle_examples; do \
 	  $(MB) -suite longmemeval -granularity turn -data $(LME)/longmemeval_$$f.json -k 5,10 \
-	    -name $$(echo $$f | tr _ -) || exit 1; done
+	    -name $$(echo $$f | tr _ -) -per-question results/longmemeval-turns-$$(echo $$f | tr _ -).jsonl.gz || exit 1; done
 	$(PY) -m quality.scoreboard -embedders $(QUALITY_EMBEDDERS) -out results/quality.json
 	$(PY) -m quality.scoreboard -embedders $(QUALITY_EMBEDDERS) -variants fixed,pre-fix,ratio0.4,anchor-only \
 		-out results/quality-variants.json
@@ -160,18 +169,20 @@ reference-search: $(STAMP)
 # (reference against each, Holm across the family); then the full sets with memini-hybrid beside it.
 reference-held: $(STAMP)
 	$(MB_ANY) -suite locomo -data $(LOCOMO) -k 5,10 -holdout held -systems reference,$(PEERS),$(REF_PEER_VARIANTS) \
-		-name peers -significance -out $(REF_OUT)
+		-name peers -significance -out $(REF_OUT) -per-question $(REF_OUT)/locomo-held-peers.jsonl.gz
 	$(MB_ANY) -suite locomo-sessions -data $(LOCOMO) -k 5,10 -holdout held -systems reference,$(PEERS),$(REF_PEER_VARIANTS) \
-		-name peers -significance -out $(REF_OUT)
+		-name peers -significance -out $(REF_OUT) -per-question $(REF_OUT)/locomo-sessions-held-peers.jsonl.gz
 	$(MB_ANY) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -k 5,10 -holdout held \
-		-systems reference,$(PEERS),$(REF_PEER_VARIANTS) -name peers -significance -out $(REF_OUT)
+		-systems reference,$(PEERS),$(REF_PEER_VARIANTS) -name peers -significance -out $(REF_OUT) \
+		-per-question $(REF_OUT)/longmemeval-shared-held-peers.jsonl.gz
 	for s in locomo locomo-sessions; do \
 	  $(MB_ANY) -suite $$s -data $(LOCOMO) -k 5,10 -systems reference,hybrid,keyword,vector -name reference \
-	    -significance -out $(REF_OUT) || exit 1; done
+	    -significance -out $(REF_OUT) -per-question $(REF_OUT)/$$s-reference.jsonl.gz || exit 1; done
 	$(MB_ANY) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -k 5,10 \
-		-systems reference,hybrid,keyword,vector -name reference -significance -out $(REF_OUT)
+		-systems reference,hybrid,keyword,vector -name reference -significance -out $(REF_OUT) \
+		-per-question $(REF_OUT)/longmemeval-shared-reference.jsonl.gz
 	$(MB_ANY) -suite locomo -data $(LOCOMO) -k 5,10 -systems sqlite-vec-hybrid,sqlite-vec-hybrid-pool -name sqlite-vec-depth \
-		-significance -out $(REF_OUT)
+		-significance -out $(REF_OUT) -per-question $(REF_OUT)/locomo-sqlite-vec-depth.jsonl.gz
 
 # BEAM's 100K tier (its license is not stated: fetch it yourself; memini-bench data fetch beam-100k)
 results-beam: $(STAMP)
