@@ -283,3 +283,15 @@ def _mark(board: Board) -> None:
         row.test = {"delta": -test.delta, "p": test.p, "p_adjusted": test.p_adjusted, "questions": test.questions,
                     "only_leader": test.only_a, "only_row": test.only_b, "significant": test.significant}
         row.mark = ("behind" if test.delta > 0 else "ahead") if test.significant else "tied"
+
+
+def newest_runs(sources: list[Source]):
+    """A ``keep(source, run)`` test true for one run per (system, identity) of ``sources``: the newest file's, as on
+    the boards (two files holding the same run show it once in the receipts)."""
+    best: dict[tuple[str, str], tuple[tuple[int, str], int]] = {}
+    for s in sources:
+        for r in s.runs:
+            key = (r.system, identity_key(s, r.system))
+            if key not in best or newness(s) >= best[key][0]:
+                best[key] = (newness(s), s.index)
+    return lambda s, r: best.get((r.system, identity_key(s, r.system)), (None, None))[1] == s.index

@@ -220,7 +220,7 @@ def build(inputs: Inputs, out: Path) -> list[Path]:
         with_runs = [s for s in inputs.sources if s.dataset == ds and s.runs]
         if with_runs:
             k = max(max(s.results.config.get("ks") or [10]) for s in with_runs)
-            receipt_pages[ds] = receipts.build(with_runs, out, slug(ds), k)
+            receipt_pages[ds] = receipts.build(with_runs, out, slug(ds), k, keep=boards.newest_runs(with_runs))
     nav = {"datasets": [(ds, slug(ds)) for ds in datasets], "receipts": [(ds, slug(ds)) for ds in receipt_pages],
            "veto": bool(inputs.veto)}
     pages = []
