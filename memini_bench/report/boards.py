@@ -1,10 +1,10 @@
 """Boards: one leaderboard per data set, protocol and split, each system once, tested against the board's leader.
 
 - A *board* is every compare run of one data set and protocol (``config.dataset`` without its holdout suffix, and
-  the data file), on one split: ``held`` (``-holdout held`` runs) or ``full`` (the whole set). A data set on which
-  a system's settings were chosen (the tune split of a ``-holdout`` study: the system a held run's paired tests
-  centre on, e.g. ``reference``) has a held board; on its full board that system is listed apart (its full-set
-  number includes the questions it was tuned on).
+  the data file), on one split: ``held`` (``-holdout held`` runs), ``full`` (the whole set) or ``tune``. A data
+  set on which a system's settings were chosen (the tune split of a ``-holdout`` study: the system a held run's
+  paired tests centre on, e.g. ``reference``) has a held board; on its full board that system is listed apart
+  (its full-set number includes the questions it was tuned on).
 - *Each system once*: rows of one system and one identity (``config.identity`` less the systems list and the
   holdout) keep the newest file (its commit's date, then the path). One name with two identities is two rows; the
   identity the most files share keeps the bare name, another gets the settings that differ in brackets
@@ -106,7 +106,9 @@ def base_dataset(source: Source) -> str:
 
 
 def split_of(source: Source) -> str:
-    return "held" if source.results.config.get("holdout") == "held" else "full"
+    """``held``, ``tune`` (a ``-holdout`` split) or ``full``."""
+    holdout = source.results.config.get("holdout")
+    return holdout if holdout in ("held", "tune") else "full"
 
 
 def _data_stem(source: Source) -> str:
@@ -204,8 +206,9 @@ def build_boards(inputs: Inputs) -> list[Board]:
     for (dataset, stem, _), sources in groups.items():
         tuned_on.setdefault(f"{dataset}|{stem}", set()).update(tuned_systems(sources))
     known = list(TITLES)
+    splits = ("held", "full", "tune")
     order = sorted(groups, key=lambda key: (known.index(key[0]) if key[0] in known else len(known), key[0],
-                                            key[1], key[2] != "held"))
+                                            key[1], splits.index(key[2])))
     return [_board(key, groups[key], tuned_on.get(f"{key[0]}|{key[1]}", set())) for key in order]
 
 

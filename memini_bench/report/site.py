@@ -52,6 +52,7 @@ def leaderboard_data(inputs: Inputs) -> dict:
                       "byK": {str(k): v for k, v in r.by_k.items()}} for r in rows]}
 
 
+SPLITS = {"held": "held split", "full": "full set", "tune": "tune split"}
 MARKS = {"best": "best", "tied": "not significantly different from best", "behind": "significantly behind",
          "ahead": "significantly ahead on the questions both answered",
          "untested": "not tested (no per-question records)"}
@@ -76,7 +77,7 @@ def _board_row(r, b) -> dict:
                  f"{test['p']:.2g}, Holm-adjusted {test['p_adjusted']:.2g}")
     return {"name": r.name, "mark": r.mark, "mark_label": MARKS.get(r.mark, r.mark), "test": test,
             "test_title": title, "cells": _cells(r, b.k), "questions": r.questions,
-            "split": "held split" if boards.split_of(r.source) == "held" else "full set", "file": r.source.name,
+            "split": SPLITS[boards.split_of(r.source)], "file": r.source.name,
             "source": r.source.index, "note": r.note}
 
 
@@ -93,7 +94,7 @@ def boards_data(inputs: Inputs, receipt_slugs: dict[str, str]) -> dict:
         datasets = {r.source.dataset for r in b.rows + b.apart}
         slug_ = next((receipt_slugs[d] for d in sorted(datasets) if d in receipt_slugs), "")
         out.append({"key": b.key, "slug": b.slug, "title": b.title, "questions": b.questions,
-                    "split_label": "held split" if b.split == "held" else "full set", "split_note": split_note,
+                    "split_label": SPLITS[b.split], "split_note": split_note,
                     "primary": b.primary, "columns": columns,
                     "leader": b.leader.name if b.leader else "",
                     "leader_value": _cells(b.leader, b.k)[b.primary] if b.leader else "",
