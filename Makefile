@@ -76,7 +76,7 @@ report: $(STAMP)
 screenshots: $(STAMP)
 	bash .ci/install-browser
 	$(PY) -m memini_bench report results -o $(REPORT_DIR)
-	$(PY) cmd/report_screenshots.py $(REPORT_DIR) docs
+	$(PY) cmd/report_screenshots.py -site $(REPORT_DIR) -dir docs
 
 # memini-bench report on a LongMemEval-M-sized run (250,000 items, 500 questions, 20 systems, generated): build time
 # (under a minute or exit 1) and, with chromium, page timings; prints one JSON line
@@ -101,11 +101,14 @@ results: $(STAMP)
 	$(MB) -suite longmemeval -data $(LME)/longmemeval_s_single.json -k 5,10
 	$(MB) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -k 5,10 \
 		-per-question results/longmemeval-shared.jsonl.gz
-	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -systems hybrid -reinforce
-	for x in regex extended; do \
-	  $(MB) -suite locomo -data $(LOCOMO) -k 5,10 -systems hybrid -temporal-boost 0.4 -temporal-extractor $$x && \
+	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -systems hybrid -reinforce \
+		-per-question results/locomo-reinforce-sys-hybrid.jsonl.gz
+	for x in regex extended; do t=$$(test $$x = regex || echo -tx-$$x); \
+	  $(MB) -suite locomo -data $(LOCOMO) -k 5,10 -systems hybrid -temporal-boost 0.4 -temporal-extractor $$x \
+	    -per-question results/locomo-tboost0.4$$t-sys-hybrid.jsonl.gz && \
 	  $(MB) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -k 5,10 \
-	    -systems hybrid -temporal-boost 0.4 -temporal-extractor $$x || exit 1; done
+	    -systems hybrid -temporal-boost 0.4 -temporal-extractor $$x \
+	    -per-question results/longmemeval-shared-tboost0.4$$t-sys-hybrid.jsonl.gz || exit 1; done
 	$(MB) -suite locomo -data $(LOCOMO) -rerank -rerank-cats "" -per-question results/locomo-rerank-cats-all.jsonl
 	$(MB) -suite locomo -data $(LOCOMO) -rerank -rerank-cats "" -temporal-extractor extended \
 		-per-question results/locomo-rerank-tx-extended-cats-all.jsonl
@@ -128,16 +131,18 @@ results: $(STAMP)
 	$(MB) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -k 5,10 \
 		-systems $(PEER_VARIANTS) -name peers-variants -per-question results/longmemeval-shared-peers-variants.jsonl.gz
 	$(MB) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -session-doc user-only \
-		-k 5,10 -systems mempalace,mempalace-hybrid -name peers-user-only
+		-k 5,10 -systems mempalace,mempalace-hybrid -name peers-user-only \
+		-per-question results/longmemeval-user-only-shared-peers-user-only.jsonl.gz
 	$(PY) -m memini_bench -suite vetobench -data $(VETO) -scale -plot -out results
 	$(MB) -suite locomo -data $(LOCOMO) -multihop
 	$(MB) -suite locomo -data $(LOCOMO) -entity-bridge
 	$(MB) -suite locomo -data $(LOCOMO) -entity-bridge -bridge-vocab entities,concepts
-	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -poison 50
+	$(MB) -suite locomo -data $(LOCOMO) -k 5,10 -poison 50 -per-question results/locomo-poisoned.jsonl.gz
 	$(PY) -m memini_bench.studies.entity_eval -locomo $(LOCOMO) -out results/entities.json
 	$(PY) -m memini_bench.studies.contradiction -embedders hash,minilm -locomo $(LOCOMO) \
 		-lme $(LME)/longmemeval_oracle_sample97.json -out results/contradiction.json
-	for u in observation summary; do $(MB) -suite locomo -unit $$u -data $(LOCOMO) -k 5,10 || exit 1; done
+	for u in observation summary; do $(MB) -suite locomo -unit $$u -data $(LOCOMO) -k 5,10 \
+	  -per-question results/locomo-$$(echo $$u | sed 's/y$$/ie/')s.jsonl.gz || exit 1; done
 	for f in oracle_sample97 s_single oracle_examples; do \
 	  $(MB) -suite longmemeval -granularity turn -data $(LME)/longmemeval_$$f.json -k 5,10 \
 	    -name $$(echo $$f | tr _ -) -per-question results/longmemeval-turns-$$(echo $$f | tr _ -).jsonl.gz || exit 1; done

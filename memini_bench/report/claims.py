@@ -11,7 +11,7 @@ A claim is set beside the board of its data set (the full set: claims are never 
 split) and that board's row of its system. It is *comparable* only when the protocols agree (``any-hit``; MRR's
 definition is one) and the claim counts the board's number of questions; otherwise it shows ``not comparable`` and
 the reason (no conversion between protocols or question counts is exact in general, so none is made). The
-difference is measured minus claimed, in percentage points.
+difference is measured minus claimed, in percentage points, to one decimal (as the claims are published).
 """
 
 from __future__ import annotations
@@ -121,7 +121,8 @@ def beside(claim: Claim, board) -> dict:
         line["reason"] = (f"not comparable: the claim counts {claim.questions} questions, this board {row.questions}"
                           "; no exact conversion")
     else:
-        line["diff"] = line["measured"] - claim.value
+        diff = round(line["measured"] - claim.value, 1)
+        line["diff"] = diff if diff != 0 else 0.0  # never "-0.0"
     return line
 
 

@@ -6,8 +6,11 @@ needed; either missing is a BenchError saying how to install it. Playwright's ow
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
+from memini_bench.core.console import run_command
+from memini_bench.core.settings import command, setting
 from memini_bench.errors import BenchError
 
 CHROMIUM = "/usr/bin/chromium"
@@ -62,3 +65,24 @@ def screenshots(site: Path, docs: Path) -> list[Path]:
         screenshot(site / page, docs / name, height=900, element=element, wait_for=wait_for)
         out.append(docs / name)
     return out
+
+
+@dataclass(frozen=True)
+class ShotOptions:
+    """The flags of ``cmd/report_screenshots.py`` (``make screenshots``)."""
+
+    site: str = setting("site", "build/report", "the folder of a site built from the committed results")
+    dir: str = setting("dir", "runs/screenshots", "where the pictures go (make screenshots: docs)")
+
+
+@command(ShotOptions, name="report-screenshots")
+def main_command(args: ShotOptions) -> int:
+    """The report's pictures (``SHOTS``) from a built site."""
+    for path in screenshots(Path(args.site), Path(args.dir)):
+        print(f"wrote {path}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int | None:
+    """The entry point, with the CLI's one-line errors (exit 2 for bad input)."""
+    return run_command(main_command, argv, "memini-bench")
