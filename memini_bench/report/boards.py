@@ -6,9 +6,10 @@
   paired tests centre on, e.g. ``reference``) has a held board; on its full board that system is listed apart
   (its full-set number includes the questions it was tuned on).
 - *Each system once*: rows of one system and one identity (``config.identity`` less the systems list and the
-  holdout) keep the newest file (its commit's date, then the path). One name with two identities is two rows; the
-  identity the most files share keeps the bare name, another gets the settings that differ in brackets
-  (``memini-hybrid [reinforce]``).
+  holdout) keep the newest file (its commit's date, then the path). A file made before a system's recipe changed
+  under the same name (``RENAMED``) shows that row under the older recipe's current name. One name with two
+  identities is two rows; the identity the most files share keeps the bare name, another gets the settings that
+  differ in brackets (``memini-hybrid [reinforce]``).
 - *Ranked* rows answer at least ``MIN_QUESTIONS`` questions (fewer: a smoke test, listed apart, never ranked).
   The primary metric is recall_any@10 (R@K at the largest K when a board has no K = 10); the leader is the ranked
   row with the highest value (ties: the first in name order).
@@ -45,6 +46,9 @@ TITLES = {"locomo": "LoCoMo turn", "locomo-sessions": "LoCoMo session",
 HOLDOUT_SUFFIXES = ("-held", "-tune")
 #: Identity fields that do not make two rows different systems.
 NOT_IDENTITY = ("systems", "holdout")
+#: A system whose recipe changed under the same name: (name, the commit that changed it, the name the older
+#: recipe goes by now). sqlite-vec-hybrid fetched each leg to memini's pool before; that is sqlite-vec-hybrid-pool.
+RENAMED = (("sqlite-vec-hybrid", "cd9da97", "sqlite-vec-hybrid-pool"),)
 
 
 @dataclass
@@ -149,8 +153,8 @@ def _commit_time(folder: str, commit: str) -> int:
 
 
 def newness(source: Source) -> tuple[int, str]:
-    folder = str(source.results.path.resolve().parent) if source.results.path.parent.is_dir() else "."
-    return _commit_time(folder, str(source.results.config.get("git_commit", ""))), str(source.results.path)
+    """(the date of the commit the file records, its path): the larger is the newer run."""
+    return _commit_time(_folder_of(source), str(source.results.config.get("git_commit", ""))), str(source.results.path)
 
 
 def _flat(obj: object, prefix: str = "") -> dict[str, object]:
@@ -218,30 +222,20 @@ def _board(key: tuple[str, str, str], sources: list[Source], tuned: set[str]) ->
     k = PRIMARY_K if PRIMARY_K in ks else (ks[-1] if ks else PRIMARY_K)
     board = Board(key="-".join(p for p in (dataset, stem, split) if p), title=title_of(dataset, stem),
                   dataset=dataset, data=stem, split=split, k=k, tuned=tuple(sorted(tuned)) if split == "held" else ())
-    newest: dict[tuple[str, str], tuple[tuple[int, str], Source]] = {}
-    files_per_key: dict[str, int] = {}
-    for s in sources:
-        for key_ in {identity_key(s, system) for system in s.results.systems}:
-            files_per_key[key_] = files_per_key.get(key_, 0) + 1
-        for system in s.results.systems:
-            ident = identity_key(s, system)
-            old = newest.get((system, ident))
-            if old is None or newness(s) >= old[0]:
-                newest[(system, ident)] = (newness(s), s)
+    newest, files_per_key = _newest(sources)
     idents_of: dict[str, list[str]] = {}
-    for system, ident in newest:
-        idents_of.setdefault(system, []).append(ident)
+    for shown, ident in newest:
+        idents_of.setdefault(shown, []).append(ident)
     rows = []
-    for (system, ident), (_, s) in newest.items():
-        name = system
-        idents = idents_of[system]
+    for (shown, ident), (s, system) in newest.items():
+        name = shown
+        idents = idents_of[shown]
         if len(idents) > 1:
             base = max(idents, key=lambda i: (files_per_key.get(i, 0), i))
             if ident != base:
-                name = f"{system} [{variant_tag(ident, base)}]"
-        by_k = _by_k(s, system)
+                name = f"{shown} [{variant_tag(ident, base)}]"
         questions = max((sc.questions for sc in s.results.scores if sc.system == system), default=0)
-        rows.append(BoardRow(name=name, system=system, source=s, questions=questions, by_k=by_k))
+        rows.append(BoardRow(name=name, system=system, source=s, questions=questions, by_k=_by_k(s, system)))
     for r in rows:
         if r.questions < MIN_QUESTIONS:
             r.ranked, r.note = False, f"smoke test: {r.questions} question{'s' if r.questions != 1 else ''} " \
@@ -255,6 +249,36 @@ def _board(key: tuple[str, str, str], sources: list[Source], tuned: set[str]) ->
     board.rows, board.apart = ranked, sorted((r for r in rows if not r.ranked), key=lambda r: r.name)
     _mark(board)
     return board
+
+
+def _newest(sources: list[Source]) -> tuple[dict[tuple[str, str], tuple[Source, str]], dict[str, int]]:
+    """(shown name, identity) -> (the newest source, the system's name in it); and how many files hold each
+    identity."""
+    newest: dict[tuple[str, str], tuple[tuple[int, str], Source, str]] = {}
+    files_per_key: dict[str, int] = {}
+    for s in sources:
+        for key_ in {identity_key(s, system) for system in s.results.systems}:
+            files_per_key[key_] = files_per_key.get(key_, 0) + 1
+        for system in s.results.systems:
+            slot = (shown_name(s, system), identity_key(s, system))
+            if slot not in newest or newness(s) >= newest[slot][0]:
+                newest[slot] = (newness(s), s, system)
+    return {slot: (s, system) for slot, (_, s, system) in newest.items()}, files_per_key
+
+
+def shown_name(source: Source, system: str) -> str:
+    """``system``, or the name its recipe goes by now where the file predates a change of that system's recipe
+    under the same name (``RENAMED``; only when the commits' dates are known)."""
+    for name, commit, older in RENAMED:
+        if system == name:
+            made, changed = newness(source)[0], _commit_time(_folder_of(source), commit)
+            if made and changed and made < changed:
+                return older
+    return system
+
+
+def _folder_of(source: Source) -> str:
+    return str(source.results.path.resolve().parent) if source.results.path.parent.is_dir() else "."
 
 
 def _mark(board: Board) -> None:
@@ -294,7 +318,7 @@ def newest_runs(sources: list[Source]):
     best: dict[tuple[str, str], tuple[tuple[int, str], int]] = {}
     for s in sources:
         for r in s.runs:
-            key = (r.system, identity_key(s, r.system))
+            key = (shown_name(s, r.system), identity_key(s, r.system))
             if key not in best or newness(s) >= best[key][0]:
                 best[key] = (newness(s), s.index)
-    return lambda s, r: best.get((r.system, identity_key(s, r.system)), (None, None))[1] == s.index
+    return lambda s, r: best.get((shown_name(s, r.system), identity_key(s, r.system)), (None, None))[1] == s.index

@@ -217,3 +217,18 @@ def test_category_bars_of_runs_with_different_k_lists_build():
                 per_category={"1": 0.5}, per_category_questions={"1": 3})
     assert plots.category_bars([one], {}, 10, "t") == ""
     assert plots.category_bars([one], {"1": "multi-hop"}, 5, "t").startswith("<svg")
+
+
+def test_a_row_older_than_its_recipe_shows_under_the_older_recipes_name(committed):
+    """sqlite-vec-hybrid's recipe changed (each leg k deep); the pooled one is now sqlite-vec-hybrid-pool."""
+    _, all_boards = committed
+    if not boards.newness(all_boards[0].rows[0].source)[0]:
+        pytest.skip("needs the git history (the commits' dates) of the results files")
+    sessions = _board(all_boards, "locomo-sessions", "full")
+    names = {r.name: r for r in sessions.rows + sessions.apart}
+    assert "sqlite-vec-hybrid" not in names
+    assert (names["sqlite-vec-hybrid-pool"].system, names["sqlite-vec-hybrid-pool"].source.name) == \
+        ("sqlite-vec-hybrid", "locomo-sessions-peers.json")
+    turn = {r.name: r for r in _board(all_boards, "locomo", "full").rows}
+    assert turn["sqlite-vec-hybrid"].source.name == "locomo-sqlite-vec-depth.json"
+    assert turn["sqlite-vec-hybrid-pool"].value("recall_at_k", 5) == pytest.approx(0.528, abs=5e-4)
