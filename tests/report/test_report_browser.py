@@ -184,6 +184,25 @@ def test_locomo_turn_board_lists_the_reference_and_every_peer_once_with_a_mark(s
     assert page.errors == []
 
 
+def test_every_board_with_records_links_its_receipts(site, page):
+    """A board whose rows have per-question records (results/<stem>.jsonl.gz) links a receipts page that opens
+    with those runs; LoCoMo turn's held board shows the reference against the peers."""
+    _open(page, site["dir"] / "index.html")
+    links = page.eval_on_selector_all("section.boardsec", """ss => ss.map(s => {
+        const a = s.querySelector("a[href^='receipts-']");
+        return [s.dataset.board, a ? a.getAttribute("href") : ""]; })""")
+    tested = page.eval_on_selector_all("section.boardsec", "ss => ss.filter(s => s.querySelector("
+                                       "'td.mark-behind, td.mark-tied')).map(s => s.dataset.board)")
+    linked = dict(links)
+    assert tested and all(linked[b] for b in tested), (tested, linked)
+    assert all((site["dir"] / href).is_file() for href in linked.values() if href)
+    _open(page, site["dir"] / linked["locomo-locomo10-held"])
+    page.wait_for_selector(".receipt")
+    runs = page.eval_on_selector_all("#run-a option", "os => os.map(o => o.textContent)")
+    assert "reference · locomo-held-peers.json" in runs and len(runs) >= 15
+    assert page.errors == []
+
+
 def test_published_claims_sit_beside_the_measured_numbers(site, page):
     _open(page, site["dir"] / "index.html")
     rows = page.locator("section[data-board='locomo-locomo10-full'] table.claims tbody tr[data-system='memini-hybrid']")
