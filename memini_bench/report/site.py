@@ -100,7 +100,7 @@ def boards_data(inputs: Inputs, receipt_slugs: dict[str, str]) -> dict:
                     "leader_value": _cells(b.leader, b.k)[b.primary] if b.leader else "",
                     "tied": [r.name for r in b.tied], "rows": [_board_row(r, b) for r in b.rows],
                     "apart": [_board_row(r, b) for r in b.apart], "claims": by_board.get(b.key, []),
-                    "receipts": slug_})
+                    "receipts": slug_, "pages": [(d, slug(d)) for d in sorted(datasets)]})
     tuned_all = sorted({t for b in all_boards for t in b.tuned})
     return {"boards": out, "min": boards.MIN_QUESTIONS, "k_note": f"{boards.PRIMARY_K} (the largest K where a "
             "board has no 10)", "tuned": ", ".join(tuned_all), "unmatched": unmatched,
