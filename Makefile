@@ -17,7 +17,7 @@ QUALITY_EMBEDDERS ?= hash,minilm,wordllama
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install bench run test test-all lint speed scale gpu quality results report report-scale clean \
+.PHONY: install bench run test test-all lint speed scale gpu quality results report screenshots report-scale clean \
 	reference-search reference-held results-beam
 
 $(STAMP): pyproject.toml setup.py memini_bench/retrieval/_kernels.c memini_bench/loaders/_jsonscan.c \
@@ -69,12 +69,17 @@ ray-estimate: $(STAMP)
 quality: $(STAMP)
 	$(PY) -m quality.scoreboard -embedders $(QUALITY_EMBEDDERS) -out results/quality.json
 
-# The static report site from the committed results/ (open build/report/index.html) and the README's leaderboard
-# picture docs/report-leaderboard.png (Debian's chromium: .ci/install-browser)
+# The static report site from the committed results/ (open build/report/index.html); writes under build/ only
 REPORT_DIR ?= build/report
 report: $(STAMP)
+	$(PY) -m memini_bench report results -o $(REPORT_DIR)
+
+# Maintainers: the report's pictures in docs/ (the boards, LoCoMo turn's held board, a receipts page) from a fresh
+# build of the committed results (Debian's chromium: .ci/install-browser); commit them with the results they show
+screenshots: $(STAMP)
 	bash .ci/install-browser
-	$(PY) -m memini_bench report results -o $(REPORT_DIR) -screenshot docs/report-leaderboard.png
+	$(PY) -m memini_bench report results -o $(REPORT_DIR)
+	$(PY) cmd/report_screenshots.py -site $(REPORT_DIR) -dir docs
 
 # memini-bench report on a LongMemEval-M-sized run (250,000 items, 500 questions, 20 systems, generated): build time
 # (under a minute or exit 1) and, with chromium, page timings; prints one JSON line
@@ -82,7 +87,8 @@ report-scale: $(STAMP)
 	$(PY) cmd/report_scale.py
 
 # Every committed file in results/ but results/bench/, results/reference/ and the BEAM runs (the rest is emptied first),
-# each from its command in cmd/results_manifest.txt, then the generated tables of README.md and docs/*.md; from the
+# each from its command in cmd/results_manifest.txt (with the compact per-question records, <stem>.jsonl.gz, that
+# the report's boards test from), then the generated tables of README.md and docs/*.md; from the
 # shared data sets, with MiniLM pinned (7 min 44 s with a warm embedding cache on 2 cores, at 0f06621). User runs
 # write to the gitignored runs/ by default; only these targets write the committed results/.
 MB_ANY := $(PY) -m memini_bench -embedder minilm
@@ -115,18 +121,20 @@ reference-search: $(STAMP)
 # (reference against each, Holm across the family); then the full sets with memini-hybrid beside it.
 reference-held: $(STAMP)
 	$(MB_ANY) -suite locomo -data $(LOCOMO) -k 5,10 -holdout held -systems reference,$(PEERS),$(REF_PEER_VARIANTS) \
-		-name peers -significance -out $(REF_OUT)
+		-name peers -significance -out $(REF_OUT) -per-question $(REF_OUT)/locomo-held-peers.jsonl.gz
 	$(MB_ANY) -suite locomo-sessions -data $(LOCOMO) -k 5,10 -holdout held -systems reference,$(PEERS),$(REF_PEER_VARIANTS) \
-		-name peers -significance -out $(REF_OUT)
+		-name peers -significance -out $(REF_OUT) -per-question $(REF_OUT)/locomo-sessions-held-peers.jsonl.gz
 	$(MB_ANY) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -k 5,10 -holdout held \
-		-systems reference,$(PEERS),$(REF_PEER_VARIANTS) -name peers -significance -out $(REF_OUT)
+		-systems reference,$(PEERS),$(REF_PEER_VARIANTS) -name peers -significance -out $(REF_OUT) \
+		-per-question $(REF_OUT)/longmemeval-shared-held-peers.jsonl.gz
 	for s in locomo locomo-sessions; do \
 	  $(MB_ANY) -suite $$s -data $(LOCOMO) -k 5,10 -systems reference,hybrid,keyword,vector -name reference \
-	    -significance -out $(REF_OUT) || exit 1; done
+	    -significance -out $(REF_OUT) -per-question $(REF_OUT)/$$s-reference.jsonl.gz || exit 1; done
 	$(MB_ANY) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -k 5,10 \
-		-systems reference,hybrid,keyword,vector -name reference -significance -out $(REF_OUT)
+		-systems reference,hybrid,keyword,vector -name reference -significance -out $(REF_OUT) \
+		-per-question $(REF_OUT)/longmemeval-shared-reference.jsonl.gz
 	$(MB_ANY) -suite locomo -data $(LOCOMO) -k 5,10 -systems sqlite-vec-hybrid,sqlite-vec-hybrid-pool -name sqlite-vec-depth \
-		-significance -out $(REF_OUT)
+		-significance -out $(REF_OUT) -per-question $(REF_OUT)/locomo-sqlite-vec-depth.jsonl.gz
 
 # BEAM's 100K tier (its license is not stated: fetch it yourself; memini-bench data fetch beam-100k)
 results-beam: $(STAMP)

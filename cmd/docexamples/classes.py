@@ -11,10 +11,12 @@ from docexamples.reading import PLACEHOLDER, Example
 #: Every class, with why an example of it is (or is not) run by tests/docs/test_examples.py.
 CLASSES: dict[str, str] = {
     "run": "runnable here offline in seconds: run in a fresh clone, then git status must be empty",
-    "slow": "runnable here offline, a minute or more (MiniLM over a full set): run like `run` under -m slow",
+    "slow": "runnable here offline, a minute or more (MiniLM over a full set, make report's site of every committed "
+            "run): run like `run` under -m slow",
     "long": "a measurement script of many minutes: parsed and its destinations checked, not run",
     "maintainer": "regenerates committed files by design (results/, the generated README and docs blocks, "
-                  "docs/report-leaderboard.png): make results and its kin; parsed and checked, not run",
+                  "the report's pictures in docs/): make results, make screenshots and their kin; parsed and "
+                  "checked, not run",
     "toolchain": "builds .venv (pip, network) or runs the test suite and linters themselves; they write only .venv/ "
                  "and tool caches, checked to be ignored",
     "llm": "needs an LLM endpoint (MEMINI_LLM_*): -qa, VetoBench -live, or the archives a -live run writes",
@@ -27,8 +29,8 @@ CLASSES: dict[str, str] = {
                "module in its heading), not an invocation",
 }
 
-MAINTAINER_MAKE = {"results", "results-beam", "speed", "scale", "ray-estimate", "quality", "report", "report-scale",
-                   "reference-search", "reference-held"}
+MAINTAINER_MAKE = {"results", "results-beam", "speed", "scale", "ray-estimate", "quality", "screenshots",
+                   "report-scale", "reference-search", "reference-held"}
 TOOLCHAIN_MAKE = {"install", "test", "test-all", "lint", "clean"}
 
 
@@ -78,7 +80,8 @@ RULES: list[tuple[str, Callable[[Example], bool]]] = [
     ("long", lambda ex: ex.program[1] in ("cmd/speed.py", "cmd/ray_estimate.py", "cmd/scale.py",
                                           "cmd/report_scale.py")),
     ("slow", lambda ex: (_mentions(ex, r"\.\./shared/data/(locomo|longmemeval)") and _minilm(ex))
-     or _mentions(ex, r"-suite vetobench") or ex.program[0] == "module"),
+     or _mentions(ex, r"-suite vetobench") or ex.program[0] == "module"
+     or ex.program[:2] == ("make", "report")),
     ("run", lambda ex: True),
 ]
 

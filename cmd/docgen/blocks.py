@@ -13,6 +13,7 @@ from pathlib import Path
 
 from memini_bench.core.table import Cell, Column, Table, fmt_num, fmt_pct
 from memini_bench.core.table import render as render_table
+from memini_bench.report.boards import MIN_QUESTIONS
 from memini_bench.report.model import embedder_label
 from memini_bench.results.read import load
 from memini_bench.results.schema import (
@@ -61,19 +62,25 @@ MAIN_COLUMNS = (Column("dataset", "data set", "left"), Column("questions", "ques
                 Column("system", "system", "left"), Column("embedder", "embedder", "left"), Column("r5", "R@5"),
                 Column("r10", "R@10"), Column("ra10", "RecallAll@10"), Column("mrr", "MRR"),
                 Column("ndcg10", "nDCG@10"), Column("p50", "p50 ms"))
-#: The reference system's full-set runs (``make reference-held``), one per main data set.
-REFERENCE_FILES = ("reference/locomo-reference.json", "reference/locomo-sessions-reference.json",
-                   "reference/longmemeval-shared-reference.json")
+#: The reference system's held-split runs (``make reference-held``), one per main data set: its settings were
+#: chosen on the tune split, so its headline number is the held one.
+REFERENCE_FILES = ("reference/locomo-held-peers.json", "reference/locomo-sessions-held-peers.json",
+                   "reference/longmemeval-shared-held-peers.json")
 
 
 def _rows(doc: CompareResults, systems: list[str]) -> list[tuple[Cell, ...]]:
-    """One table row per system: R@5 / R@10 / RecallAll@10 / MRR / nDCG@10 and p50 at K 10."""
+    """One table row per system: R@5 / R@10 / RecallAll@10 / MRR / nDCG@10 and p50 at K 10; a run of fewer than
+    the report's minimum of questions (a smoke test, ``report.boards.MIN_QUESTIONS``) has none. A held-split run
+    names its split in the data set column."""
     out = []
     for system in systems:
         r5, r10 = doc.score(system, 5), doc.score(system, 10)
-        if not (r5 and r10):
+        if not (r5 and r10) or r10.questions < MIN_QUESTIONS:
             continue
-        out.append((Cell(doc.dataset, doc.dataset), Cell(r10.questions, str(r10.questions)), Cell(system, system),
+        name = doc.dataset
+        if doc.config.get("holdout") == "held":
+            name = f"{name.removesuffix('-held')} (held split)"
+        out.append((Cell(name, name), Cell(r10.questions, str(r10.questions)), Cell(system, system),
                     Cell(embedder_label(doc.config, system), embedder_label(doc.config, system)),
                     *(Cell(v, _pct(v)) for v in (r5.recall_at_k, r10.recall_at_k, r10.recall_all_at_k, r10.mrr,
                                                  r10.ndcg_at_k)), Cell(r10.p50_ms, fmt_num(r10.p50_ms))))
@@ -95,8 +102,9 @@ def main_table(results_dir: Path) -> str:
 
 
 def reference_rows(results_dir: Path) -> str:
-    """The ``reference`` system's row on each main data set's full questions (its own runs beside memini's three,
-    ``results/reference/*-reference.json``), in the main table's columns."""
+    """The ``reference`` system's row on each main data set's held split (its settings were chosen on the tune
+    split; ``results/reference/*-held-peers.json``), in the main table's columns; a held split under the minimum
+    of questions has no row."""
     rows = _main_rows(results_dir, REFERENCE_FILES, ["reference"])
     if not rows:
         return "_(`results/reference/` is not committed yet: `make reference-held` writes it)_\n"

@@ -40,9 +40,8 @@ from memini_bench.modes.options import RunOptions
 from memini_bench.results.write import (
     OutputOptions,
     markdown,
-    per_question_rows,
     results_document,
-    write_jsonl,
+    write_per_question,
     write_trec,
 )
 from memini_bench.systems.config import HybridConfig
@@ -142,7 +141,7 @@ class RunMode(Mode):
             category_bars(data["scores"], png, title=ds.name, labels=ds.category_labels)
             log(f"wrote {png}")
         if opts.output.per_question:
-            write_jsonl(Path(opts.output.per_question), per_question_rows(data["results"]))
+            write_per_question(Path(opts.output.per_question), data["results"])
             log(f"wrote {opts.output.per_question}")
         if opts.output.trec:
             for path in write_trec(Path(opts.output.trec), out.stem, data["results"]):

@@ -1,9 +1,11 @@
 """The report's inputs: results files, sweep summaries, VetoBench files and per-question runs.
 
-A PATH is a results file (``*.json``), a per-question file (``*.jsonl``, written by ``-per-question``) or a folder.
-A folder contributes its ``*.json`` files and the ``summary.json`` of each sub-folder (a ``-sweep`` output), plus
-the ``<stem>.jsonl`` beside each results file. A per-question file pairs with a results file by stem (``X.jsonl``
-beside ``X.json``) or, when given on its own, with the one results file whose systems include every system of the
+A PATH is a results file (``*.json``), a per-question file (``*.jsonl`` or ``*.jsonl.gz``, written by
+``-per-question``) or a folder. A folder contributes its ``*.json`` files and, of each sub-folder at any depth,
+its ``summary.json`` when it has one (a ``-sweep`` output) or else its own results files; plus the per-question
+records beside each results file (``<stem>.jsonl``, or the compact ``<stem>.jsonl.gz`` committed in
+``results/``). A per-question file pairs with a results file by stem (``X.jsonl`` or ``X.jsonl.gz`` beside
+``X.json``) or, when given on its own, with the one results file whose systems include every system of the
 per-question file and whose question count equals its number of questions; none or several is an error naming
 them. Files of a kind the site does not show (rerank tables, gates, studies, the quality scoreboard) are listed
 as skipped, never silently dropped.
@@ -54,10 +56,10 @@ def _expand(paths: list[str]) -> tuple[list[Path], list[Path]]:
     for text in paths:
         p = Path(text)
         if p.is_dir():
-            jsons += sorted(p.glob("*.json"))
-            jsons += sorted(s for s in p.glob("*/summary.json"))
-            jsonls += [q for q in (j.with_suffix(".jsonl") for j in sorted(p.glob("*.json"))) if q.is_file()]
-        elif p.suffix == ".jsonl":
+            found = _folder(p)
+            jsons += found
+            jsonls += [q for j in found for q in _records_beside(j)]
+        elif p.suffix == ".jsonl" or p.name.endswith(".jsonl.gz"):
             jsonls.append(p)
         elif p.is_file():
             jsons.append(p)
@@ -65,6 +67,23 @@ def _expand(paths: list[str]) -> tuple[list[Path], list[Path]]:
             raise BenchError(f"{p}: no such file or folder; give results files (.json), per-question files "
                              "(.jsonl) or folders of them")
     return list(dict.fromkeys(jsons)), list(dict.fromkeys(jsonls))
+
+
+def _folder(folder: Path) -> list[Path]:
+    """A folder's results files: its ``*.json``, and of each sub-folder its ``summary.json`` when it has one (a
+    ``-sweep`` output: the cells are that summary's) or else its own results files, at any depth."""
+    out = sorted(folder.glob("*.json"))
+    for sub in sorted(d for d in folder.iterdir() if d.is_dir() and not d.name.startswith(".")):
+        out += [sub / "summary.json"] if (sub / "summary.json").is_file() else _folder(sub)
+    return out
+
+
+def _records_beside(results: Path) -> list[Path]:
+    """The per-question file beside a results file: ``<stem>.jsonl``, else the compact ``<stem>.jsonl.gz``."""
+    for q in (results.with_suffix(".jsonl"), results.with_suffix(".jsonl.gz")):
+        if q.is_file():
+            return [q]
+    return []
 
 
 def _kind(doc: ResultsFile) -> str:
@@ -96,7 +115,8 @@ def collect(paths: list[str]) -> Inputs:
 
 
 def _pair(out: Inputs, path: Path) -> None:
-    by_stem = [s for s in out.sources if s.results.path.with_suffix(".jsonl") == path]
+    by_stem = [s for s in out.sources if path in (s.results.path.with_suffix(".jsonl"),
+                                                  s.results.path.with_suffix(".jsonl.gz"))]
     if not by_stem and _is_rerank_rows(path):
         out.skipped.append((str(path), "rerank per-question"))
         return

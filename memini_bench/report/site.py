@@ -2,7 +2,8 @@
 and style copied beside them. Nothing is fetched at view time: data sit inline as JSON, figures as inline SVG,
 receipts as script files under DIR (``receipts``).
 
-Pages: ``index.html`` (the leaderboard), ``ds-<data set>.html`` (significance matrices, category bars, recall
+Pages: ``index.html`` (the boards: ``boards``, with published claims: ``claims``), ``runs.html`` (every run of
+every file, sortable), ``ds-<data set>.html`` (significance matrices, category bars, recall
 against latency with its Pareto front, sweeps), ``receipts-<data set>.html`` (per-question receipts and the
 failure browser; only where per-question files were given), ``vetobench.html`` and ``provenance.html``.
 """
@@ -17,7 +18,8 @@ import orjson
 
 from memini_bench.core.registry import require_extra
 from memini_bench.errors import BenchError
-from memini_bench.report import model, plots, receipts
+from memini_bench.evaluation.stats import ALPHA
+from memini_bench.report import boards, claims, model, plots, receipts
 from memini_bench.report.collect import Inputs, Source
 from memini_bench.results.atomic_io import atomic_write
 from memini_bench.results.schema import Score
@@ -53,12 +55,114 @@ def leaderboard_data(inputs: Inputs) -> dict:
                       "byK": {str(k): v for k, v in r.by_k.items()}} for r in rows]}
 
 
+SPLITS = {"held": "held split", "full": "full set", "tune": "tune split"}
+MARKS = {"best": "best", "tied": "not significantly different from best", "behind": "significantly behind",
+         "ahead": "significantly ahead on the questions both answered",
+         "untested": "not tested (no per-question records)"}
+
+
+def _cells(row, k: int) -> dict[str, str]:
+    def pct(v):
+        return "-" if v is None else f"{v * 100:.1f}"
+
+    p50 = row.value("p50_ms", k)
+    return {"R@5": pct(row.value("recall_at_k", 5)), f"R@{k}": pct(row.value("recall_at_k", k)),
+            "MRR": pct(row.value("mrr", k)), f"nDCG@{k}": pct(row.value("ndcg_at_k", k)),
+            "p50 ms": "-" if p50 is None else f"{p50:.2f}"}
+
+
+def _board_row(r, b) -> dict:
+    test = r.test
+    title = ""
+    if test:
+        title = (f"{b.primary}: {test['delta'] * 100:+.1f} pp against {b.leader.name} on {test['questions']} "
+                 f"questions (leader only {test['only_leader']}, this row only {test['only_row']}); McNemar p "
+                 f"{test['p']:.2g}, Holm-adjusted {test['p_adjusted']:.2g}")
+    return {"name": r.name, "mark": r.mark, "mark_label": MARKS.get(r.mark, r.mark), "test": test,
+            "test_title": title, "cells": _cells(r, b.k), "questions": r.questions,
+            "split": SPLITS[boards.split_of(r.source)], "file": r.source.name,
+            "source": r.source.index, "note": r.note}
+
+
+def boards_data(inputs: Inputs, receipt_slugs: dict[str, str]) -> dict:
+    """The index: every board (``boards``) with its rows, marks, claims (``claims``) and receipts link."""
+    all_boards = boards.build_boards(inputs)
+    by_board, unmatched = claims.for_boards(claims.load(), all_boards)
+    out = []
+    for b in all_boards:
+        columns = list(dict.fromkeys(["R@5", b.primary, "MRR", f"nDCG@{b.k}", "p50 ms"]))
+        tuned = ", ".join(b.tuned)
+        split_note = (f"Held split: the tune split's questions, on which the settings of {tuned} were chosen, are "
+                      "left out; every row here ran on the same held questions.") if b.split == "held" else ""
+        datasets = {r.source.dataset for r in b.rows + b.apart}
+        slug_ = next((receipt_slugs[d] for d in sorted(datasets) if d in receipt_slugs), "")
+        out.append({"key": b.key, "slug": b.slug, "title": b.title, "questions": b.questions,
+                    "split_label": SPLITS[b.split], "split_note": split_note,
+                    "primary": b.primary, "columns": columns,
+                    "leader": b.leader.name if b.leader else "",
+                    "leader_value": _cells(b.leader, b.k)[b.primary] if b.leader else "",
+                    "tied": [r.name for r in b.tied], "rows": [_board_row(r, b) for r in b.rows],
+                    "apart": [_board_row(r, b) for r in b.apart], "claims": by_board.get(b.key, []),
+                    "receipts": slug_, "pages": [(d, slug(d)) for d in sorted(datasets)]})
+    tuned_all = sorted({t for b in all_boards for t in b.tuned})
+    return {"boards": out, "min": boards.MIN_QUESTIONS, "k_note": f"{boards.PRIMARY_K} (the largest K where a "
+            "board has no 10)", "tuned": ", ".join(tuned_all), "unmatched": unmatched,
+            "footnote": "exact McNemar test on R@K over the questions both runs answered, from the per-question "
+                        f"records, Holm-adjusted across the board (alpha {ALPHA}): best, not significantly different "
+                        "from best, or significantly behind."}
+
+
 def sig_matrix(source: Source, metric: str) -> dict:
-    """Systems x systems for one metric: each tested cell's delta (row minus column), Holm p and significance."""
+    """Systems x systems for one metric: each tested cell's delta (row minus column), Holm p and significance;
+    only the systems some test of ``metric`` involves."""
     lookup = model.sig_lookup(source)
-    systems = source.results.systems
+    tested = {s for (a, b, m) in lookup if m == metric for s in (a, b)}
+    systems = [s for s in source.results.systems if s in tested]
     cells = [[lookup.get((a, b, metric)) if a != b else None for b in systems] for a in systems]
     return {"metric": metric, "systems": systems, "cells": cells}
+
+
+def sig_list(source: Source, metric: str) -> dict:
+    """A metric's tests when they all share one system (the run's reference against each other): one line per
+    test, the shared system first, instead of a grid with a single filled row."""
+    tests = [r for r in model.significance(source) if r["metric"] == metric]
+    centre = _centre(tests) or tests[0]["system_a"]
+    rows = []
+    for r in tests:
+        flip = r["system_a"] != centre
+        rows.append({**r, "system_a": centre, "system_b": r["system_a"] if flip else r["system_b"],
+                     "delta": -r["delta"] if flip else r["delta"],
+                     "ci_low": -r["ci_high"] if flip else r["ci_low"],
+                     "ci_high": -r["ci_low"] if flip else r["ci_high"]})
+    return {"metric": metric, "centre": centre, "rows": rows}
+
+
+def _centre(tests: list[dict]) -> str | None:
+    """The system every test involves, when there is one and there are several tests (a star, not a grid)."""
+    if not tests:
+        return None
+    common = set.intersection(*({r["system_a"], r["system_b"]} for r in tests))
+    return sorted(common)[0] if len(common) == 1 or len(tests) == 1 else None
+
+
+def _sig_blocks(source: Source) -> tuple[list[dict], list[dict]]:
+    """(grids, lists): a grid for a metric whose tests form more than one pair and no star, else a list."""
+    grids, lists = [], []
+    for metric in dict.fromkeys(r["metric"] for r in model.significance(source)):
+        tests = [r for r in model.significance(source) if r["metric"] == metric]
+        if len(tests) > 1 and _centre(tests) is None:
+            grids.append(sig_matrix(source, metric))
+        else:
+            lists.append(sig_list(source, metric))
+    return grids, lists
+
+
+def pareto_points(rows: list[model.Row], k: int) -> list[tuple[str, float, float]]:
+    """(label, p50 ms, R@k) of each row that has R@k: the system's name, with its file where the name repeats."""
+    shown = [r for r in rows if r.value("recall_at_k", k) is not None]
+    names = [r.system for r in shown]
+    return [(r.system if names.count(r.system) == 1 else f"{r.system} ({r.file.removesuffix('.json')})",
+             r.value("p50_ms", k) or 0.0, r.value("recall_at_k", k)) for r in shown]
 
 
 def dataset_page(inputs: Inputs, dataset: str) -> dict:
@@ -67,13 +171,13 @@ def dataset_page(inputs: Inputs, dataset: str) -> dict:
     k = max(model.ks_of(rows))
     blocks = []
     for s in sources:
-        metrics = list(dict.fromkeys(r["metric"] for r in model.significance(s)))
         labels = s.results.config.get("category_labels") or {}
-        has_cats = any(sc.per_category for sc in s.results.scores)
-        blocks.append({"source": s, "matrices": [sig_matrix(s, m) for m in metrics],
-                       "bars": plots.category_bars(list(s.results.scores), labels, k, s.name) if has_cats else ""})
-    points = [(f"{r.system} ({r.file})" if len(sources) > 1 else r.system, r.value("p50_ms", k) or 0.0,
-               r.value("recall_at_k", k) or 0.0) for r in rows]
+        own_k = max((sc.k for sc in s.results.scores), default=k)
+        has_cats = any(sc.per_category for sc in s.results.scores if sc.k == own_k)
+        grids, lists = _sig_blocks(s)
+        blocks.append({"source": s, "matrices": grids, "lists": lists,
+                       "bars": plots.category_bars(list(s.results.scores), labels, own_k, s.name) if has_cats else ""})
+    points = pareto_points(rows, k)
     sweeps = [sweep_figure(d, k) for d in inputs.sweeps if _sweep_dataset(d) == dataset]
     return {"dataset": dataset, "slug": slug(dataset), "k": k, "blocks": blocks,
             "pareto": plots.pareto_plot(points, k, f"{dataset}: R@{k} against p50 latency"),
@@ -120,7 +224,7 @@ def build(inputs: Inputs, out: Path) -> list[Path]:
         with_runs = [s for s in inputs.sources if s.dataset == ds and s.runs]
         if with_runs:
             k = max(max(s.results.config.get("ks") or [10]) for s in with_runs)
-            receipt_pages[ds] = receipts.build(with_runs, out, slug(ds), k)
+            receipt_pages[ds] = receipts.build(with_runs, out, slug(ds), k, keep=boards.newest_runs(with_runs))
     nav = {"datasets": [(ds, slug(ds)) for ds in datasets], "receipts": [(ds, slug(ds)) for ds in receipt_pages],
            "veto": bool(inputs.veto)}
     pages = []
@@ -129,8 +233,10 @@ def build(inputs: Inputs, out: Path) -> list[Path]:
         _write(out / name, env.get_template(template).render(nav=nav, **ctx))
         pages.append(out / name)
 
-    page("index.html", "index.html.j2", title="Leaderboard", data=leaderboard_data(inputs),
+    page("index.html", "index.html.j2", title="Leaderboards", boards=boards_data(inputs, {ds: slug(ds) for ds in
+                                                                                      receipt_pages}),
          skipped=inputs.skipped)
+    page("runs.html", "runs.html.j2", title="All runs", data=leaderboard_data(inputs), skipped=inputs.skipped)
     for ds in datasets:
         page(f"ds-{slug(ds)}.html", "dataset.html.j2", title=ds, d=dataset_page(inputs, ds),
              receipts=receipt_pages.get(ds))

@@ -1,7 +1,9 @@
 """Reading back the per-question JSONL that ``-per-question`` writes (``report.per_question_rows``) as RunResults.
 
-One row per (system, question): ``system, id, group, category, gold, ranked, scores, first_gold_rank,
-latency_ms``. Rows are grouped by system (in first-appearance order) into ``runner.RunResult`` objects of
+A path ending in ``.gz`` is read as gzip-compressed JSONL (the committed results' per-question records,
+``results/<stem>.jsonl.gz``, which leave out scores and latency). One row per (system, question): ``system, id,
+group, category, gold, ranked, scores, first_gold_rank, latency_ms``. Rows are grouped by system (in
+first-appearance order) into ``runner.RunResult`` objects of
 ``runner.QuestionRun`` / ``dataset.Question``, so every metric of a file comes from ``metrics`` exactly as it
 does for a live run. What the file does not hold stays empty: the query text, token counts (``tokens = ()``),
 ingest time and corpus size (0). A run's ``depth`` is the longest ranking in it (a lower bound on the depth it
@@ -31,9 +33,12 @@ def read_per_question(path: str | Path) -> list[RunResult]:
         what = "is a directory" if p.is_dir() else "no such file"
         raise BenchError(f"{p}: {what}; pass a per-question JSONL file written by -per-question")
     try:
-        lines = p.read_bytes().splitlines()
+        data = p.read_bytes()
     except OSError as exc:
         raise BenchError(f"{p}: cannot read ({exc.strerror})") from None
+    if p.suffix == ".gz":
+        data = _gunzip(p, data)
+    lines = data.splitlines()
     by_system: dict[str, dict[str, QuestionRun]] = {}
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -58,6 +63,18 @@ def read_per_question(path: str | Path) -> list[RunResult]:
                                                                default=0),
                       ingest_ms=0.0, corpus_tokens=0, questions=tuple(runs.values()))
             for system, runs in by_system.items()]
+
+
+def _gunzip(path: Path, data: bytes) -> bytes:
+    """A ``.gz`` per-question file's text (``results.write.write_jsonl`` compresses on that suffix)."""
+    import gzip
+    import zlib
+
+    try:
+        return gzip.decompress(data)
+    except (OSError, EOFError, zlib.error):
+        raise BenchError(f"{path}: not a gzip file; a .jsonl.gz per-question file is gzip-compressed JSONL "
+                         "(written by -per-question FILE.jsonl.gz)") from None
 
 
 def _question_run(row: Any, where: str) -> tuple[str, QuestionRun]:

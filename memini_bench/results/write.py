@@ -26,7 +26,7 @@ from memini_bench.results.atomic_io import atomic_write, check_destinations
 from memini_bench.results.schema import CompareResults, ResultsFile, Score
 
 __all__ = ["OutputOptions", "atomic_write", "check_destinations", "markdown", "per_question_rows",
-           "results_document", "trec_id", "write_json", "write_jsonl", "write_trec"]
+           "results_document", "trec_id", "write_json", "write_jsonl", "write_per_question", "write_trec"]
 
 HYBRID = "memini-hybrid"
 
@@ -191,6 +191,16 @@ def write_results_file(path: Path, doc: ResultsFile) -> None:
     write_json(path, doc.to_dict())
 
 
+def write_per_question(path: Path, results: Iterable[RunResult]) -> None:
+    """``-per-question FILE``: every (system, question) row; a ``FILE.jsonl.gz`` is the compact record kept beside
+    committed results: gzip-compressed, without the per-hit scores and the latency (what a paired test, a
+    receipt's ranking and its first gold rank need stays: ids, gold, the ranked ids, first_gold_rank)."""
+    rows = per_question_rows(results)
+    if path.suffix == ".gz":
+        rows = ({k: v for k, v in row.items() if k not in ("scores", "latency_ms")} for row in rows)
+    write_jsonl(path, rows)
+
+
 def per_question_rows(results: Iterable[RunResult]) -> Iterable[dict]:
     for result in results:
         for run in result.questions:
@@ -263,6 +273,16 @@ def write_trec(directory: Path, dataset: str, results: Sequence[RunResult]) -> l
 
 
 def write_jsonl(path: Path, rows: Iterable[dict]) -> None:
+    """One JSON object a line; a path ending in ``.gz`` is gzip-compressed (level 9, no name and mtime 0 in the
+    header, so the same rows always give the same bytes: the committed per-question records)."""
+    if path.suffix == ".gz":
+        import gzip
+
+        body = b"".join(orjson.dumps(row) + b"\n" for row in rows)
+        data = gzip.compress(body, compresslevel=9, mtime=0)
+        atomic_write(path, lambda w: w(data))
+        return
+
     def emit(w: Callable[[bytes], object]) -> None:
         for row in rows:
             w(orjson.dumps(row) + b"\n")

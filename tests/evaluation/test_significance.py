@@ -17,7 +17,7 @@ from memini_bench.evaluation.metrics import score
 from memini_bench.evaluation.significance import compare_file_systems, compare_files, compare_run, markdown
 from memini_bench.evaluation.stats import holm, mcnemar_exact
 from memini_bench.results.per_question import read_per_question
-from memini_bench.results.write import per_question_rows, write_json, write_jsonl
+from memini_bench.results.write import per_question_rows, write_json, write_jsonl, write_per_question
 
 # gold per question, and each system's ranking (flat item ids): 12 questions in 3 groups.
 GOLD = {f"q{i}": (f"g{i}",) for i in range(12)}
@@ -73,6 +73,23 @@ def test_per_question_file_round_trip_gives_the_same_comparisons(tmp_path):
     assert [r.system for r in read] == list(RANKS) and all(r.depth == 8 for r in read)
     assert read[0].questions[3].question.group == "grp0" and read[0].questions[3].question.category == "1"
     assert compare_file_systems(path, [1, 5]) == compare_run(_results(), [1, 5])
+
+
+def test_the_compact_gzip_records_give_the_same_comparisons(tmp_path):
+    """``-per-question X.jsonl.gz``: gzip (the same bytes every time), no scores or latency, same tests."""
+    import gzip
+
+    path, again = tmp_path / "pq.jsonl.gz", tmp_path / "again.jsonl.gz"
+    write_per_question(path, _results())
+    write_per_question(again, _results())
+    assert path.read_bytes() == again.read_bytes()
+    rows = [json.loads(line) for line in gzip.decompress(path.read_bytes()).splitlines()]
+    assert len(rows) == 36 and all("scores" not in r and "latency_ms" not in r for r in rows)
+    assert compare_file_systems(path, [1, 5]) == compare_run(_results(), [1, 5])
+    bad = tmp_path / "bad.jsonl.gz"
+    bad.write_bytes(b"not gzip")
+    with pytest.raises(BenchError, match="not a gzip file"):
+        read_per_question(bad)
 
 
 def test_two_files_pair_systems_by_name_and_label_them(tmp_path):

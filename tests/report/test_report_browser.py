@@ -55,12 +55,12 @@ def site(tmp_path_factory) -> dict:
 
 
 def _board(site: dict) -> dict:
-    html = (site["dir"] / "index.html").read_text()
+    html = (site["dir"] / "runs.html").read_text()
     return json.loads(html.split('id="board-data">', 1)[1].split("</script>", 1)[0])
 
 
 def test_leaderboard_lists_every_system_of_the_committed_results(site):
-    want = {(p.name, r["system"]) for p in RESULTS.glob("*.json")
+    want = {(p.name, r["system"]) for p in [*RESULTS.glob("*.json"), *RESULTS.glob("reference/*.json")]
             if isinstance(d := json.loads(p.read_text()), dict) and d.get("config", {}).get("mode") == "compare"
             and isinstance(d.get("results"), list) for r in d["results"]}
     got = {(r["file"], r["system"]) for r in _board(site)["rows"]}
@@ -133,7 +133,7 @@ def _column(page, col: str) -> list[str]:
 
 def test_leaderboard_rows_sorting_and_selectors(site, page):
     data = _board(site)
-    _open(page, site["dir"] / "index.html")
+    _open(page, site["dir"] / "runs.html")
     assert page.locator("#board tbody tr").count() == len(data["rows"])
     page.click("#board th[data-col='mrr']")  # descending first (higher is better)
     mrr = [float(x) for x in _column(page, "mrr")]
@@ -152,6 +152,68 @@ def test_leaderboard_rows_sorting_and_selectors(site, page):
     page.select_option("#dataset", "locomo-sessions")
     assert page.locator("#board tbody tr").count() == sum(r["dataset"] == "locomo-sessions" for r in data["rows"])
     assert page.errors == []
+
+
+MARKS = {"best", "not significantly different from best", "significantly behind",
+         "not tested (no per-question records)"}
+
+
+def _make_list(name: str) -> list[str]:
+    text = (ROOT / "Makefile").read_text()
+    return re.search(rf"^{name} \??:?= (.+)$", text, re.M).group(1).split(",")
+
+
+def test_locomo_turn_board_lists_the_reference_and_every_peer_once_with_a_mark(site, page):
+    _open(page, site["dir"] / "index.html")
+    board = page.locator("section[data-board='locomo-locomo10-held'] table.ranked-board tbody tr")
+    names = board.evaluate_all("rows => rows.map(r => r.dataset.system)")
+    marks = board.evaluate_all("rows => rows.map(r => r.querySelector('td.mark').textContent)")
+    counts = board.evaluate_all("rows => rows.map(r => +r.dataset.questions)")
+    peers = {"reference", *_make_list("REF_PEER_VARIANTS")} | {
+        f"memini-{p}" if p in ("hybrid", "keyword", "vector") else p for p in _make_list("PEERS")}
+    assert peers <= set(names) and len(names) == len(set(names))
+    assert marks[0] == "best" and set(marks) <= MARKS and len(marks) == len(names)
+    assert "significantly behind" in marks
+    assert min(counts) >= 30
+    overview = page.locator("#overview tr[data-board='locomo-locomo10-held'] td").all_inner_texts()
+    assert overview[4].startswith("reference")
+    # no smoke test among any board's ranked rows; the 1-question runs are listed apart
+    ranked = page.locator("table.ranked-board tbody tr").evaluate_all("rows => rows.map(r => +r.dataset.questions)")
+    apart = page.locator("table.apart-board tbody tr").evaluate_all("rows => rows.map(r => +r.dataset.questions)")
+    assert min(ranked) >= 30 and 1 in apart
+    assert page.errors == []
+
+
+def test_every_board_with_records_links_its_receipts(site, page):
+    """A board whose rows have per-question records (results/<stem>.jsonl.gz) links a receipts page that opens
+    with those runs; LoCoMo turn's held board shows the reference against the peers."""
+    _open(page, site["dir"] / "index.html")
+    links = page.eval_on_selector_all("section.boardsec", """ss => ss.map(s => {
+        const a = s.querySelector("a[href^='receipts-']");
+        return [s.dataset.board, a ? a.getAttribute("href") : ""]; })""")
+    tested = page.eval_on_selector_all("section.boardsec", "ss => ss.filter(s => s.querySelector("
+                                       "'td.mark-behind, td.mark-tied')).map(s => s.dataset.board)")
+    linked = dict(links)
+    assert tested and all(linked[b] for b in tested), (tested, linked)
+    assert all((site["dir"] / href).is_file() for href in linked.values() if href)
+    _open(page, site["dir"] / linked["locomo-locomo10-held"])
+    page.wait_for_selector(".receipt")
+    runs = page.eval_on_selector_all("#run-a option", "os => os.map(o => o.textContent)")
+    assert "reference · locomo-held-peers.json" in runs and len(runs) >= 15
+    assert page.errors == []
+
+
+def test_published_claims_sit_beside_the_measured_numbers(site, page):
+    _open(page, site["dir"] / "index.html")
+    rows = page.locator("section[data-board='locomo-locomo10-full'] table.claims tbody tr[data-system='memini-hybrid']")
+    cells = rows.evaluate_all("rows => rows.map(r => [...r.cells].map(c => c.textContent))")
+    published = {(c[2], c[3]) for c in cells}
+    assert {("R@5", "59.8"), ("R@10", "69.9"), ("MRR", "42.6")} <= published
+    measured = json.loads((RESULTS / "reference" / "locomo-reference.json").read_text())
+    want = {r["k"]: r for r in measured["results"] if r["system"] == "memini-hybrid"}
+    got = {(c[2], c[4]) for c in cells}
+    assert {("R@5", f"{want[5]['recall_at_k'] * 100:.1f}"), ("R@10", f"{want[10]['recall_at_k'] * 100:.1f}"),
+            ("MRR", f"{want[10]['mrr'] * 100:.1f}")} <= got
 
 
 def _collect_filtered(page, a: str, b: str, mode: str) -> list[str]:

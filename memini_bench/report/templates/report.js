@@ -86,7 +86,7 @@ window.MB = (function () {
   const pages = {}, waiting = {};
   window.MB_RECEIPTS_INDEX = function (idx) { index = idx; };
   window.MB_RECEIPTS_PAGE = function (page) {
-    pages[page.n] = page.q;
+    pages[page.n] = page;
     (waiting[page.n] || []).forEach(f => f());
     delete waiting[page.n];
   };
@@ -124,7 +124,7 @@ window.MB = (function () {
       });
       return keep;
     }
-    function runBlock(label, hit, k) {
+    function runBlock(label, hit, k, items) {
       const div = el("div", { class: "run" });
       div.appendChild(el("h4", {}, label));
       if (!hit) { div.appendChild(el("p", { class: "note" }, "not in this run")); return div; }
@@ -132,7 +132,8 @@ window.MB = (function () {
       div.appendChild(el("p", { class: found(r, k) ? "found" : "miss" },
         r >= 0 ? "first gold rank " + (r + 1) : "miss (no gold within the recalled depth)"));
       const ol = el("ol");
-      hit.top.slice(0, k).forEach(([ids, score, snippet, gold]) => {
+      hit.top.slice(0, k).forEach(([ids, score, gold]) => {
+        const snippet = items[ids[0]] || "";
         const li = el("li", gold ? { class: "gold" } : {});
         li.appendChild(el("code", {}, ids.join(", ")));
         li.appendChild(el("span", { class: "hit-score" }, score === null ? "" : "  score " + Number(score).toPrecision(4)));
@@ -151,7 +152,7 @@ window.MB = (function () {
       out.replaceChildren();
       const a = +aSel.value, b = +bSel.value;
       for (const i of shown) {
-        const q = pages[Math.floor(i / index.page)][i % index.page];
+        const page = pages[Math.floor(i / index.page)], q = page.q[i % index.page];
         const box = el("div", { class: "receipt", "data-qid": q.id });
         box.appendChild(el("h3", {}, q.id + (q.cat ? "  (category " + q.cat + ")" : "")));
         if (q.query) box.appendChild(el("p", {}, q.query));
@@ -159,8 +160,8 @@ window.MB = (function () {
         q.gold.forEach(([id, text]) => { const li = el("li"); li.appendChild(el("code", {}, id)); if (text) li.append(" " + text); gold.appendChild(li); });
         box.append(el("strong", {}, "gold"), gold);
         const runs = el("div", { class: "runs" });
-        runs.appendChild(runBlock("A: " + index.runs[a], q.runs[a], k));
-        if (b !== a) runs.appendChild(runBlock("B: " + index.runs[b], q.runs[b], k));
+        runs.appendChild(runBlock("A: " + index.runs[a], q.runs[a], k, page.items));
+        if (b !== a) runs.appendChild(runBlock("B: " + index.runs[b], q.runs[b], k, page.items));
         box.appendChild(runs);
         out.appendChild(box);
       }

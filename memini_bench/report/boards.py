@@ -1,0 +1,324 @@
+"""Boards: one leaderboard per data set, protocol and split, each system once, tested against the board's leader.
+
+- A *board* is every compare run of one data set and protocol (``config.dataset`` without its holdout suffix, and
+  the data file), on one split: ``held`` (``-holdout held`` runs), ``full`` (the whole set) or ``tune``. A data
+  set on which a system's settings were chosen (the tune split of a ``-holdout`` study: the system a held run's
+  paired tests centre on, e.g. ``reference``) has a held board; on its full board that system is listed apart
+  (its full-set number includes the questions it was tuned on).
+- *Each system once*: rows of one system and one identity (``config.identity`` less the systems list and the
+  holdout) keep the newest file (its commit's date, then the path). A file made before a system's recipe changed
+  under the same name (``RENAMED``) shows that row under the older recipe's current name. One name with two
+  identities is two rows; the identity the most files share keeps the bare name, another gets the settings that
+  differ in brackets (``memini-hybrid [reinforce]``).
+- *Ranked* rows answer at least ``MIN_QUESTIONS`` questions (fewer: a smoke test, listed apart, never ranked).
+  The primary metric is recall_any@10 (R@K at the largest K when a board has no K = 10); the leader is the ranked
+  row with the highest value (ties: the first in name order).
+- *Marks*: every other ranked row is tested against the leader on the primary metric from the per-question
+  records (exact McNemar on the questions both answered, ``evaluation.stats.compare``), Holm-adjusted across the
+  board (``evaluation.stats.adjust``): ``best`` (the leader), ``tied`` (not significantly different from the
+  best), ``behind`` (significantly behind), ``untested`` (no per-question records for it or the leader, or fewer
+  than ``MIN_QUESTIONS`` questions in common); ``ahead`` only where the questions both answered differ from the
+  ones the board's numbers count and the row is significantly better on them.
+"""
+
+from __future__ import annotations
+
+import functools
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+
+from memini_bench.report.collect import Inputs, Source
+
+#: A run with fewer questions is a smoke test: listed apart, never ranked.
+MIN_QUESTIONS = 30
+PRIMARY_K = 10
+#: Readable names of data sets (``config.dataset``, holdout suffix removed), in the index's order; others (BEAM
+#: tiers: ``BEAM 100K``) follow them.
+TITLES = {"locomo": "LoCoMo turn", "locomo-sessions": "LoCoMo session",
+          "longmemeval-shared": "LongMemEval session, shared haystack", "longmemeval-turns": "LongMemEval turn",
+          "longmemeval": "LongMemEval session",
+          "longmemeval-user-only-shared": "LongMemEval user-only sessions, shared haystack",
+          "locomo-observations": "LoCoMo observations", "locomo-summaries": "LoCoMo summaries",
+          "locomo-poisoned": "LoCoMo turn, poisoned"}
+HOLDOUT_SUFFIXES = ("-held", "-tune")
+#: Identity fields that do not make two rows different systems.
+NOT_IDENTITY = ("systems", "holdout")
+#: A system whose recipe changed under the same name: (name, the commit that changed it, the name the older
+#: recipe goes by now). sqlite-vec-hybrid fetched each leg to memini's pool before; that is sqlite-vec-hybrid-pool.
+RENAMED = (("sqlite-vec-hybrid", "cd9da97", "sqlite-vec-hybrid-pool"),)
+
+
+@dataclass
+class BoardRow:
+    name: str
+    system: str
+    source: Source
+    questions: int
+    by_k: dict[int, dict[str, float]]
+    ranked: bool = True
+    note: str = ""
+    mark: str = ""
+    test: dict | None = None
+
+    def value(self, metric: str, k: int) -> float | None:
+        return self.by_k.get(k, {}).get(metric)
+
+
+@dataclass
+class Board:
+    key: str
+    title: str
+    dataset: str
+    data: str
+    split: str
+    k: int
+    rows: list[BoardRow] = field(default_factory=list)
+    apart: list[BoardRow] = field(default_factory=list)
+    tuned: tuple[str, ...] = ()
+    note: str = ""
+
+    @property
+    def primary(self) -> str:
+        return f"R@{self.k}"
+
+    @property
+    def questions(self) -> int:
+        return max((r.questions for r in self.rows + self.apart), default=0)
+
+    @property
+    def leader(self) -> BoardRow | None:
+        return self.rows[0] if self.rows else None
+
+    @property
+    def tied(self) -> list[BoardRow]:
+        return [r for r in self.rows if r.mark == "tied"]
+
+    @property
+    def slug(self) -> str:
+        return "".join(c if c.isalnum() or c in "-." else "-" for c in self.key).strip("-") or "board"
+
+
+def base_dataset(source: Source) -> str:
+    name = source.dataset
+    for suffix in HOLDOUT_SUFFIXES:
+        if source.results.config.get("holdout") == suffix[1:] and name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def split_of(source: Source) -> str:
+    """``held``, ``tune`` (a ``-holdout`` split) or ``full``."""
+    holdout = source.results.config.get("holdout")
+    return holdout if holdout in ("held", "tune") else "full"
+
+
+def _data_stem(source: Source) -> str:
+    data = str(source.results.config.get("data", ""))
+    return Path(data).name.removesuffix(".json") if data else ""
+
+
+def board_key(source: Source) -> tuple[str, str, str]:
+    return base_dataset(source), _data_stem(source), split_of(source)
+
+
+def title_of(dataset: str, stem: str) -> str:
+    title = TITLES.get(dataset) or (f"BEAM {dataset[5:].upper()}" if dataset.startswith("beam-") else dataset)
+    if dataset.startswith("longmemeval") and stem:
+        title += f" ({stem.removeprefix('longmemeval_')})"
+    return title
+
+
+def identity_key(source: Source, system: str) -> str:
+    ident = source.results.config.get("identity")
+    if not isinstance(ident, dict):
+        return f"file:{source.name}"
+    kept = {k: v for k, v in ident.items() if k not in NOT_IDENTITY and (k != "reference" or system == "reference")}
+    return orjson.dumps(kept, option=orjson.OPT_SORT_KEYS).decode()
+
+
+@functools.lru_cache(maxsize=256)
+def _commit_time(folder: str, commit: str) -> int:
+    """The committer date (Unix seconds) of ``commit`` in the repository holding ``folder``; 0 when unknown."""
+    if not commit or not all(c in "0123456789abcdef" for c in commit.lower()):
+        return 0
+    try:
+        out = subprocess.run(["git", "-C", folder, "log", "-1", "--format=%ct", commit, "--"], capture_output=True,
+                             text=True, timeout=20, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return 0
+    return int(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip().isdigit() else 0
+
+
+def newness(source: Source) -> tuple[int, str]:
+    """(the date of the commit the file records, its path): the larger is the newer run."""
+    return _commit_time(_folder_of(source), str(source.results.config.get("git_commit", ""))), str(source.results.path)
+
+
+def _flat(obj: object, prefix: str = "") -> dict[str, object]:
+    if isinstance(obj, dict):
+        out: dict[str, object] = {}
+        for k, v in obj.items():
+            out.update(_flat(v, k if not prefix or prefix in ("hybrid", "load", "mode_settings") else f"{prefix}.{k}"))
+        return out
+    return {prefix: obj}
+
+
+def variant_tag(key: str, base: str) -> str:
+    """The settings of identity ``key`` that differ from ``base``: ``reinforce``, ``temporal_boost 0.4``."""
+    if key.startswith("file:") or base.startswith("file:"):
+        return key.removeprefix("file:").removesuffix(".json")
+    a, b = _flat(orjson.loads(key)), _flat(orjson.loads(base))
+    parts = []
+    for name in sorted(set(a) | set(b)):
+        if a.get(name) != b.get(name):
+            v = a.get(name)
+            parts.append(name if v is True else f"{name} {v}")
+    return ", ".join(parts) or "other settings"
+
+
+def tuned_systems(sources: list[Source]) -> set[str]:
+    """Systems whose settings were chosen on a data set: those its held runs' paired tests centre on."""
+    out: set[str] = set()
+    for s in sources:
+        if split_of(s) != "held":
+            continue
+        centres = {r.get("system_a") for r in s.results.raw.get("significance") or [] if isinstance(r, dict)}
+        out |= {c for c in centres if isinstance(c, str)} or set(s.results.systems[:1])
+    return out
+
+
+def _run_of(source: Source, system: str):
+    return next((r for r in source.runs if r.system == system), None)
+
+
+def _by_k(source: Source, system: str) -> dict[int, dict[str, float]]:
+    from memini_bench.report.model import METRICS
+
+    return {s.k: {key: float(getattr(s, key)) for key, *_ in METRICS} for s in source.results.scores
+            if s.system == system}
+
+
+def build_boards(inputs: Inputs) -> list[Board]:
+    """Every board of ``inputs`` (module docstring), in order of first appearance, held before full."""
+    groups: dict[tuple[str, str, str], list[Source]] = {}
+    for s in inputs.sources:
+        groups.setdefault(board_key(s), []).append(s)
+    tuned_on: dict[str, set[str]] = {}
+    for (dataset, stem, _), sources in groups.items():
+        tuned_on.setdefault(f"{dataset}|{stem}", set()).update(tuned_systems(sources))
+    known = list(TITLES)
+    splits = ("held", "full", "tune")
+    order = sorted(groups, key=lambda key: (known.index(key[0]) if key[0] in known else len(known), key[0],
+                                            key[1], splits.index(key[2])))
+    return [_board(key, groups[key], tuned_on.get(f"{key[0]}|{key[1]}", set())) for key in order]
+
+
+def _board(key: tuple[str, str, str], sources: list[Source], tuned: set[str]) -> Board:
+    dataset, stem, split = key
+    ks = sorted({sc.k for s in sources for sc in s.results.scores})
+    k = PRIMARY_K if PRIMARY_K in ks else (ks[-1] if ks else PRIMARY_K)
+    board = Board(key="-".join(p for p in (dataset, stem, split) if p), title=title_of(dataset, stem),
+                  dataset=dataset, data=stem, split=split, k=k, tuned=tuple(sorted(tuned)) if split == "held" else ())
+    newest, files_per_key = _newest(sources)
+    idents_of: dict[str, list[str]] = {}
+    for shown, ident in newest:
+        idents_of.setdefault(shown, []).append(ident)
+    rows = []
+    for (shown, ident), (s, system) in newest.items():
+        name = shown
+        idents = idents_of[shown]
+        if len(idents) > 1:
+            base = max(idents, key=lambda i: (files_per_key.get(i, 0), i))
+            if ident != base:
+                name = f"{shown} [{variant_tag(ident, base)}]"
+        questions = max((sc.questions for sc in s.results.scores if sc.system == system), default=0)
+        rows.append(BoardRow(name=name, system=system, source=s, questions=questions, by_k=_by_k(s, system)))
+    for r in rows:
+        if r.questions < MIN_QUESTIONS:
+            r.ranked, r.note = False, f"smoke test: {r.questions} question{'s' if r.questions != 1 else ''} " \
+                                      f"(under {MIN_QUESTIONS}), not ranked"
+        elif split == "full" and r.system in tuned:
+            r.ranked, r.note = False, ("settings chosen on this data set's tune split; ranked on the held split "
+                                       "board, where the questions it was tuned on are left out")
+        elif r.value("recall_at_k", k) is None:
+            r.ranked, r.note = False, f"no R@{k} in its run"
+    ranked = sorted((r for r in rows if r.ranked), key=lambda r: (-(r.value("recall_at_k", k) or 0.0), r.name))
+    board.rows, board.apart = ranked, sorted((r for r in rows if not r.ranked), key=lambda r: r.name)
+    _mark(board)
+    return board
+
+
+def _newest(sources: list[Source]) -> tuple[dict[tuple[str, str], tuple[Source, str]], dict[str, int]]:
+    """(shown name, identity) -> (the newest source, the system's name in it); and how many files hold each
+    identity."""
+    newest: dict[tuple[str, str], tuple[tuple[int, str], Source, str]] = {}
+    files_per_key: dict[str, int] = {}
+    for s in sources:
+        for key_ in {identity_key(s, system) for system in s.results.systems}:
+            files_per_key[key_] = files_per_key.get(key_, 0) + 1
+        for system in s.results.systems:
+            slot = (shown_name(s, system), identity_key(s, system))
+            if slot not in newest or newness(s) >= newest[slot][0]:
+                newest[slot] = (newness(s), s, system)
+    return {slot: (s, system) for slot, (_, s, system) in newest.items()}, files_per_key
+
+
+def shown_name(source: Source, system: str) -> str:
+    """``system``, or the name its recipe goes by now where the file predates a change of that system's recipe
+    under the same name (``RENAMED``; only when the commits' dates are known)."""
+    for name, commit, older in RENAMED:
+        if system == name:
+            made, changed = newness(source)[0], _commit_time(_folder_of(source), commit)
+            if made and changed and made < changed:
+                return older
+    return system
+
+
+def _folder_of(source: Source) -> str:
+    return str(source.results.path.resolve().parent) if source.results.path.parent.is_dir() else "."
+
+
+def _mark(board: Board) -> None:
+    """Each ranked row against the leader on R@K (McNemar, Holm across the board): module docstring."""
+    from memini_bench.evaluation.metrics import recall_any
+    from memini_bench.evaluation.stats import adjust, compare
+
+    if not board.rows:
+        return
+    leader = board.rows[0]
+    leader.mark = "best"
+    lead_run = _run_of(leader.source, leader.system)
+    tests, tested = [], []
+    for row in board.rows[1:]:
+        run = _run_of(row.source, row.system)
+        if lead_run is None or run is None:
+            row.mark = "untested"
+            continue
+        mine = {q.question.id: q for q in run.questions}
+        common = [q for q in lead_run.questions if q.question.id in mine]
+        if len(common) < MIN_QUESTIONS:
+            row.mark = "untested"
+            continue
+        a = [recall_any(q, board.k) for q in common]
+        b = [recall_any(mine[q.question.id], board.k) for q in common]
+        tests.append(compare(leader.name, row.name, board.primary, a, b, binary=True))
+        tested.append(row)
+    for row, test in zip(tested, adjust(tests), strict=True):
+        row.test = {"delta": -test.delta, "p": test.p, "p_adjusted": test.p_adjusted, "questions": test.questions,
+                    "only_leader": test.only_a, "only_row": test.only_b, "significant": test.significant}
+        row.mark = ("behind" if test.delta > 0 else "ahead") if test.significant else "tied"
+
+
+def newest_runs(sources: list[Source]):
+    """A ``keep(source, run)`` test true for one run per (system, identity) of ``sources``: the newest file's, as on
+    the boards (two files holding the same run show it once in the receipts)."""
+    best: dict[tuple[str, str], tuple[tuple[int, str], int]] = {}
+    for s in sources:
+        for r in s.runs:
+            key = (shown_name(s, r.system), identity_key(s, r.system))
+            if key not in best or newness(s) >= best[key][0]:
+                best[key] = (newness(s), s.index)
+    return lambda s, r: best.get((shown_name(s, r.system), identity_key(s, r.system)), (None, None))[1] == s.index
