@@ -52,7 +52,7 @@ def test_locomo_turn_held_board_has_the_reference_and_every_peer_once(committed)
     assert board.rows[0].mark == "best" and all(r.mark in ("tied", "behind", "untested") for r in board.rows[1:])
     assert board.tuned == ("reference",)
     held = json.loads((RESULTS / "reference" / "locomo-held-peers.json").read_text())
-    r10 = {r["system"]: r["recall_at_k"] for r in held["results"] if r["k"] == 10}
+    r10 = {r["system"]: r["scores"]["recall_any@10"] for r in held["results"] if r["k"] == 10}
     assert {r.name: r.value("recall_at_k", 10) for r in board.rows} == pytest.approx(r10)
 
 
@@ -212,9 +212,10 @@ def test_pareto_labels_never_overlap_at_any_number_of_points(points):
 
 
 def test_category_bars_of_runs_with_different_k_lists_build():
-    one = Score(system="a", dataset="t", k=5, questions=3, recall_at_k=0.5, recall_all_at_k=0.5, mrr=0.5,
-                ndcg_at_k=0.5, p50_ms=1.0, p95_ms=1.0, ingest_ms=0.0, tokens_injected_mean=0.0, token_efficiency=0.0,
-                per_category={"1": 0.5}, per_category_questions={"1": 3})
+    one = Score(system="a", dataset="t", k=5, questions=3,
+                scores={"recall_any@5": 0.5, "recall_all@5": 0.5, "mrr": 0.5, "ndcg@5": 0.5, "latency_p50": 1.0,
+                        "latency_p95": 1.0, "tokens_injected@5": 0.0, "token_efficiency@5": 0.0},
+                categories={"1": {"recall_any@5": 0.5}}, per_category_questions={"1": 3})
     assert plots.category_bars([one], {}, 10, "t") == ""
     assert plots.category_bars([one], {"1": "multi-hop"}, 5, "t").startswith("<svg")
 

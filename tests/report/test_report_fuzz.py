@@ -18,7 +18,7 @@ from memini_bench.report.collect import collect
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "results"
-SAMPLE = ROOT / "data" / "sample.json"
+SAMPLE = ROOT / "memini_bench" / "data" / "sample.json"
 #: Fresh runs of the sample suite (hash embedder): (folder, extra flags, per-question file or None).
 RUNS = (("k5", ["-k", "5"], True), ("k5-10", ["-k", "5,10"], True), ("reinforce", ["-k", "5,10", "-reinforce"], False),
         ("k3-fusion", ["-k", "3", "-systems", "hybrid", "-fusion", "0.3"], True),
