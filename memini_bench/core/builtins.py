@@ -86,7 +86,8 @@ SYSTEMS: tuple[Builtin, ...] = (
             "infer=False, threshold 0 (semantic only offline); mem0-infer (its LLM extraction) with MEMINI_LLM_BASE_URL"
             " set", extra="mem0"),
     Builtin("taosmd", "memini_bench.systems.peers.taosmd:make", "taOSmd VectorMemory, one SQLite store per group, its "
-            "local mode (text[:512]) on the run's vectors, hybrid search with its default boost fusion", extra="taosmd"),
+            "local mode (text[:512]) on the run's vectors, hybrid search with its default boost fusion",
+            extra="taosmd"),
     Builtin("taosmd-rrf", "memini_bench.systems.peers.taosmd:make_rrf", "taOSmd hybrid search, fusion rrf (cosine "
             "ranks + keyword-presence ranks, RRF k 60)", extra="taosmd"),
     Builtin("taosmd-bm25-rrf", "memini_bench.systems.peers.taosmd:make_bm25_rrf", "taOSmd hybrid search, fusion "
