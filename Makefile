@@ -18,7 +18,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
 .PHONY: install bench run test test-all lint speed scale gpu quality results report report-scale clean \
-	reference-search reference-held results-beam
+	reference-search reference-held results-beam embed-throughput
 
 $(STAMP): pyproject.toml setup.py memini_bench/retrieval/_kernels.c
 	$(PYTHON) -m venv $(VENV)
@@ -50,6 +50,10 @@ lint: $(STAMP)
 
 speed: $(STAMP)
 	$(PY) cmd/speed.py --locomo $(LOCOMO) --out results/bench/speed.json
+
+# Texts per CPU-second of minilm, e5-small and mpnet in one process, on LoCoMo turns (results/bench/embed-throughput.json)
+embed-throughput: $(STAMP)
+	$(PY) cmd/embed_throughput.py --data $(LOCOMO) --out results/bench/embed-throughput.json
 
 # MiniLM texts/s and recall per precision (fp32, bf16, fp16) and batch size (128-1024) on a CUDA GPU
 # (results/bench/gpu.json); needs a CUDA build of torch: make install TORCH_SPEC=... on the GPU machine
