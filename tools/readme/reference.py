@@ -3,7 +3,11 @@
 - ``reference-held``: ``make reference-held``'s run per data set on the held split (``*-held-peers.json``);
 - ``reference-full``: the full sets (``*-reference.json``);
 - ``reference-depth``: ``sqlite-vec-hybrid`` with each leg k deep against its pooled variant
-  (``*-sqlite-vec-depth.json``).
+  (``*-sqlite-vec-depth.json``);
+- ``claimants`` (docs/peers.md): the claimant peers beside reference and memini-hybrid, one run per LoCoMo level
+  (``results/*-claimants.json``);
+- ``embedders`` (docs/peers.md): memini's three and reference with ``-embedder e5-small`` / ``mpnet``
+  (``results/*-e5-small.json``, ``results/*-mpnet.json``).
 
 Each table: every system's R@5, R@10 and MRR (percent), recall p50 (ms) and, for each metric, ``reference`` (or
 the system the file's tests are against) minus the system with its Holm-adjusted p (``-significance``: exact
@@ -45,11 +49,12 @@ def table(doc: CompareResults) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _tables(results_dir: Path, pattern: str, make: str) -> str:
-    paths = sorted((Path(results_dir) / FOLDER).glob(pattern))
+def _tables(results_dir: Path, pattern: str, make: str, folder: str = FOLDER) -> str:
+    paths = sorted((Path(results_dir) / folder).glob(pattern))
     docs = [d for d in (get(p.parent, p.name, CompareResults) for p in paths) if d is not None]
     if not docs:
-        return f"_(`results/{FOLDER}/{pattern}` is not committed yet: `{make}` writes it)_\n"
+        where = f"{folder}/" if folder else ""
+        return f"_(`results/{where}{pattern}` is not committed yet: `{make}` writes it)_\n"
     return "\n".join(table(d) for d in docs)
 
 
@@ -63,3 +68,12 @@ def full(results_dir: Path) -> str:
 
 def depth(results_dir: Path) -> str:
     return _tables(results_dir, "*-sqlite-vec-depth.json", "make reference-held")
+
+
+def claimants(results_dir: Path) -> str:
+    return _tables(results_dir, "*-claimants.json", "make results-claimants", folder="")
+
+
+def embedders(results_dir: Path) -> str:
+    tables = [_tables(results_dir, f"*-{e}.json", "make results-embedders", folder="") for e in ("e5-small", "mpnet")]
+    return "\n".join(tables)
