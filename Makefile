@@ -18,7 +18,8 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
 .PHONY: install bench run test test-all lint speed scale gpu quality results report report-scale clean \
-	reference-search reference-held results-beam embed-throughput
+	reference-search reference-held results-beam embed-throughput \
+	results-claimants results-embedders
 
 $(STAMP): pyproject.toml setup.py memini_bench/retrieval/_kernels.c
 	$(PYTHON) -m venv $(VENV)
@@ -180,6 +181,22 @@ reference-held: $(STAMP)
 		-systems reference,hybrid,keyword,vector -name reference -significance -out $(REF_OUT)
 	$(MB_ANY) -suite locomo -data $(LOCOMO) -k 5,10 -systems sqlite-vec-hybrid,sqlite-vec-hybrid-pool -name sqlite-vec-depth \
 		-significance -out $(REF_OUT)
+
+# The claimant peers (docs/peers.md) beside reference and memini-hybrid, -significance (reference against each, Holm);
+# taOSmd's other fusion modes at session level only (its search decodes every stored vector per query: slow at turn level)
+CLAIMANTS := taosmd,engram-search,engrava,fluctlightdb,fluctlightdb-maxsim,reference,hybrid
+results-claimants: $(STAMP)
+	$(MB_ANY) -suite locomo -data $(LOCOMO) -k 5,10 -significance -systems $(CLAIMANTS) -name claimants -out results
+	$(MB_ANY) -suite locomo-sessions -data $(LOCOMO) -k 5,10 -significance \
+		-systems $(CLAIMANTS),taosmd-rrf,taosmd-bm25-rrf,taosmd-mem0 -name claimants -out results
+	$(PY) cmd/results_table.py
+
+# memini's three and reference with -embedder e5-small and mpnet (docs/peers.md), LoCoMo turn and session level
+results-embedders: $(STAMP)
+	for e in e5-small mpnet; do for s in locomo-sessions locomo; do \
+	  $(PY) -m memini_bench -embedder $$e -suite $$s -data $(LOCOMO) -k 5,10 -significance \
+	    -systems reference,hybrid,keyword,vector -name $$e -out results || exit 1; done; done
+	$(PY) cmd/results_table.py
 
 # BEAM's 100K tier (its license is not stated: fetch it yourself; memini-bench data fetch beam-100k)
 results-beam: $(STAMP)
