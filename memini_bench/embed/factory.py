@@ -37,7 +37,8 @@ class EmbedSettings:
     GROUP = "embedding"
 
     embedder: str = setting("embedder", "auto", "auto (the endpoint if MEMINI_EMBED_BASE_URL is set, else minilm), "
-                            "or a registered embedder (see -list): minilm, st:PATH_OR_NAME, openai, hash, fnv64.")
+                            "or a registered embedder (see -list): minilm, mpnet, e5-small, st:PATH_OR_NAME, openai, "
+                            "hash, fnv64.")
     dims: int = setting("dims", 256, "Dimensions of the hash embedder (-embedder hash).", type=Int(min=1, max=65536))
     max_tokens: int = setting("max-tokens", 0, "Max tokens per text for local models (0 = default: 512 for "
                               "MiniLM; at most the model's maximum).", type=Int(min=0))
