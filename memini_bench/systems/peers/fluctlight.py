@@ -20,6 +20,9 @@ averaged (recall_frac here), not recall_any.
   not in the run's cache: they are computed for this system (a second pass of the model). The BM25 side reads the
   item's own text (its bench adds two neighbouring turns to each; the harness gives no order between items).
 
+The engine can return one memory twice for one query (``chorus_recall`` did on LoCoMo turn level); the repeat is
+dropped (the first place kept) and counted in ``describe()["repeats_dropped"]``.
+
 ``connect_chorus`` sets its ``FLUCTLIGHT_*`` switches in ``os.environ`` (they steer the native engine); they stay
 set for the rest of the process, and ``describe()`` records them.
 """
@@ -59,6 +62,7 @@ class FluctlightSystem(PeerSystem):
         super().__init__(name, encoder)
         self.maxsim = maxsim
         self.brains: dict[str, FluctlightBrain] = {}
+        self.repeats_dropped = 0
         self._tokens: dict[str, np.ndarray] = {}
 
     def _token_vectors(self, texts: Sequence[str]) -> list[np.ndarray]:
@@ -120,7 +124,14 @@ class FluctlightSystem(PeerSystem):
         else:
             vector = np.asarray(self.encoder.query(query), dtype=np.float32).tolist()
             found = brain.chorus_recall(query, limit=k, semantic_vector=vector)
-        return self.hits(group, [int(m) for m, _ in found], [float(s) for _, s in found], k)
+        rows, scores = [], []
+        for memory_id, score in found:  # the engine can return one memory twice (seen on LoCoMo): keep the first
+            if int(memory_id) in rows:
+                self.repeats_dropped += 1
+                continue
+            rows.append(int(memory_id))
+            scores.append(float(score))
+        return self.hits(group, rows, scores, k)
 
     def describe(self) -> dict:
         out: dict[str, object] = {"library": "fluctlightdb", "version": library_version("fluctlightdb"),
@@ -133,6 +144,7 @@ class FluctlightSystem(PeerSystem):
         else:
             out.update(imprint="chorus_imprint_batch with the run's document vectors", salience=SALIENCE,
                        recall="chorus_recall(query, limit=k, semantic_vector=the run's query vector)")
+        out["repeats_dropped"] = self.repeats_dropped  # a memory the engine returned twice for one query
         out["dropped_other_group"] = self.dropped_other_group
         return out
 
