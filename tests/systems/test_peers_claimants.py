@@ -164,3 +164,22 @@ def test_fluctlightdb_maxsim_on_minilm_token_vectors(tmp_path):
         finally:
             system.close()
     assert os.environ.get("FLUCTLIGHT_CHORUS") == "1"
+
+
+@pytest.mark.skipif(bool(_missing("fluctlightdb")), reason=_missing("fluctlightdb") or "-")
+def test_fluctlightdb_drops_a_memory_the_engine_returns_twice():
+    """The native chorus_recall once returned one memory twice on LoCoMo; the adapter keeps the first place."""
+    ctx, _ = fixture_context(lenient=True)
+    system = SYSTEMS.get("fluctlightdb")(ctx)
+    try:
+        system.ingest(ITEMS)
+
+        class Repeating:  # the engine's answer as LoCoMo showed it: one memory id twice
+            def chorus_recall(self, query, *, limit, semantic_vector):
+                return [("0", 0.9), ("2", 0.8), ("0", 0.7), ("1", 0.6)]
+
+        system.brains["g1"] = Repeating()
+        assert ids_of(system.recall("g1", CAT_QUERY, 3)) == ["g1/run", "g1/cold", "g1/paint"]
+        assert system.describe()["repeats_dropped"] == 1
+    finally:
+        system.close()
