@@ -186,13 +186,18 @@ reference-held: $(STAMP)
 	$(MB_ANY) -suite locomo -data $(LOCOMO) -k 5,10 -systems sqlite-vec-hybrid,sqlite-vec-hybrid-pool -name sqlite-vec-depth \
 		-significance -out $(REF_OUT)
 
-# The claimant peers (docs/peers.md) beside reference and memini-hybrid, -significance (reference against each, Holm);
-# taOSmd's other fusion modes at session level only (its search decodes every stored vector per query: slow at turn level)
-CLAIMANTS := taosmd,engram-search,engrava,fluctlightdb,fluctlightdb-maxsim,reference,hybrid
+# The claimant peers (docs/peers.md) beside reference and memini-hybrid, -significance (reference against each, Holm).
+# Turn level in two runs: the four as published, then fluctlightdb-maxsim (a second pass of the model for its token
+# vectors) and taOSmd's other fusion modes
+CLAIMANTS := taosmd,engram-search,engrava,fluctlightdb,reference,hybrid
+CLAIMANT_VARIANTS := fluctlightdb-maxsim,taosmd-rrf,taosmd-bm25-rrf,taosmd-mem0
 results-claimants: $(STAMP)
 	$(MB_ANY) -suite locomo -data $(LOCOMO) -k 5,10 -significance -systems $(CLAIMANTS) -name claimants -out results
+	$(MB_ANY) -suite locomo -data $(LOCOMO) -k 5,10 -significance -systems $(CLAIMANT_VARIANTS),reference \
+		-name claimants-variants -out results
 	$(MB_ANY) -suite locomo-sessions -data $(LOCOMO) -k 5,10 -significance \
-		-systems $(CLAIMANTS),taosmd-rrf,taosmd-bm25-rrf,taosmd-mem0 -name claimants -out results
+		-systems taosmd,taosmd-rrf,taosmd-bm25-rrf,taosmd-mem0,engram-search,engrava,fluctlightdb,fluctlightdb-maxsim,reference,hybrid \
+		-name claimants -out results
 	$(PY) cmd/results_table.py
 
 # memini's three and reference with -embedder e5-small and mpnet (docs/peers.md), LoCoMo turn and session level

@@ -7,7 +7,7 @@
 - ``reference-selection``: ``make reference-search``'s choice (``reference/selection.json``): each rule's
   leave-one-data-set-out picks scored on the data set left out, and the chosen cell on every data set;
 - ``claimants`` (docs/peers.md): the claimant peers beside reference and memini-hybrid, one run per LoCoMo level
-  (``results/*-claimants.json``);
+  (``results/*-claimants.json``, ``results/locomo-claimants-variants.json``);
 - ``embedders`` (docs/peers.md): memini's three and reference with ``-embedder e5-small`` / ``mpnet``
   (``results/*-e5-small.json``, ``results/*-mpnet.json``).
 
@@ -73,7 +73,7 @@ def depth(results_dir: Path) -> str:
 
 
 def claimants(results_dir: Path) -> str:
-    return _tables(results_dir, "*-claimants.json", "make results-claimants", folder="")
+    return _tables(results_dir, "*-claimants*.json", "make results-claimants", folder="")
 
 
 def embedders(results_dir: Path) -> str:
