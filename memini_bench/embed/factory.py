@@ -9,7 +9,8 @@ Built-ins: ``minilm`` (all-MiniLM-L6-v2, local), ``st:PATH_OR_NAME`` (any senten
 (the endpoint; needs MEMINI_EMBED_BASE_URL), ``hash`` (memini's deterministic embedder, ``-dims``) and ``fnv64``
 (VetoBench's 64-dim hashed bag of tokens, ``embed.hashing.VetoHashEmbedder``). Prefixes come from
 ``MEMINI_EMBED_QUERY_PREFIX`` / ``MEMINI_EMBED_DOC_PREFIX`` for every embedder except ``fnv64`` (VetoBench's fixed
-embedder: a prefix would add tokens and change its published numbers).
+embedder: a prefix would add tokens and change its published numbers) and an embedder that declares its own
+``prefixes`` (``e5-small``: ``query: `` / ``passage: ``, which the model requires).
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ class EmbedSettings:
     GROUP = "embedding"
 
     embedder: str = setting("embedder", "auto", "auto (the endpoint if MEMINI_EMBED_BASE_URL is set, else minilm), "
-                            "or a registered embedder (see -list): minilm, st:PATH_OR_NAME, openai, hash, fnv64.")
+                            "or a registered embedder (see -list): minilm, mpnet, e5-small, st:PATH_OR_NAME, openai, "
+                            "hash, fnv64.")
     dims: int = setting("dims", 256, "Dimensions of the hash embedder (-embedder hash).", type=Int(min=1, max=65536))
     max_tokens: int = setting("max-tokens", 0, "Max tokens per text for local models (0 = default: 512 for "
                               "MiniLM; at most the model's maximum).", type=Int(min=0))
@@ -162,6 +164,8 @@ def build_encoder(settings: EmbedSettings, *, strict: bool = True) -> TextEncode
 
         directory = Path(settings.cache_dir) if settings.cache_dir else default_cache_dir()
         cache = DiskCache(directory, embedder.identity, embedder.dims)
-    fixed = isinstance(embedder, VetoHashEmbedder)
-    return TextEncoder(embedder, query_prefix="" if fixed else os.environ.get("MEMINI_EMBED_QUERY_PREFIX", ""),
-                       doc_prefix="" if fixed else os.environ.get("MEMINI_EMBED_DOC_PREFIX", ""), cache=cache)
+    # an embedder that requires its prefixes declares them (e5-small: "query: " / "passage: "); fnv64 takes none
+    fixed = ("", "") if isinstance(embedder, VetoHashEmbedder) else getattr(embedder, "prefixes", None)
+    query_prefix, doc_prefix = fixed or (os.environ.get("MEMINI_EMBED_QUERY_PREFIX", ""),
+                                         os.environ.get("MEMINI_EMBED_DOC_PREFIX", ""))
+    return TextEncoder(embedder, query_prefix=query_prefix, doc_prefix=doc_prefix, cache=cache)

@@ -1,11 +1,22 @@
 """Picking one setting for several data sets from their tune-split sweeps (``make reference-search``): the
-reference system's defaults.
+reference system's defaults, chosen across data sets by leave-one-data-set-out.
 
 Reads every sweep summary (``<folder>/*-sweep-*/summary.json``; one ``-sweep`` over the same grid per data set,
-tune split only), scores each cell by the mean over the data sets of ``(R@K0 + R@K1 + MRR) / 3`` (K0, K1: the
-smallest and largest K of the sweeps; the three figures the reference system is compared on), and writes the
-ranking and the chosen cell (the best; ties: the earlier cell in grid order) as a ``study`` results file. No held
-figure is read: held is evaluated once, after.
+tune split only; no held figure is read: held is evaluated once, after). Each cell ``c`` gets, on each data set
+``d``, the objective ``o(c, d) = (R@K0 + R@K1 + MRR) / 3`` (K0, K1: the smallest and largest K of the sweeps; the
+three figures the reference system is compared on), its regret ``r(c, d) = max_c' o(c', d) - o(c, d)`` (how far
+below the best cell of that data set) and its rank there (1 = best). Three rules pick a cell from a set of data
+sets ``D``:
+
+- ``mean``: the largest mean of ``o`` over ``D`` (the rule before cross-data-set selection);
+- ``worst-regret``: the smallest largest ``r`` over ``D`` (a setting chosen for its worst data set);
+- ``mean-rank``: the smallest mean rank over ``D``.
+
+Leave-one-data-set-out: for each data set ``d`` and rule, the rule picks a cell on the other data sets only, and
+that cell's regret and rank on ``d`` (a data set the pick never saw) are recorded. The rule kept is the one whose
+largest held-out regret is smallest (ties: the smaller mean held-out regret, then the order above); the defaults are
+that rule's pick on every data set. Ties between cells: the earlier grid cell. The file records every cell's
+figures on every data set, every rule's leave-one-out picks and the final choice.
 
     python cmd/reference_select.py -sweeps results/reference -out results/reference/selection.json
 """
@@ -23,7 +34,11 @@ from memini_bench.results.read import load
 from memini_bench.results.schema import Score, StudyResults, SweepSummary
 from memini_bench.results.write import write_results_file
 
-RULE = "max over cells of mean over data sets of (R@K0 + R@K1 + MRR) / 3 on the tune split; ties: earlier grid cell"
+RULES = ("mean", "worst-regret", "mean-rank")
+RULE = ("leave-one-data-set-out over the tune splits: each rule (mean objective, worst-case regret, mean rank; "
+        "objective (R@K0 + R@K1 + MRR) / 3) picks a cell on all data sets but one and is scored by that cell's "
+        "regret on the one left out; the rule with the smallest worst held-out regret picks the defaults on every "
+        "data set; ties: earlier grid cell")
 
 
 def cell_scores(summary: SweepSummary) -> dict[str, tuple[float, float, float]]:
@@ -35,8 +50,60 @@ def cell_scores(summary: SweepSummary) -> dict[str, tuple[float, float, float]]:
     return out
 
 
+def table_of(per_set: dict[str, dict[str, tuple[float, float, float]]], cells: list[str]) -> dict[str, dict]:
+    """``table[cell][set]``: R@K0, R@K1, MRR, the objective (their mean), the regret against the set's best cell and
+    the rank there (1 = best; ties: the earlier cell)."""
+    table = {c: {d: {"R@K0": per_set[d][c][0], "R@K1": per_set[d][c][1], "MRR": per_set[d][c][2],
+                     "objective": sum(per_set[d][c]) / 3} for d in per_set} for c in cells}
+    for d in per_set:
+        order = sorted(range(len(cells)), key=lambda i: (-table[cells[i]][d]["objective"], i))
+        best = table[cells[order[0]]][d]["objective"]
+        for rank, i in enumerate(order, start=1):
+            table[cells[i]][d].update(regret=best - table[cells[i]][d]["objective"], rank=rank)
+    return table
+
+
+def pick(rule: str, table: dict[str, dict[str, dict]], cells: list[str], sets: list[str]) -> str:
+    """The cell ``rule`` picks on data sets ``sets`` (``table[cell][set]``: objective, regret, rank); ties: the
+    earlier cell."""
+    def key(i_cell: tuple[int, str]) -> tuple[float, int]:
+        i, cell = i_cell
+        rows = [table[cell][d] for d in sets]
+        if rule == "mean":
+            value = -sum(r["objective"] for r in rows) / len(rows)
+        elif rule == "worst-regret":
+            value = max(r["regret"] for r in rows)
+        else:
+            value = sum(r["rank"] for r in rows) / len(rows)
+        return value, i
+
+    return min(enumerate(cells), key=key)[1]
+
+
+def leave_one_out(table: dict[str, dict[str, dict]], cells: list[str], sets: list[str]) -> dict[str, list[dict]]:
+    """Per rule: for each data set, the cell picked on the others and its figures on the one left out."""
+    out: dict[str, list[dict]] = {}
+    for rule in RULES:
+        rows = []
+        for held in sets:
+            cell = pick(rule, table, cells, [d for d in sets if d != held]) if len(sets) > 1 else cells[0]
+            rows.append({"held_out": held, "cell": cell, **table[cell][held]})
+        out[rule] = rows
+    return out
+
+
+def choose_rule(lodo: dict[str, list[dict]]) -> str:
+    """The rule whose worst held-out regret is smallest (ties: mean held-out regret, then ``RULES`` order)."""
+    def key(rule: str) -> tuple[float, float, int]:
+        regrets = [r["regret"] for r in lodo[rule]]
+        return max(regrets), sum(regrets) / len(regrets), RULES.index(rule)
+
+    return min(RULES, key=key)
+
+
 def select(summaries: dict[str, SweepSummary]) -> dict:
-    """The ranking of every cell and the selected one (module docstring)."""
+    """Every cell's figures per data set, the leave-one-out picks of each rule and the selected cell (module
+    docstring)."""
     if not summaries:
         raise BenchError("-sweeps: no *-sweep-*/summary.json in the folder; run make reference-search first")
     for name, s in summaries.items():
@@ -47,15 +114,19 @@ def select(summaries: dict[str, SweepSummary]) -> dict:
     grids = [list(cells) for cells in per_set.values()]
     if any(g != grids[0] for g in grids):
         raise BenchError("-sweeps: the sweeps do not share one grid; run them with the same -sweep")
-    ranking = []
-    for i, label in enumerate(grids[0]):
-        objective = sum(sum(per_set[n][label]) / 3 for n in per_set) / len(per_set)
-        ranking.append({"cell": label, "objective": objective, "grid_index": i,
-                        "per_dataset": {n: dict(zip(("R@K0", "R@K1", "MRR"), per_set[n][label], strict=True))
-                                        for n in per_set}})
-    ranking.sort(key=lambda r: (-r["objective"], r["grid_index"]))
-    return {"rule": RULE, "sweep": next(iter(summaries.values())).config["sweep"], "cells_tried": len(grids[0]),
-            "datasets": list(summaries), "selected": ranking[0]["cell"], "ranking": ranking}
+    cells, sets = grids[0], list(per_set)
+    table = table_of(per_set, cells)
+    lodo = leave_one_out(table, cells, sets)
+    rule = choose_rule(lodo)
+    selected = pick(rule, table, cells, sets)
+    ranking = [{"cell": c, "grid_index": i, "objective": sum(table[c][d]["objective"] for d in sets) / len(sets),
+                "worst_regret": max(table[c][d]["regret"] for d in sets),
+                "mean_rank": sum(table[c][d]["rank"] for d in sets) / len(sets), "per_dataset": table[c]}
+               for i, c in enumerate(cells)]
+    ranking.sort(key=lambda r: (r["cell"] != selected, r["worst_regret"], r["grid_index"]))
+    return {"rule": RULE, "rule_chosen": rule, "sweep": next(iter(summaries.values())).config["sweep"],
+            "cells_tried": len(cells), "datasets": sets, "leave_one_out": lodo, "selected": selected,
+            "ranking": ranking}
 
 
 @dataclass(frozen=True)
@@ -75,14 +146,18 @@ def main_command(args: SelectionOptions) -> int:
         doc = load(path)
         if not isinstance(doc, SweepSummary):
             raise BenchError(f"{path}: a {doc.KIND} results file, not a sweep summary")
-        summaries[path.parent.name] = doc
+        summaries[path.parent.name.split("-tune-")[0]] = doc  # the data set's name: locomo, beam-100k, ...
     chosen = select(summaries)
     write_results_file(Path(args.out), StudyResults(config={"mode": "reference-select", "rule": RULE,
                                                             "sweeps": args.sweeps, **harness()}, extra=chosen))
-    print(f"selected {chosen['selected']} out of {chosen['cells_tried']} cells "
-          f"({chosen['ranking'][0]['objective'] * 100:.2f})")
-    for row in chosen["ranking"][:10]:
-        print(f"  {row['objective'] * 100:.2f}  {row['cell']}")
+    print(f"rule kept: {chosen['rule_chosen']}; selected {chosen['selected']} out of {chosen['cells_tried']} cells")
+    for rule, rows in chosen["leave_one_out"].items():
+        held = ", ".join(f"{r['held_out']} regret {r['regret'] * 100:.2f} (rank {r['rank']})" for r in rows)
+        print(f"  {rule}: {held}")
+    top = chosen["ranking"][0]
+    for d, row in top["per_dataset"].items():
+        print(f"  {d}: R@K0 {row['R@K0'] * 100:.1f}, R@K1 {row['R@K1'] * 100:.1f}, MRR {row['MRR'] * 100:.1f}, "
+              f"regret {row['regret'] * 100:.2f}, rank {row['rank']}")
     return 0
 
 

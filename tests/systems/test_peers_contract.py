@@ -37,6 +37,14 @@ PEERS = [
     ("qdrant-hybrid", "memini_bench.systems.peers.qdrant:make_hybrid", "qdrant", ("qdrant_client",)),
     ("chroma", "memini_bench.systems.peers.chroma:make", "chroma", ("chromadb",)),
     ("mem0", "memini_bench.systems.peers.mem0:make", "mem0", ("mem0", "qdrant_client")),
+    ("taosmd", "memini_bench.systems.peers.taosmd:make", "taosmd", ("taosmd",)),
+    ("taosmd-rrf", "memini_bench.systems.peers.taosmd:make_rrf", "taosmd", ("taosmd",)),
+    ("taosmd-bm25-rrf", "memini_bench.systems.peers.taosmd:make_bm25_rrf", "taosmd", ("taosmd",)),
+    ("taosmd-mem0", "memini_bench.systems.peers.taosmd:make_mem0", "taosmd", ("taosmd",)),
+    ("engram-search", "memini_bench.systems.peers.engram:make", "engram-search", ("engram",)),
+    ("engrava", "memini_bench.systems.peers.engrava:make", "engrava", ("engrava", "aiosqlite")),
+    ("fluctlightdb", "memini_bench.systems.peers.fluctlight:make", "fluctlightdb",
+     ("fluctlightdb", "fluctlightdb_native")),
 ]
 EXTRA_PACKAGES = {extra: pkgs for _, _, extra, pkgs in PEERS if extra}
 WITH_EXTRA = [(name, spec, extra, pkg) for name, spec, extra, pkgs in PEERS for pkg in pkgs]

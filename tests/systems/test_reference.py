@@ -196,3 +196,43 @@ def test_defaults_are_the_committed_selection():
     defaults = ReferenceSettings()
     for axis in parse_grid(selected, ReferenceSettings):
         assert getattr(defaults, axis.field) == axis.values[0], axis.flag
+
+
+class _LoadingEmbedder:
+    """A hash-like embedder that 'loads a model' on its first call (``load_ms``, as the local models set it) and
+    takes a little time per call, so the run's load and embed columns have something to show."""
+
+    dims = 8
+    max_chars = None
+    identity = "loading-8d"
+
+    def encode(self, texts):
+        import time
+
+        if not hasattr(self, "load_ms"):
+            self.load_ms = 5.0
+        time.sleep(0.02)
+        return np.stack([np.random.default_rng(abs(hash(t)) % 2**32).normal(size=self.dims) for t in texts])
+
+
+def test_reference_reports_model_load_and_embedding_apart_from_its_ingest():
+    """The ingest column's load and embed parts are the encoder's clock across the ingest that embedded the items;
+    a second reference variant on the same store embeds nothing and reports 0 for both."""
+    from memini_bench.core.dataset import Dataset, Question
+    from memini_bench.embed.encoder import TextEncoder
+    from memini_bench.evaluation.runner import run_system
+    from memini_bench.systems.lineup import build_systems
+
+    encoder = TextEncoder(_LoadingEmbedder())
+    ctx = cli_options().context(lambda: encoder)
+    items = tuple(Item(f"{g}{i}", t, g) for i, (t, g) in enumerate(zip(TEXTS, GROUPS, strict=True)))
+    ds = Dataset(name="tiny", items=items, questions=(Question("q", "who paints?", (items[1].id,), "a"),))
+    first, second = build_systems(["reference"], ctx)[0], build_systems(["reference"], ctx)[0]
+    before = encoder.clock()
+    r1 = run_system(first, ds, depth=5, clock=encoder.clock)
+    load, embed = encoder.clock()
+    r2 = run_system(second, ds, depth=5, clock=encoder.clock)
+    assert r1.model_load_ms == load - before[0] == 5.0
+    assert r1.embed_ms > 0 and r1.embed_ms <= r1.ingest_ms
+    assert (r2.model_load_ms, r2.embed_ms) == (0.0, 0.0)
+    assert r1.store_ingest_ms >= 0
