@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from cli_run import run_cli
+from cli_run import run_cli, untimed
 
 
 def test_sample_run_writes_results(tmp_path, capsys):
@@ -140,11 +140,7 @@ def test_the_flat_form_and_the_verb_write_the_same_results_file(tmp_path, capsys
     a, b = (json.loads((d / "memini-sample-emb-hash.json").read_text()) for d in (flat, verb))
     assert a["config"]["identity"] == b["config"]["identity"]
     assert a["significance"] == b["significance"]
-    def untimed(rows):  # all but the timings (the _ms fields and the latency scores)
-        return [{k: ({m: x for m, x in v.items() if not m.startswith("latency")} if k == "scores" else v)
-                 for k, v in r.items() if not k.endswith("_ms")} for r in rows]
-
-    assert untimed(a["results"]) == untimed(b["results"])
+    assert untimed(a["results"]) == untimed(b["results"])  # all but the timings
 
 
 @pytest.mark.parametrize("args, fragment", [

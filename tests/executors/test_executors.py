@@ -10,7 +10,7 @@ import json
 import numpy as np
 import pytest
 from cli_opts import cli_options
-from cli_run import run_cli
+from cli_run import run_cli, untimed
 
 from memini_bench import executors
 from memini_bench.core.registry import EXECUTORS
@@ -67,8 +67,7 @@ def test_the_executor_is_recorded_but_changes_no_name_or_identity(tmp_path, caps
     local, plugin = docs["local"]["config"], docs["plugin"]["config"]
     assert local["executor"] == {"name": "local"} and plugin["executor"] == {"name": "pickling"}
     assert local["identity"] == plugin["identity"]
-    strip = [{k: v for k, v in row.items() if not k.endswith("_ms")} for row in docs["local"]["results"]]
-    assert strip == [{k: v for k, v in row.items() if not k.endswith("_ms")} for row in docs["plugin"]["results"]]
+    assert untimed(docs["local"]["results"]) == untimed(docs["plugin"]["results"])
 
 
 def test_chunk_map_embeds_elsewhere_and_the_driver_keeps_validation_cache_and_memo(tmp_path, monkeypatch):
