@@ -10,8 +10,9 @@ LongMemEval (``PATH`` = a checkout of github.com/xiaowu0162/LongMemEval, or its 
 the file is parsed, never run. Its ``get_anscheck_prompt(task, question, answer, response, abstention)`` holds one
 template string per question type (the branches ``task in [...]`` / ``task == '...'`` under ``if not abstention``)
 and one abstention template (the ``else``); LongMemEval formats it as ``template.format(question, answer,
-response)``, sends it as the only (user) message and counts the reply as correct when ``'yes' in
-reply.lower()`` -- all reproduced here. The task is the question's category without our ``_abs`` suffix; the
+response)`` and sends it as the only (user) message -- reproduced here; its verdict rule, ``'yes' in
+reply.lower()``, is not: every prompt set's reply is read by ``prompts.parse_verdict`` (``yes`` / ``no`` and
+``correct`` / ``incorrect`` alone, anything else unparseable). The task is the question's category without our ``_abs`` suffix; the
 abstention template serves the questions whose id contains ``_abs`` (LongMemEval's test). A category with no
 template is an error before any call (LongMemEval raises NotImplementedError). Not reproduced: its ``max_tokens``
 10 (the judge keeps its client's limit).
@@ -78,8 +79,9 @@ class PromptSet:
         name = "abstention" if "_abs" in question_id else self.templates[category.removesuffix("_abs")]
         return name, "", self.texts[name].format(question, reference, candidate)
 
-    def verdict(self, reply: str) -> bool:
-        return prompts.is_correct(reply) if self.name == "memini" else "yes" in reply.lower()
+    def verdict(self, reply: str) -> bool | None:
+        """The judge's reply read strictly (``prompts.parse_verdict``); None is unparseable."""
+        return prompts.parse_verdict(reply)
 
 
 MEMINI = PromptSet("memini", dict(prompts.RUBRICS), source="memini_bench.qa.prompts")
