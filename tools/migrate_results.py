@@ -67,7 +67,7 @@ def migrate(path: Path) -> str:
         return "not a results file"
     rest = {k: v for k, v in doc.items() if k != "config"}
     write_json(path, {"schema": SCHEMA, "schema_version": 1, "kind": kind, "config": doc["config"],
-                      **rest})
+                      **rest}, results=True)
     return f"kind {kind}"
 
 

@@ -17,7 +17,8 @@ checkpoint for ``-estimate``'s time, left out of the archive, which stays the sa
 Judges: the first judge grades ``correct``; each further judge (``-qa-judges``) grades the same answer with the
 same prompt and its verdict goes to ``extra``. The judge's prompt is the prompt set's (``prompt_sets``, default our
 rubrics); every reply is read by ``prompts.parse_verdict``: ``correct`` is True, False, or None when the reply is no
-documented label (unparseable: counted per judge, left out of the accuracy, not asked again). Runs (``-qa-runs``): a task carries its run number, part of its key.
+documented label (unparseable: counted per judge, left out of the accuracy, not asked again). Runs (``-qa-runs``):
+a task carries its run number, part of its key.
 """
 
 from __future__ import annotations

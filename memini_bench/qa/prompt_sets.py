@@ -6,16 +6,15 @@ from the user's own checkout of its repository (the project never holds their te
 for its reply; the results record the set's name, where it was read from and ``sha256``, the SHA-256 of its prompt
 texts (canonical JSON of ``{name: text}``), beside the SHA-256 of the file they came from.
 
-LongMemEval (``PATH`` = a checkout of github.com/xiaowu0162/LongMemEval, or its ``src/evaluation/evaluate_qa.py``):
-the file is parsed, never run. Its ``get_anscheck_prompt(task, question, answer, response, abstention)`` holds one
-template string per question type (the branches ``task in [...]`` / ``task == '...'`` under ``if not abstention``)
-and one abstention template (the ``else``); LongMemEval formats it as ``template.format(question, answer,
-response)`` and sends it as the only (user) message -- reproduced here; its verdict rule, ``'yes' in
-reply.lower()``, is not: every prompt set's reply is read by ``prompts.parse_verdict`` (``yes`` / ``no`` and
-``correct`` / ``incorrect`` alone, anything else unparseable). The task is the question's category without our ``_abs`` suffix; the
-abstention template serves the questions whose id contains ``_abs`` (LongMemEval's test). A category with no
-template is an error before any call (LongMemEval raises NotImplementedError). Not reproduced: its ``max_tokens``
-10 (the judge keeps its client's limit).
+LongMemEval (``PATH`` = a checkout of github.com/xiaowu0162/LongMemEval, or its ``src/evaluation/evaluate_qa.py``): the
+file is parsed, never run. Its ``get_anscheck_prompt(task, question, answer, response, abstention)`` holds one template
+string per question type (the branches ``task in [...]`` / ``task == '...'`` under ``if not abstention``) and one
+abstention template (the ``else``); LongMemEval formats it as ``template.format(question, answer, response)`` and sends
+it as the only (user) message -- reproduced here; its verdict rule, ``'yes' in reply.lower()``, is not: every prompt
+set's reply is read by ``prompts.parse_verdict`` (``yes`` / ``no`` and ``correct`` / ``incorrect`` alone, anything else
+unparseable). The task is the question's category without our ``_abs`` suffix; the abstention template serves the
+questions whose id contains ``_abs`` (LongMemEval's test). A category with no template is an error before any call
+(LongMemEval raises NotImplementedError). Not reproduced: its ``max_tokens`` 10 (the judge keeps its client's limit).
 
 LoCoMo (snap-research/locomo) ships no judge prompt: its ``task_eval/evaluation.py`` scores answers with token F1,
 which the lexical metrics report (``qa.lexical``); ``locomo:PATH`` says so and stops.

@@ -29,10 +29,10 @@ trimmed. Not reproduced: memini's ``[may conflict with #N]`` tags (its lexical c
 
 Judge: system = the category's rubric (``rubric_for``), user = ``Question: <q>\\nReference: <ref>\\nCandidate:
 <answer>\\nGrade:`` where an empty reference is ``(no reference; unanswerable)``. The reply is read strictly
-(``parse_verdict``), not by memini's substring rule (under which ``NOT CORRECT`` counts as correct). Rubrics: ``abstention`` or a category ending in
-``_abs`` -> must decline; ``knowledge-update`` / ``temporal-update`` -> the updated value; ``temporal-reasoning`` ->
-one day of slack; anything else -> the base rubric. LongMemEval abstention questions (ids ending ``_abs``) get
-``_abs`` appended to their category, as memini's cmd/qa does (``qa_category``).
+(``parse_verdict``), not by memini's substring rule (under which ``NOT CORRECT`` counts as correct). Rubrics:
+``abstention`` or a category ending in ``_abs`` -> must decline; ``knowledge-update`` / ``temporal-update`` -> the
+updated value; ``temporal-reasoning`` -> one day of slack; anything else -> the base rubric. LongMemEval abstention
+questions (ids ending ``_abs``) get ``_abs`` appended to their category, as memini's cmd/qa does (``qa_category``).
 """
 
 from __future__ import annotations

@@ -68,7 +68,8 @@ def agreement_block(graded: Sequence[Graded], judge: str, extra: Sequence[str],
                     labels: Mapping[Key, bool] | None) -> list[dict]:
     verdicts = {judge: {g.key: g.correct for g in graded if g.correct is not None}}
     for name in extra:
-        verdicts[name] = {g.key: v.correct for g in graded for v in g.extra if v.judge == name and v.correct is not None}
+        verdicts[name] = {g.key: v.correct for g in graded for v in g.extra
+                          if v.judge == name and v.correct is not None}
     rows = [asdict(paired(judge, name, verdicts[judge], verdicts[name])) for name in extra]
     if labels is not None:
         rows += [asdict(paired(name, "human", verdicts[name], labels)) for name in verdicts]

@@ -5,9 +5,9 @@
   per category the same within the category (categories sorted by name; memini prints them in map order).
 - Tokens: the sums over the arm's calls of ``tokens_in`` / ``tokens_out``, for the reader and the judge, and how many
   calls had an estimated count (``engine``).
-- Comparisons: every pair of arms (A before B in arm order), over the questions both judged with a label: b = A correct and B
-  not, c = the reverse, ``p = stats.mcnemar_exact(b, c)`` (memini's McNemarExact), and with more than one pair
-  the Holm-adjusted p over all pairs (``stats.holm``); ``delta = acc_A - acc_B`` on those questions.
+- Comparisons: every pair of arms (A before B in arm order), over the questions both judged with a label: b = A correct
+  and B not, c = the reverse, ``p = stats.mcnemar_exact(b, c)`` (memini's McNemarExact), and with more than one pair the
+  Holm-adjusted p over all pairs (``stats.holm``); ``delta = acc_A - acc_B`` on those questions.
 
 ``render_markdown(doc)`` renders a results file's JSON (``{"config", "results", "comparisons"}``) as markdown: the
 README's QA tables are made from committed results files with it, never typed. ``render_published()`` renders

@@ -33,13 +33,14 @@ def command(paths: tuple[str, ...], out: str, fmt: str, k: int | None, shot: str
         raise BenchError("-screenshot: a table export has no page to photograph; drop -screenshot or -format")
     if not fmt and not out:
         raise BenchError("report: give -o DIR (the site's folder) or -format md|csv|latex|json")
+    _check_out(out, fmt)
     inputs = collect(list(paths))
     if fmt:
         text = exports.export(inputs, fmt, k)
         if out:
             from memini_bench.results.atomic_io import atomic_write
 
-            atomic_write(Path(out), lambda w: w(text.encode()))
+            atomic_write(Path(out), lambda w: w(text.encode()))  # checked again as it is written
             click.echo(f"wrote {out}", err=True)
         else:
             sys.stdout.write(text)
@@ -53,3 +54,31 @@ def command(paths: tuple[str, ...], out: str, fmt: str, k: int | None, shot: str
 
         screenshot(Path(out) / "index.html", Path(shot))
         click.echo(f"wrote {shot}", err=True)
+
+
+def _check_out(out: str, fmt: str) -> None:
+    """Before reading any input: a table's ``-o`` must be a new or regular non-results file, not a link
+    (``atomic_io.check_target``); the site's must be a new folder or a real one, not a link or a file."""
+    import os
+    import stat
+
+    from memini_bench.results.atomic_io import check_destinations
+
+    if not out:
+        return
+    if fmt:
+        check_destinations(files=[("-o", out)])
+        return
+    try:
+        mode = os.lstat(out).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        mode = None
+    except (OSError, ValueError) as exc:
+        raise BenchError(f"-o {out}: cannot be used ({getattr(exc, 'strerror', None) or exc}); choose another "
+                         "folder") from None
+    if mode is not None and stat.S_ISLNK(mode):
+        raise BenchError(f"-o {out}: is a symbolic link (the report writes no site through a link it did not "
+                         "make); give its target or another folder")
+    if mode is not None and not stat.S_ISDIR(mode):
+        raise BenchError(f"-o {out}: is a file, not a folder (the site is a folder); choose another path")
+    check_destinations(folders=[("-o", out)])

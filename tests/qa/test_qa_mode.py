@@ -136,7 +136,8 @@ def test_verdicts_read_strictly_negation_wrong_and_unparseable_counted(data, tmp
         ["memini-keyword@k1", "q3", 1], ["memini-keyword@k3", "q3", 1]]}}
     assert "| scripted | 16 | 2 |" in stdout
     rows = {(x["arm"], x["id"]): x for x in _archive(reworded)}
-    assert rows[("memini-keyword@k1", "q3")]["correct"] is None and rows[("memini-keyword@k1", "q2")]["correct"] is False
+    assert rows[("memini-keyword@k1", "q3")]["correct"] is None
+    assert rows[("memini-keyword@k1", "q2")]["correct"] is False
 
 
 def test_accuracy_tokens_and_mcnemar_match_an_independent_oracle(data, tmp_path, capsys, monkeypatch):
@@ -167,8 +168,8 @@ def test_accuracy_tokens_and_mcnemar_match_an_independent_oracle(data, tmp_path,
         assert by_cat["multi-session"] == (2, sum(expected[(r["k"], q)] for q in ("q5", "q7")))
         assert by_cat["single-session-user_abs"] == (1, 0)
         assert r["tokens"]["calls"] == 2 * len(QUESTIONS) and r["tokens"]["estimated_calls"] == 0
-        assert f"QA accuracy (LLM-judge) {r['arm']}: {r['accuracy'] * 100:.1f}%  ({r['correct']} correct of 8 judged; " \
-               "8 total questions)" in stdout
+        assert (f"QA accuracy (LLM-judge) {r['arm']}: {r['accuracy'] * 100:.1f}%  ({r['correct']} correct of 8 "
+                "judged; 8 total questions)") in stdout
     only_1 = sum(expected[(1, q[0])] and not expected[(3, q[0])] for q in QUESTIONS)
     only_3 = sum(expected[(3, q[0])] and not expected[(1, q[0])] for q in QUESTIONS)
     assert (comparison["only_a"], comparison["only_b"]) == (only_1, only_3) and only_3 > 0
