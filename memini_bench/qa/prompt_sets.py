@@ -30,11 +30,13 @@ from pathlib import Path
 
 import orjson
 
+from memini_bench.core.inputs import read_regular
 from memini_bench.errors import BenchError
 from memini_bench.qa import prompts
 
 LME_FILE = "src/evaluation/evaluate_qa.py"
 LME_FUNCTION = "get_anscheck_prompt"
+MAX_PROMPT_FILE_BYTES = 16 << 20  # evaluate_qa.py is a few kB
 
 
 def _sha256(texts: Mapping[str, str]) -> str:
@@ -129,7 +131,9 @@ def read_longmemeval(path: str) -> PromptSet:
     file = where / LME_FILE if where.is_dir() else where
     spec = f"-qa-prompts longmemeval:{path}"
     try:
-        raw = file.read_bytes()
+        if not file.exists():
+            raise FileNotFoundError(file)
+        raw = read_regular(file, spec, limit=MAX_PROMPT_FILE_BYTES)  # a FIFO, a device, a huge file: one line
     except OSError:
         raise BenchError(f"{spec}: no {LME_FILE} there; give the path of your checkout of "
                          "github.com/xiaowu0162/LongMemEval") from None

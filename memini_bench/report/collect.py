@@ -124,6 +124,10 @@ def _is_rerank_rows(path: Path) -> bool:
     """``-rerank``'s per-question rows (``ranks`` per variant, no ``system``) beside a rerank results file."""
     import orjson
 
+    from memini_bench.core.inputs import is_regular
+
+    if not is_regular(path):
+        return False  # read_per_question refuses it in one line, never blocking on a FIFO
     try:
         with open(path, "rb") as fh:
             first = orjson.loads(fh.readline() or b"{}")
