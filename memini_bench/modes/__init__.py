@@ -89,7 +89,7 @@ def dispatch(opts) -> int:
     import sys
 
     from memini_bench import progress
-    from memini_bench.core.hooks import PluginError
+    from memini_bench.core.hooks import PluginError, check_threads
     from memini_bench.results.atomic_io import RunOutputs
 
     mod = selected_mode(opts)
@@ -97,7 +97,9 @@ def dispatch(opts) -> int:
     progress.set_quiet(opts.guard.quiet)
     try:
         with RunOutputs():
-            return mod.run(opts)
+            code = mod.run(opts)
+            check_threads()  # before the outputs are placed: a stray thread fails the run, nothing written
+            return code
     except PluginError as exc:
         if opts.guard.traceback and exc.trace:
             sys.stderr.write(exc.trace)
