@@ -24,6 +24,9 @@ from memini_bench.loaders._json import expect, field_of
 RESULTS_FILE_HINT = ("a results file holds per-system scores only, and a paired test needs each question's "
                      "ranking; rerun with -per-question FILE.jsonl and compare those files")
 
+#: How long a per-question FIFO may stay silent (no writer) before it is refused.
+FIFO_WAIT_S = 3.0
+
 
 def read_per_question(path: str | Path) -> list[RunResult]:
     """Every system's RunResult in the per-question JSONL at ``path`` (errors name the file and the line)."""
@@ -31,7 +34,8 @@ def read_per_question(path: str | Path) -> list[RunResult]:
     if not p.exists() or p.is_dir():
         what = "is a directory" if p.is_dir() else "no such file"
         raise BenchError(f"{p}: {what}; pass a per-question JSONL file written by -per-question")
-    lines = read_regular(p).splitlines()  # a FIFO, a device or an endless file is refused before reading
+    # a FIFO (-compare <(...)) is read once, with a wait and a cap; a device or socket is refused before reading
+    lines = read_regular(p, fifo_wait=FIFO_WAIT_S).splitlines()
     by_system: dict[str, dict[str, QuestionRun]] = {}
     for number, line in enumerate(lines, start=1):
         if not line.strip():
