@@ -144,6 +144,12 @@ def test_categories_for_a_chosen_system_or_all(tmp_path, capsys):
     assert "### memini-vector by category" in out and "### memini-keyword by category" in out
     code, _, err = run([*base, "-categories", "nosuch"], capsys)
     assert code == 2 and "-categories nosuch: not among this run's systems" in err and "dataset" not in err
+    code, out, err = run([*base, "-categories", "vector"], capsys)  # the alias -systems takes
+    assert code == 0 and "### memini-vector by category" in out and "### memini-keyword by category" not in out, err
+    code, out, _ = run([*base, "-categories", "vector,memini-vector"], capsys)  # one table, not two
+    assert out.count("### memini-vector by category") == 1
+    code, _, err = run([*base, "-categories", "hybrid"], capsys)  # an alias of a system this run lacks
+    assert code == 2 and "-categories hybrid: not among this run's systems" in err
 
 
 def test_significance_against_a_chosen_reference(tmp_path, capsys):
