@@ -81,6 +81,18 @@ def selected_mode(opts) -> ModuleType:
     raise AssertionError("run_systems is always selected")
 
 
+def absolute_outputs(opts):
+    """``opts`` with ``-out``, ``-per-question`` and ``-trec`` made absolute against the folder the run started in
+    (an empty one stays empty)."""
+    import dataclasses
+    import os
+
+    out = opts.output
+    fixed = {name: os.path.abspath(value) for name in ("out", "per_question", "trec")
+             if (value := getattr(out, name))}
+    return dataclasses.replace(opts, output=dataclasses.replace(out, **fixed))
+
+
 def dispatch(opts) -> int:
     """Run the selected mode with its output files as one unit (``results.atomic_io.RunOutputs``: staged while it
     runs, placed together when it ends, none left after a failure or an interrupt); a plugin's failure
@@ -92,6 +104,7 @@ def dispatch(opts) -> int:
     from memini_bench.core.hooks import PluginError, check_threads
     from memini_bench.results.atomic_io import RunOutputs
 
+    opts = absolute_outputs(opts)  # before any plugin code runs: a plugin's os.chdir cannot move them
     mod = selected_mode(opts)
     check_given(mod, opts)
     progress.set_quiet(opts.guard.quiet)

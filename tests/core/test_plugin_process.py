@@ -84,3 +84,19 @@ def test_a_forked_child_of_a_plugin_may_still_exit_with_os_exit(tmp_path):
                            "hash", "-systems", f"{plugin}:make", "-no-write"], capture_output=True, text=True,
                           cwd=tmp_path, timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0, done.stderr
+
+
+def test_outputs_are_resolved_before_plugin_code_runs(tmp_path):
+    """A plugin module that changes the working folder as it is imported (before any hook) cannot move a relative
+    -out or -per-question: they were made absolute against the folder the run started in."""
+    code = "import os\nos.chdir('elsewhere')\n" + PLUGIN.format(ingest="pass", recall="pass", extra="")
+    plugin = tmp_path / "moves.py"
+    plugin.write_text(code)
+    (tmp_path / "elsewhere").mkdir()
+    done = subprocess.run([sys.executable, "-m", "memini_bench", "-suite", "file", "-data", str(SAMPLE), "-embedder",
+                           "hash", "-systems", f"{plugin}:make", "-out", "out", "-per-question", "pq.jsonl"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=600,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "pq.jsonl").is_file() and list((tmp_path / "out").glob("*.json"))
+    assert list((tmp_path / "elsewhere").iterdir()) == []
