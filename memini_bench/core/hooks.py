@@ -18,10 +18,12 @@ What a plugin does to the process is guarded too, while its hook runs and right 
   first so that the line can be written);
 - a hook that changes the working folder (``os.chdir``) is put back where the run started and refused (output paths
   given as relative stay relative to the folder the user ran in);
-- a non-daemon thread a hook starts is remembered; ``check_threads()`` (called by the run before it places its
-  files) waits ``THREAD_GRACE_S`` for any still running, then refuses the run naming the system and the hook that
-  started it, with ``hard_exit`` set: such a thread would keep the process from ever exiting, so the CLI ends it
-  with ``os._exit`` after the line.
+- a non-daemon thread a hook starts from the plugin's own code is remembered; ``check_threads()`` (called by the
+  run before it places its files) waits ``THREAD_GRACE_S`` for any still running, then refuses the run naming the
+  system and the hook that started it, with ``hard_exit`` set: such a thread would keep the process from ever
+  exiting, so the CLI ends it with ``os._exit`` after the line. Threads whose code is an installed library's
+  (``site-packages``) or the standard library's (``concurrent.futures`` workers, which its exit hook stops) are
+  not the plugin's and are left alone.
 
 ``call_bounded`` also bounds the wall clock of one call with ``SIGALRM`` (``signal.setitimer``): the alarm raises
 ``HookTimeout`` inside the call as soon as the interpreter runs Python code again (a blocking ``time.sleep`` or
@@ -152,13 +154,22 @@ def _restore_streams() -> str:
     return ""
 
 
+def _plugin_thread(t: threading.Thread) -> bool:
+    """Whether ``t`` runs code outside the standard and installed libraries (``_after``)."""
+    target = getattr(t, "_target", None) or type(t).run
+    code = getattr(target, "__code__", None)
+    where = code.co_filename if code is not None else ""
+    return bool(where) and not any(part in where for part in ("site-packages", "dist-packages",
+                                                              os.path.dirname(threading.__file__) + os.sep))
+
+
 def _after(system: str, hook: str, cwd: str, threads: int) -> None:
     """The checks after a hook returned (module docstring)."""
     if threading.active_count() > threads:
         for t in threading.enumerate():
             if t.ident not in _KNOWN_THREADS:
                 _KNOWN_THREADS.add(t.ident or 0)
-                if not t.daemon and t is not threading.current_thread():
+                if not t.daemon and t is not threading.current_thread() and _plugin_thread(t):
                     _STARTED[t] = (system, hook)
     closed = _restore_streams()
     if closed:
