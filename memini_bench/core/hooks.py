@@ -12,8 +12,9 @@ What a plugin does to the process is guarded too, while its hook runs and right 
 
 - ``os._exit`` (and ``posix._exit``) called from the hook, in this process, raises inside the hook instead of
   ending the process, and becomes ``system NAME: HOOK called os._exit(CODE)``: a run that did not write its results
-  never ends with exit 0 that way. (Not caught: an ``_exit`` the plugin bound to another name before the hook ran,
-  one from a thread of its own outside any hook, ``ctypes`` or a signal: those end the process, like a crash.)
+  never ends with exit 0 that way. Under ``run_guard`` (the whole run) a plugin's own thread calling it ends that
+  thread instead, and ``check_threads`` refuses the run. (Not caught: an ``_exit`` the plugin bound to another name
+  before the guard, ``ctypes`` or a signal: those end the process, like a crash, with no results file.)
 - a hook that closes ``sys.stdout`` / ``sys.stderr`` or descriptor 1 or 2 is refused (a usable stream is put back
   first so that the line can be written);
 - a hook that changes the working folder (``os.chdir``) is put back where the run started and refused (output paths
@@ -41,7 +42,8 @@ import tempfile
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TypeVar
 
 from memini_bench.errors import BenchError
@@ -101,10 +103,33 @@ _KNOWN_THREADS: set[int] = set()
 _STARTED: dict[threading.Thread, tuple[str, str]] = {}   # a non-daemon thread a hook started -> (system, hook)
 
 
+_EXIT_ATTEMPTS: list[tuple[str, object]] = []   # (thread name, code) of an os._exit from another thread
+
+
 def _guarded_exit(code: int = 0) -> None:
     if os.getpid() != _GUARD_PID[0]:  # a child forked by the plugin: its own exit is its business
         _REAL_EXIT(code)
+    if threading.current_thread() is not threading.main_thread():
+        _EXIT_ATTEMPTS.append((threading.current_thread().name, code))
+        raise SystemExit(code)  # ends that thread quietly; check_threads refuses the run
     raise PluginExit(code)
+
+
+@contextmanager
+def run_guard() -> Iterator[None]:
+    """``os._exit`` guarded for a whole run (not only inside hooks): a plugin's own thread calling it ends that
+    thread, and ``check_threads`` then refuses the run."""
+    outer = _GUARD_DEPTH[0] == 0
+    if outer:
+        _GUARD_PID[0] = os.getpid()
+        _set_exit(_guarded_exit)
+    _GUARD_DEPTH[0] += 1
+    try:
+        yield
+    finally:
+        _GUARD_DEPTH[0] -= 1
+        if outer:
+            _set_exit(_REAL_EXIT)
 
 
 _GUARD_PID = [os.getpid()]
@@ -182,7 +207,13 @@ def _after(system: str, hook: str, cwd: str, threads: int) -> None:
 
 
 def check_threads() -> None:
-    """Refuse a run in which a hook left a non-daemon thread running (module docstring)."""
+    """Refuse a run in which a hook left a non-daemon thread running, or a plugin's thread called ``os._exit``
+    (module docstring)."""
+    if _EXIT_ATTEMPTS:
+        name, code = _EXIT_ATTEMPTS.pop(0)
+        _EXIT_ATTEMPTS.clear()
+        raise PluginError(f"thread {one_line(name)!r} of a plugin called os._exit({code!r}) during the run; a plugin "
+                          "may not end the process: the run is refused")
     for t, (system, hook) in list(_STARTED.items()):
         if t.is_alive():
             t.join(THREAD_GRACE_S)

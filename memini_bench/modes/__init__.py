@@ -101,7 +101,7 @@ def dispatch(opts) -> int:
     import sys
 
     from memini_bench import progress
-    from memini_bench.core.hooks import PluginError, check_threads
+    from memini_bench.core.hooks import PluginError, check_threads, run_guard
     from memini_bench.results.atomic_io import RunOutputs
 
     opts = absolute_outputs(opts)  # before any plugin code runs: a plugin's os.chdir cannot move them
@@ -109,7 +109,7 @@ def dispatch(opts) -> int:
     check_given(mod, opts)
     progress.set_quiet(opts.guard.quiet)
     try:
-        with RunOutputs():
+        with RunOutputs(), run_guard():
             code = mod.run(opts)
             check_threads()  # before the outputs are placed: a stray thread fails the run, nothing written
             return code

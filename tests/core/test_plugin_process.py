@@ -35,6 +35,8 @@ def make(ctx):
 CASES = {
     "os._exit in recall": ({"recall": "os._exit(0)"}, ("system odd: recall for question", "called os._exit(0)")),
     "os._exit(3) in ingest": ({"ingest": "os._exit(3)"}, "system odd: ingest called os._exit(3)"),
+    "os._exit in a thread": ({"ingest": "t = threading.Thread(target=lambda: os._exit(0)); t.start(); t.join()"},
+                             "of a plugin called os._exit(0) during the run"),
     "closes sys.stdout": ({"recall": "sys.stdout.close()"}, ("system odd: recall for question", "closed stdout")),
     "closes descriptor 1": ({"ingest": "os.close(1)"}, "system odd: ingest closed stdout"),
     "closes sys.stderr": ({"recall": "sys.stderr.close()"}, ("system odd: recall for question", "closed stderr")),
