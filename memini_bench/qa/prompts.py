@@ -163,13 +163,18 @@ def parse_verdict(reply: str) -> bool | None:
     per judge as unparseable and leaves it out of the accuracy (it is not asked again: a judge at temperature 0
     would most likely say the same).
     """
+    return parse_label(reply, POSITIVE, NEGATIVE)
+
+
+def parse_label(reply: str, positive: frozenset[str], negative: frozenset[str]) -> bool | None:
+    """``parse_verdict``'s rule with other label sets (the relevance judge's, ``qa.judged_retrieval``)."""
     words = _WORD.findall(strip_thinking(reply).lower())
     if len(words) > 1 and words[0] in VERDICT_PREFIXES:
         words = words[1:]
     text = " ".join(words)
-    if text in POSITIVE:
+    if text in positive:
         return True
-    if text in NEGATIVE:
+    if text in negative:
         return False
     return None
 
