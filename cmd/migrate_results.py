@@ -80,7 +80,7 @@ def migrate(path: Path) -> str:
         said = f"{said}, schema {version} -> {SCHEMA_VERSION}" if said != "kept" else \
             f"schema {version} -> {SCHEMA_VERSION}"
     if said != "kept":
-        write_json(path, doc)
+        write_json(path, doc, results=True)
     return said
 
 

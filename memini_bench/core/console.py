@@ -34,6 +34,18 @@ def _fail(prog: str, message: str, code: int = 2) -> None:
     sys.exit(code)
 
 
+def _fail_hard(prog: str, message: str) -> None:
+    """``_fail`` ended with ``os._exit(2)`` after flushing, for a process whose threads would block a normal exit."""
+    try:
+        text = message.replace("\r", "\\r").replace("\n", "\\n")
+        click.echo(f"{prog}: error: {text}", err=True)
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    os._exit(2)
+
+
 def fail_usage(prog: str, message: str) -> None:
     """A usage error found before the command runs: one line, exit 2."""
     _fail(prog, message)
@@ -89,6 +101,8 @@ def run_command(cmd: click.Command, argv: list[str] | None, prog: str) -> object
     except click.ClickException as exc:
         _fail(prog, f"{exc.format_message()} (see --help)")
     except BenchError as exc:
+        if getattr(exc, "hard_exit", False):  # a plugin's thread would keep the interpreter from exiting
+            _fail_hard(prog, str(exc))
         _fail(prog, str(exc))
     except MemoryError:
         _fail(prog, "ran out of memory; free memory, raise the process's memory limit or use -limit N")

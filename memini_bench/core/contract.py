@@ -87,6 +87,20 @@ class ContextBuilder(Protocol):
 
 
 def describe(system: System) -> dict:
-    """``system.describe()`` when it has the hook, else its name alone."""
-    info = system.describe() if isinstance(system, Describable) else {}
+    """``system.describe()`` when it has the hook, else its name alone. The hook runs under ``hooks.call`` (a
+    raise is one line naming the system); what it returns must be a JSON object (a dict that ``orjson`` writes,
+    the way the results file will), else one line naming the system; the copy returned is that JSON read back."""
+    import orjson
+
+    from memini_bench.core import hooks
+
+    name = str(system.name)
+    info = hooks.call(name, "describe", system.describe) if isinstance(system, Describable) else {}
+    try:
+        if not isinstance(info, dict):
+            raise TypeError(f"a {type(info).__name__}, not a dict")
+        info = orjson.loads(orjson.dumps(info, option=orjson.OPT_SERIALIZE_NUMPY))
+    except (TypeError, orjson.JSONEncodeError) as exc:
+        raise hooks.PluginError(f"system {name}: describe() returned {hooks.one_line(exc)}; it must return a "
+                                "JSON object (strings, numbers, booleans, lists, objects with string keys)") from None
     return {"name": system.name, **info}

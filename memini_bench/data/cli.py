@@ -3,21 +3,30 @@
 - ``list``: every registered set, its suite, size, license, whether it is fetched, and each file's checksum (with
   ``-v`` the URLs, citation and checksum source too).
 - ``fetch NAME...``: download each missing file of the named sets (``data.download``: resumed, verified, placed
-  atomically) into ``$MEMINI_BENCH_DATA/<name>``; a file already in place is checked and kept when it matches.
-  Then ``-data NAME`` reads the set.
+  atomically, bounded in size and time, from the catalog's URLs or a ``-mirror``) into ``$MEMINI_BENCH_DATA/<name>``;
+  a file already in place is checked and kept when it matches. Then ``-data NAME`` reads the set.
 - ``verify [NAME...]``: re-hash every file of the named sets (default: every set with a file on this machine) and
   report each one that is missing or differs; exit code 2 when any does.
 """
 
 from __future__ import annotations
 
+import os
 import sys
+from pathlib import Path
 
 import click
 
 from memini_bench.core.settings import HELP_SETTINGS
 from memini_bench.data import registry
-from memini_bench.data.download import fetch_file, mismatch
+from memini_bench.data.download import (
+    DEFAULT_DEADLINE_S,
+    DEFAULT_MAX_BYTES,
+    MIRROR_ENV,
+    check_mirror,
+    fetch_file,
+    mismatch,
+)
 from memini_bench.errors import BenchError
 
 
@@ -57,24 +66,61 @@ def list_command(verbose: bool) -> None:
               help="Seconds a connection or a read may stall before the transfer is cut (and resumed).")
 @click.option("--attempts", type=click.IntRange(min=1, max=100), default=4, show_default=True,
               help="Rounds over a file's mirrors before giving up (a cut transfer resumes in the next).")
-def fetch_command(names: tuple[str, ...], timeout: float, attempts: int) -> None:
+@click.option("-deadline", "--deadline", type=click.FloatRange(min=0.1), default=DEFAULT_DEADLINE_S,
+              show_default=True, help="Seconds one file may take in all (every attempt and mirror); past it the "
+              "transfer is cut and its .part kept for the same command to resume.")
+@click.option("-max-bytes", "--max-bytes", "max_bytes", type=click.IntRange(min=1), default=DEFAULT_MAX_BYTES,
+              show_default=True, help="Size bound of a file the catalog registers without a size (a registered "
+              "size is its own bound); a server sending more is refused and nothing is kept.")
+@click.option("-mirror", "--mirror", default="", help=f"Fetch from a copy of the data hosts instead: every "
+              f"catalog URL becomes MIRROR/<host>/<path> (what wget -x makes), still checked by size and "
+              f"checksum (default: ${MIRROR_ENV}).")
+def fetch_command(names: tuple[str, ...], timeout: float, attempts: int, deadline: float, max_bytes: int,
+                  mirror: str) -> None:
     """Download, verify and place the named sets."""
+    mirror = check_mirror(mirror) if mirror else check_mirror(os.environ.get(MIRROR_ENV, "").strip(),
+                                                              f"${MIRROR_ENV}")
     sets = [registry.get(n) for n in names]
+    _check_root()
     for ds in sets:
         folder = ds.folder()
         fetched = kept = 0
         for i, f in enumerate(ds.files, 1):
             dest = folder / f.path
             label = f"{ds.name} [{i}/{len(ds.files)}] {f.path}"
-            if dest.is_file():
-                if not mismatch(f, dest):
-                    kept += 1
-                    continue
-                dest.unlink()  # a copy that is not the registered file: fetch it again
-            fetch_file(f, dest, timeout=timeout, attempts=attempts, label=label)
+            try:
+                if dest.is_file() and not dest.is_symlink():
+                    if not mismatch(f, dest):
+                        kept += 1
+                        continue
+                    dest.unlink()  # a copy that is not the registered file: fetch it again
+            except OSError as exc:
+                raise BenchError(f"{label}: {dest}: cannot check the copy in place ({exc.strerror or exc}); "
+                                 "check the data folder's permissions") from None
+            fetch_file(f, dest, timeout=timeout, attempts=attempts, label=label, deadline=deadline,
+                       max_bytes=max_bytes, mirror=mirror)
             fetched += 1
         click.echo(f"{ds.name}: {fetched} files fetched, {kept} already in place, all verified, in {folder}; "
                    f"use -suite {ds.suite} -data {ds.name}", err=True)
+
+
+def _check_root() -> None:
+    """The data folder must be a folder (or not exist yet, its nearest existing parent being one)."""
+    root = registry.data_root()
+    probe = root
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if probe.exists() and not probe.is_dir():
+        raise BenchError(f"${registry.ENV} {root}: {probe} is a file, not a folder; point ${registry.ENV} at a "
+                         "folder")
+
+
+def _problem(f, path: Path) -> str:
+    """Why the file at ``path`` is not ``f`` ("" when it is), a read fault included."""
+    try:
+        return "missing" if not path.is_file() else mismatch(f, path)
+    except OSError as exc:
+        return f"cannot read it ({exc.strerror or exc})"
 
 
 @command.command("verify")
@@ -91,8 +137,7 @@ def verify_command(names: tuple[str, ...]) -> None:
     for ds in sets:
         problems = []
         for f in ds.files:
-            path = ds.folder() / f.path
-            why = "missing" if not path.is_file() else mismatch(f, path)
+            why = _problem(f, ds.folder() / f.path)
             if why:
                 problems.append(f"{f.path}: {why}")
         bad += bool(problems)

@@ -5,7 +5,9 @@ license, citation, homepage, ``checksum_source`` (where each size and checksum w
 the suite (a file of the set, or ``.`` for the set's folder) and its files. A file has a path inside the set's folder,
 one or more URLs (mirrors, tried in order), and what it is checked against: ``size`` (bytes) and ``sha256`` where
 known, else ``git_sha1`` (the git blob id, SHA-1 of ``b"blob <size>\\0" + bytes``: for files whose bytes we never
-saw, only their git tree). A file with neither checksum cannot be registered.
+saw, only their git tree). A file with neither checksum cannot be registered. Every name stays inside the data
+folder: a set's name is one plain folder name (letters, digits, ``.``, ``_``, ``-``; not ``.`` or ``..``), a file's
+path is relative with no ``..`` part; a catalog that breaks this (or is not valid JSON) is one line naming it.
 
 A set lives in ``data_root() / <name>``: ``$MEMINI_BENCH_DATA`` when set, else ``$XDG_CACHE_HOME/memini-bench/data``
 (``~/.cache/memini-bench/data``). ``resolve_data(suite, value)`` turns ``-data NAME`` into the entry path of a
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -25,6 +28,7 @@ from memini_bench.errors import BenchError
 
 CATALOG = Path(__file__).with_name("catalog.json")
 ENV = "MEMINI_BENCH_DATA"
+_SET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +74,8 @@ class DataSet:
 def _file(raw: dict, where: str) -> DataFile:
     f = DataFile(path=raw["path"], urls=tuple(raw["urls"]), size=raw.get("size"), sha256=raw.get("sha256", ""),
                  git_sha1=raw.get("git_sha1", ""))
-    if not (f.sha256 or f.git_sha1) or not f.urls or Path(f.path).is_absolute() or ".." in Path(f.path).parts:
+    if (not (f.sha256 or f.git_sha1) or not f.urls or not f.path or Path(f.path).is_absolute()
+            or ".." in Path(f.path).parts or "\0" in f.path):
         raise ValueError(f"{where}: {f.path!r} needs a relative path, a URL and a checksum")
     return f
 
@@ -79,6 +84,9 @@ def parse_catalog(doc: dict, where: str = "catalog") -> dict[str, DataSet]:
     """The sets of a catalog document, by name (a malformed entry is a ValueError: the catalog ships with the code)."""
     sets: dict[str, DataSet] = {}
     for raw in doc["sets"]:
+        if not isinstance(raw.get("name"), str) or not _SET_NAME.fullmatch(raw["name"]) or raw["name"] == "..":
+            raise ValueError(f"{where}: set name {raw.get('name')!r} must be one plain folder name (letters, digits, "
+                             "'.', '_', '-'), inside the data folder")
         files = tuple(_file(f, f"{where}: {raw['name']}") for f in raw["files"])
         sets[raw["name"]] = DataSet(name=raw["name"], suite=raw["suite"], description=raw["description"],
                                     license=raw["license"], citation=raw["citation"], homepage=raw["homepage"],
@@ -88,8 +96,12 @@ def parse_catalog(doc: dict, where: str = "catalog") -> dict[str, DataSet]:
 
 @cache
 def catalog() -> dict[str, DataSet]:
-    """The shipped catalog, by name."""
-    return parse_catalog(json.loads(CATALOG.read_text(encoding="utf-8")), str(CATALOG))
+    """The shipped catalog, by name (an unreadable or malformed one is one BenchError line)."""
+    try:
+        return parse_catalog(json.loads(CATALOG.read_text(encoding="utf-8")), str(CATALOG))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise BenchError(f"{CATALOG}: not a usable data catalog ({type(exc).__name__}: {exc}); reinstall "
+                         "memini-bench or undo the edit") from None
 
 
 def data_root() -> Path:

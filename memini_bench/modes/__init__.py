@@ -112,25 +112,42 @@ def selected_mode(opts) -> ModuleType:
     return mode_for(route(opts)).module
 
 
+def absolute_outputs(opts):
+    """``opts`` with ``-out``, ``-per-question`` and ``-trec`` made absolute against the folder the run started in
+    (an empty one stays empty)."""
+    import dataclasses
+    import os
+
+    out = opts.output
+    fixed = {name: os.path.abspath(value) for name in ("out", "per_question", "trec")
+             if (value := getattr(out, name))}
+    return dataclasses.replace(opts, output=dataclasses.replace(out, **fixed))
+
+
 def dispatch(opts, verb: str = "", *, plan_only: bool = False, mode=None) -> int:
     """Run ``verb``'s mode (the flat form's ``routes.route`` when ""; ``mode``: an instance to run instead) with
     its output files as one unit (``results.atomic_io.RunOutputs``: staged while it runs, placed together when it
-    ends, none left after a failure or an interrupt); ``plan_only`` prints the plan and runs nothing. A plugin's
-    failure (``core.hooks.PluginError``) prints its whole trace first under ``-traceback``, then ends as the usual
-    one line."""
+    ends, none left after a failure or an interrupt) under the plugin guard (``core.hooks.run_guard``; a stray
+    plugin thread fails the run before its files are placed); ``plan_only`` prints the plan and runs nothing. The
+    output paths are made absolute before any plugin code runs (a plugin's ``os.chdir`` cannot move them). A
+    plugin's failure (``core.hooks.PluginError``) prints its whole trace first under ``-traceback``, then ends as
+    the usual one line."""
     import sys
 
     from memini_bench import progress
-    from memini_bench.core.hooks import PluginError
+    from memini_bench.core.hooks import PluginError, check_threads, run_guard
     from memini_bench.modes.routes import route
     from memini_bench.results.atomic_io import RunOutputs
 
+    opts = absolute_outputs(opts)
     mode = mode or mode_for(verb or route(opts))
     check_given(mode.module, opts)
     progress.set_quiet(opts.guard.quiet)
     try:
-        with RunOutputs():
-            return mode.execute(opts, plan_only=plan_only)
+        with RunOutputs(), run_guard():
+            code = mode.execute(opts, plan_only=plan_only)
+            check_threads()  # before the outputs are placed: a stray thread fails the run, nothing written
+            return code
     except PluginError as exc:
         if opts.guard.traceback and exc.trace:
             sys.stderr.write(exc.trace)

@@ -53,17 +53,23 @@ class SystemsRunOptions:
 
 
 def category_systems(opts: RunOptions, names: list[str]) -> list[str] | None:
-    """-categories: the systems whose per-category table is printed (None = the default one); ``all`` = every one."""
+    """-categories: the systems whose per-category table is printed (None = the default one); ``all`` = every one.
+    A name is taken as ``-systems`` takes it: a registered alias (``hybrid``) stands for its system."""
+    from memini_bench.core.registry import SYSTEMS
+
     wanted = opts.mode(SystemsRunOptions).categories
     if not wanted:
         return None
     if wanted == ("all",):
         return list(names)
+    out = []
     for name in wanted:
-        if name not in names:
+        full = name if name in names else SYSTEMS.canonical(name)
+        if full not in names:
             raise BenchError(f"-categories {name}: not among this run's systems ({', '.join(names)}); name one of "
                              "them, or all")
-    return list(wanted)
+        out.append(full)
+    return list(dict.fromkeys(out))
 
 
 def reference_of(wanted: str, names: list[str]) -> str:

@@ -367,6 +367,7 @@ def _document(st: dict, config: dict, graded: list[Graded], judged: list[dict], 
     x, arms, judge, extra, prices = st["x"], st["arms"], st["judge"], st["extra"], st["prices"]
     run1 = [g for g in graded if g.run == 1]
     doc = summary.document(config, [summary.score_arm(a, run1) for a in arms], summary.compare_arms(arms, run1))
+    doc["verdicts"] = scores.verdicts_block(graded, judge.model, [j.model for j in extra])
     doc["lexical"] = {a.name: scores.lexical_block([g for g in graded if g.arm == a.name]) for a in arms}
     if x.qa_runs > 1:
         doc["runs"] = {a.name: scores.runs_block([g for g in graded if g.arm == a.name], x.qa_runs) for a in arms}

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import orjson
 
+from memini_bench.core.inputs import read_regular
 from memini_bench.errors import BenchError
 
 
@@ -70,10 +70,10 @@ def paired(grader_a: str, grader_b: str, a: Mapping[Key, bool], b: Mapping[Key, 
 def read_labels(path: str) -> dict[Key, bool]:
     """Human verdicts from a JSON Lines file (format in the module docstring); a bad line is one BenchError."""
     try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise BenchError(f"-qa-labels {path}: cannot read it ({exc.strerror or exc}); give a JSON Lines file of "
-                         '{"arm", "id", "correct"} objects') from None
+        raw = read_regular(path, "-qa-labels")
+    except BenchError as exc:
+        raise BenchError(f"{str(exc).split('; ')[0]}; give a JSON Lines file of " + '{"arm", "id", "correct"} '
+                         "objects") from None
     labels: dict[Key, bool] = {}
     for number, line in enumerate(raw.split(b"\n"), start=1):
         if not line.strip():

@@ -14,6 +14,7 @@ or empty file starts a new checkpoint. ``path=None`` keeps everything in memory 
 from __future__ import annotations
 
 import os
+import stat
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -21,11 +22,14 @@ from typing import Generic, TypeVar
 
 import orjson
 
+from memini_bench.core.inputs import read_regular
 from memini_bench.errors import BenchError
 from memini_bench.results.identity import NO_IDENTITY
 
 VERSION = 1
 R = TypeVar("R")
+
+MAX_CHECKPOINT_BYTES = 16 << 30  # far above any run: a bound, so a device or endless file is refused
 
 
 def header_identity(path: Path) -> object:
@@ -73,7 +77,7 @@ class Checkpoint(Generic[R]):
     def _load(self) -> int:
         """Parse the file into ``records``; the byte length of its complete lines (where appending resumes)."""
         assert self.path is not None
-        raw = self.path.read_bytes() if self.path.exists() else b""
+        raw = read_regular(self.path, "-qa-checkpoint", limit=MAX_CHECKPOINT_BYTES) if self.path.exists() else b""
         lines = raw.split(b"\n")
         complete = lines[:-1]  # text after the last newline is a torn write, or nothing
         self.torn = bool(lines[-1].strip())
@@ -119,7 +123,11 @@ class Checkpoint(Generic[R]):
         assert self.path is not None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._fh = open(self.path, "ab")  # noqa: SIM115 (held open for the whole run, closed by close())
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                os.close(fd)
+                raise OSError(0, "not a regular file")
+            self._fh = os.fdopen(fd, "ab")  # held open for the whole run, closed by close()
             if keep < self._fh.tell():
                 self._fh.truncate(keep)
                 self._fh.seek(keep)

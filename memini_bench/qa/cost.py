@@ -21,12 +21,14 @@ import os
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
+from memini_bench.core.inputs import read_regular
 from memini_bench.errors import BenchError
 
 ENV = "MEMINI_PRICES"
 EXAMPLE = '[models."MODEL"]\ninput_per_million = 0.15\noutput_per_million = 0.60'
+
+MAX_PRICES_BYTES = 16 << 20  # a price table is a few kB
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,9 +72,7 @@ def read_prices(path: str) -> PriceTable:
     """The price table in ``path`` (format in the module docstring); any fault is one BenchError."""
     what = f"prices {path}"
     try:
-        doc = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise BenchError(f"{what}: cannot read it ({exc.strerror or exc}); give -prices FILE or {ENV}") from None
+        doc = tomllib.loads(read_regular(path, "-prices", limit=MAX_PRICES_BYTES).decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise BenchError(f"{what}: not TOML ({str(exc).splitlines()[0]}); write it as {EXAMPLE!r}") from None
     models = doc.get("models")

@@ -15,8 +15,10 @@ estimated as memini's CountingChat does, ``(bytes + 3) // 4`` of the system and 
 checkpoint for ``-estimate``'s time, left out of the archive, which stays the same between reruns).
 
 Judges: the first judge grades ``correct``; each further judge (``-qa-judges``) grades the same answer with the
-same prompt and its verdict goes to ``extra``. The judge's prompt and verdict rule are the prompt set's
-(``prompt_sets``, default our rubrics). Runs (``-qa-runs``): a task carries its run number, part of its key.
+same prompt and its verdict goes to ``extra``. The judge's prompt is the prompt set's (``prompt_sets``, default our
+rubrics); every reply is read by ``prompts.parse_verdict``: ``correct`` is True, False, or None when the reply is no
+documented label (unparseable: counted per judge, left out of the accuracy, not asked again). Runs (``-qa-runs``):
+a task carries its run number, part of its key.
 """
 
 from __future__ import annotations
@@ -79,7 +81,7 @@ class Verdict:
 
     judge: str
     call: Call
-    correct: bool
+    correct: bool | None  # None: the reply was no label (unparseable)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +95,7 @@ class Graded:
     reference: str
     recalled: tuple[tuple[str, ...], ...]
     answer: str
-    correct: bool
+    correct: bool | None  # None: the judge's reply was no label (unparseable)
     reader: Call
     judge: Call
     run: int = 1
@@ -115,13 +117,19 @@ class Graded:
         try:
             return cls(arm=obj["arm"], id=obj["id"], index=int(obj["index"]), category=obj["category"],
                        reference=obj["reference"], recalled=tuple(tuple(ids) for ids in obj["recalled"]),
-                       answer=obj["answer"], correct=bool(obj["correct"]), reader=Call(**obj["reader"]),
+                       answer=obj["answer"], correct=_verdict(obj["correct"]), reader=Call(**obj["reader"]),
                        judge=Call(**obj["judge"]), run=int(obj.get("run", 1)),
-                       extra=tuple(Verdict(v["judge"], Call(**v["call"]), bool(v["correct"]))
+                       extra=tuple(Verdict(v["judge"], Call(**v["call"]), _verdict(v["correct"]))
                                    for v in obj.get("extra", ())))
         except (KeyError, TypeError, ValueError) as exc:
             raise BenchError(f"a checkpoint record lacks {exc}; the checkpoint is from another version: delete it "
                              "or give -qa-checkpoint another path") from None
+
+
+def _verdict(value: object) -> bool | None:
+    if value is None or isinstance(value, bool):
+        return value
+    raise ValueError("correct")
 
 
 @dataclass

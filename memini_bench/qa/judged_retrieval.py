@@ -12,10 +12,12 @@ relevant, per question:
   none are left out of this mean): an approximation, as one returned memory may hold several gold facts, or a part of
   one.
 
-Each is averaged over the questions. They are judged figures, reported in their own block under those names and
-never beside or merged with id-based recall. The request: system ``RELEVANCE_SYSTEM``, user ``Question: <q>\\n
-Reference answer: <ref>\\nMemory: <content>\\nVerdict:``; relevant iff the upper-cased reply contains RELEVANT and
-not IRRELEVANT. Every verdict is kept in a checkpoint keyed by (system, question, rank), so a resumed run asks only
+Each is averaged over the questions. They are judged figures, reported in their own block under those names and never
+beside or merged with id-based recall. The request: system ``RELEVANCE_SYSTEM``, user ``Question:
+<q>\\nReference answer: <ref>\\nMemory: <content>\\nVerdict:``; the reply is read strictly
+(``prompts.parse_label``): exactly ``RELEVANT`` or ``yes`` is relevant, ``IRRELEVANT``, ``NOT RELEVANT`` or ``no``
+is not, any other reply is unparseable: counted (``unparseable`` in the block) and taken as not relevant, like a
+missing hit. Every verdict is kept in a checkpoint keyed by (system, question, rank), so a resumed run asks only
 what is missing.
 """
 
@@ -28,6 +30,7 @@ from dataclasses import asdict, dataclass
 from memini_bench.core.contract import Hit
 from memini_bench.core.dataset import Question
 from memini_bench.errors import BenchError
+from memini_bench.qa import prompts
 from memini_bench.qa.engine import Call, Chat, call
 
 RELEVANCE_SYSTEM = ("Decide whether a memory retrieved for a question is evidence for the reference answer: it "
@@ -39,9 +42,13 @@ def relevance_message(question: str, reference: str, memory: str) -> str:
     return f"Question: {question}\nReference answer: {reference}\nMemory: {memory}\nVerdict:"
 
 
-def is_relevant(reply: str) -> bool:
-    upper = reply.upper()
-    return "RELEVANT" in upper and "IRRELEVANT" not in upper
+RELEVANT = frozenset({"relevant", "yes"})
+NOT_RELEVANT = frozenset({"irrelevant", "not relevant", "no"})
+
+
+def is_relevant(reply: str) -> bool | None:
+    """The relevance judge's reply read strictly (module docstring); None is unparseable."""
+    return prompts.parse_label(reply, RELEVANT, NOT_RELEVANT)
 
 
 def id_less(hits: Sequence[Sequence[Hit]]) -> bool:
@@ -54,7 +61,7 @@ class Relevance:
     system: str
     id: str
     rank: int
-    relevant: bool
+    relevant: bool | None  # None: the reply was no label (unparseable, taken as not relevant)
     call: Call
 
     @property
@@ -67,7 +74,10 @@ class Relevance:
     @classmethod
     def from_json(cls, obj: dict) -> Relevance:
         try:
-            return cls(obj["system"], obj["id"], int(obj["rank"]), bool(obj["relevant"]), Call(**obj["call"]))
+            relevant = obj["relevant"]
+            if relevant is not None and not isinstance(relevant, bool):
+                raise ValueError("relevant")
+            return cls(obj["system"], obj["id"], int(obj["rank"]), relevant, Call(**obj["call"]))
         except (KeyError, TypeError, ValueError) as exc:
             raise BenchError(f"a relevance checkpoint record lacks {exc}; delete the checkpoint") from None
 
@@ -95,8 +105,11 @@ def metrics(system: str, questions: Sequence[Question], records: Mapping[tuple[s
             k: int) -> dict:
     """The judged means of one system (module docstring)."""
     precision, hit, recall = [], [], []
+    unparseable = 0
     for q in questions:
-        rel = [records[(system, q.id, r)].relevant for r in range(1, k + 1) if (system, q.id, r) in records]
+        verdicts = [records[(system, q.id, r)].relevant for r in range(1, k + 1) if (system, q.id, r) in records]
+        unparseable += sum(v is None for v in verdicts)
+        rel = [v is True for v in verdicts]
         precision.append(sum(rel) / k)
         hit.append(float(any(rel)))
         if q.gold:
@@ -105,4 +118,5 @@ def metrics(system: str, questions: Sequence[Question], records: Mapping[tuple[s
     return {"system": system, "k": k, "questions": n, "judged": True,
             f"judged_precision@{k}": sum(precision) / n if n else 0.0,
             f"judged_hit@{k}": sum(hit) / n if n else 0.0,
-            f"judged_recall@{k}": sum(recall) / len(recall) if recall else 0.0, "recall_questions": len(recall)}
+            f"judged_recall@{k}": sum(recall) / len(recall) if recall else 0.0, "recall_questions": len(recall),
+            "unparseable": unparseable}

@@ -6,15 +6,15 @@ from the user's own checkout of its repository (the project never holds their te
 for its reply; the results record the set's name, where it was read from and ``sha256``, the SHA-256 of its prompt
 texts (canonical JSON of ``{name: text}``), beside the SHA-256 of the file they came from.
 
-LongMemEval (``PATH`` = a checkout of github.com/xiaowu0162/LongMemEval, or its ``src/evaluation/evaluate_qa.py``):
-the file is parsed, never run. Its ``get_anscheck_prompt(task, question, answer, response, abstention)`` holds one
-template string per question type (the branches ``task in [...]`` / ``task == '...'`` under ``if not abstention``)
-and one abstention template (the ``else``); LongMemEval formats it as ``template.format(question, answer,
-response)``, sends it as the only (user) message and counts the reply as correct when ``'yes' in
-reply.lower()`` -- all reproduced here. The task is the question's category without our ``_abs`` suffix; the
-abstention template serves the questions whose id contains ``_abs`` (LongMemEval's test). A category with no
-template is an error before any call (LongMemEval raises NotImplementedError). Not reproduced: its ``max_tokens``
-10 (the judge keeps its client's limit).
+LongMemEval (``PATH`` = a checkout of github.com/xiaowu0162/LongMemEval, or its ``src/evaluation/evaluate_qa.py``): the
+file is parsed, never run. Its ``get_anscheck_prompt(task, question, answer, response, abstention)`` holds one template
+string per question type (the branches ``task in [...]`` / ``task == '...'`` under ``if not abstention``) and one
+abstention template (the ``else``); LongMemEval formats it as ``template.format(question, answer, response)`` and sends
+it as the only (user) message -- reproduced here; its verdict rule, ``'yes' in reply.lower()``, is not: every prompt
+set's reply is read by ``prompts.parse_verdict`` (``yes`` / ``no`` and ``correct`` / ``incorrect`` alone, anything else
+unparseable). The task is the question's category without our ``_abs`` suffix; the abstention template serves the
+questions whose id contains ``_abs`` (LongMemEval's test). A category with no template is an error before any call
+(LongMemEval raises NotImplementedError). Not reproduced: its ``max_tokens`` 10 (the judge keeps its client's limit).
 
 LoCoMo (snap-research/locomo) ships no judge prompt: its ``task_eval/evaluation.py`` scores answers with token F1,
 which the lexical metrics report (``qa.lexical``); ``locomo:PATH`` says so and stops.
@@ -30,11 +30,13 @@ from pathlib import Path
 
 import orjson
 
+from memini_bench.core.inputs import read_regular
 from memini_bench.errors import BenchError
 from memini_bench.qa import prompts
 
 LME_FILE = "src/evaluation/evaluate_qa.py"
 LME_FUNCTION = "get_anscheck_prompt"
+MAX_PROMPT_FILE_BYTES = 16 << 20  # evaluate_qa.py is a few kB
 
 
 def _sha256(texts: Mapping[str, str]) -> str:
@@ -78,8 +80,9 @@ class PromptSet:
         name = "abstention" if "_abs" in question_id else self.templates[category.removesuffix("_abs")]
         return name, "", self.texts[name].format(question, reference, candidate)
 
-    def verdict(self, reply: str) -> bool:
-        return prompts.is_correct(reply) if self.name == "memini" else "yes" in reply.lower()
+    def verdict(self, reply: str) -> bool | None:
+        """The judge's reply read strictly (``prompts.parse_verdict``); None is unparseable."""
+        return prompts.parse_verdict(reply)
 
 
 MEMINI = PromptSet("memini", dict(prompts.RUBRICS), source="memini_bench.qa.prompts")
@@ -128,7 +131,9 @@ def read_longmemeval(path: str) -> PromptSet:
     file = where / LME_FILE if where.is_dir() else where
     spec = f"-qa-prompts longmemeval:{path}"
     try:
-        raw = file.read_bytes()
+        if not file.exists():
+            raise FileNotFoundError(file)
+        raw = read_regular(file, spec, limit=MAX_PROMPT_FILE_BYTES)  # a FIFO, a device, a huge file: one line
     except OSError:
         raise BenchError(f"{spec}: no {LME_FILE} there; give the path of your checkout of "
                          "github.com/xiaowu0162/LongMemEval") from None

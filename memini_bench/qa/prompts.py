@@ -28,16 +28,17 @@ upsert ingest stamps undated items with it; its unclocked service would use the 
 trimmed. Not reproduced: memini's ``[may conflict with #N]`` tags (its lexical contradiction detector).
 
 Judge: system = the category's rubric (``rubric_for``), user = ``Question: <q>\\nReference: <ref>\\nCandidate:
-<answer>\\nGrade:`` where an empty reference is ``(no reference; unanswerable)``. The answer is correct iff the
-upper-cased reply contains ``CORRECT`` and not ``INCORRECT``. Rubrics: ``abstention`` or a category ending in
-``_abs`` -> must decline; ``knowledge-update`` / ``temporal-update`` -> the updated value; ``temporal-reasoning`` ->
-one day of slack; anything else -> the base rubric. LongMemEval abstention questions (ids ending ``_abs``) get
-``_abs`` appended to their category, as memini's cmd/qa does (``qa_category``).
+<answer>\\nGrade:`` where an empty reference is ``(no reference; unanswerable)``. The reply is read strictly
+(``parse_verdict``), not by memini's substring rule (under which ``NOT CORRECT`` counts as correct). Rubrics:
+``abstention`` or a category ending in ``_abs`` -> must decline; ``knowledge-update`` / ``temporal-update`` -> the
+updated value; ``temporal-reasoning`` -> one day of slack; anything else -> the base rubric. LongMemEval abstention
+questions (ids ending ``_abs``) get ``_abs`` appended to their category, as memini's cmd/qa does (``qa_category``).
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -145,10 +146,37 @@ def judge_message(question: str, reference: str, candidate: str) -> str:
     return f"Question: {question}\nReference: {reference or NO_REFERENCE}\nCandidate: {candidate}\nGrade:"
 
 
-def is_correct(verdict: str) -> bool:
-    """memini's verdict rule: the upper-cased reply contains CORRECT and not INCORRECT."""
-    upper = verdict.upper()
-    return "CORRECT" in upper and "INCORRECT" not in upper
+POSITIVE = frozenset({"correct", "yes"})
+NEGATIVE = frozenset({"incorrect", "not correct", "wrong", "no"})
+VERDICT_PREFIXES = frozenset({"grade", "verdict", "answer"})
+_WORD = re.compile(r"[^\W_]+")
+
+
+def parse_verdict(reply: str) -> bool | None:
+    """A judge's reply read strictly: True (correct), False (wrong) or None (unparseable).
+
+    The reply without its ``<mem_thinking>`` blocks (``strip_thinking``) is cut into words, runs of letters and
+    digits lower-cased (so case, white space, punctuation and markdown around them do not matter); one leading
+    ``grade`` / ``verdict`` / ``answer`` word is dropped; what remains must be exactly one label: ``correct`` or
+    ``yes`` (True), or ``incorrect``, ``not correct``, ``wrong`` or ``no`` (False). Anything else -- ``maybe``, an
+    empty reply, two labels (``CORRECT, not INCORRECT``), a label inside a sentence -- is None: the run counts it
+    per judge as unparseable and leaves it out of the accuracy (it is not asked again: a judge at temperature 0
+    would most likely say the same).
+    """
+    return parse_label(reply, POSITIVE, NEGATIVE)
+
+
+def parse_label(reply: str, positive: frozenset[str], negative: frozenset[str]) -> bool | None:
+    """``parse_verdict``'s rule with other label sets (the relevance judge's, ``qa.judged_retrieval``)."""
+    words = _WORD.findall(strip_thinking(reply).lower())
+    if len(words) > 1 and words[0] in VERDICT_PREFIXES:
+        words = words[1:]
+    text = " ".join(words)
+    if text in positive:
+        return True
+    if text in negative:
+        return False
+    return None
 
 
 def fingerprint() -> str:

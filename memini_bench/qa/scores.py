@@ -7,6 +7,7 @@ uninterrupted one does:
   overall and per category;
 - ``runs``: per arm, over runs 1..N, the spread (``qa.runs.spread``) of the accuracy and of the F1, overall and per
   category (a run's value is computed over that run's graded questions);
+- ``verdicts``: per judge, its replies and how many were no label (unparseable, out of every accuracy);
 - ``agreement``: the first judge against each further judge (``-qa-judges``) and every judge against the human
   labels (``-qa-labels``), over all arms and runs both graded (``qa.agreement``);
 - ``cost``: with a price table, dollars per arm (reader + judges over all runs), per graded question of the arm and
@@ -43,7 +44,9 @@ def lexical_block(records: Sequence[Graded]) -> dict:
 
 
 def _accuracy(records: Sequence[Graded]) -> float:
-    return sum(g.correct for g in records) / len(records) if records else 0.0
+    """Correct over the records judged with a label (unparseable verdicts left out)."""
+    judged = [g.correct for g in records if g.correct is not None]
+    return sum(judged) / len(judged) if judged else 0.0
 
 
 def _f1(records: Sequence[Graded]) -> float:
@@ -65,13 +68,24 @@ def runs_block(records: Sequence[Graded], runs: int) -> dict:
 
 def agreement_block(graded: Sequence[Graded], judge: str, extra: Sequence[str],
                     labels: Mapping[Key, bool] | None) -> list[dict]:
-    verdicts = {judge: {g.key: g.correct for g in graded}}
+    verdicts = {judge: {g.key: g.correct for g in graded if g.correct is not None}}
     for name in extra:
-        verdicts[name] = {g.key: v.correct for g in graded for v in g.extra if v.judge == name}
+        verdicts[name] = {g.key: v.correct for g in graded for v in g.extra
+                          if v.judge == name and v.correct is not None}
     rows = [asdict(paired(judge, name, verdicts[judge], verdicts[name])) for name in extra]
     if labels is not None:
         rows += [asdict(paired(name, "human", verdicts[name], labels)) for name in verdicts]
     return rows
+
+
+def verdicts_block(graded: Sequence[Graded], judge: str, extra: Sequence[str]) -> dict:
+    """Per judge (the first, then each of ``-qa-judges``), over all arms and runs: the replies it gave and how many
+    were no label (``prompts.parse_verdict``), with those replies' answers' keys (arm, question id, run)."""
+    replies: dict[str, list[tuple[Graded, bool | None]]] = {judge: [(g, g.correct) for g in graded]}
+    for name in extra:
+        replies[name] = [(g, v.correct) for g in graded for v in g.extra if v.judge == name]
+    return {name: {"replies": len(rs), "unparseable": sum(c is None for _, c in rs),
+                   "unparseable_keys": [list(g.key) for g, c in rs if c is None]} for name, rs in replies.items()}
 
 
 def cost_block(table: PriceTable, graded: Sequence[Graded], arms: Sequence[str], reader: str, judge: str,
@@ -104,6 +118,11 @@ def _table(header: str, rows: list[list[tuple[object, str]]]) -> str:
 def render(doc: Mapping) -> str:
     """Markdown of the blocks a results document carries (empty when it has none)."""
     out: list[str] = []
+    verdicts = doc.get("verdicts", {})
+    if verdicts:
+        out += ["| judge | replies | unparseable (left out of the accuracy) |", "|---|--:|--:|"]
+        out += [f"| {name} | {v['replies']} | {v['unparseable']} |" for name, v in verdicts.items()]
+        out.append("")
     lex = doc.get("lexical", {})
     if lex:
         rows = [[(arm, arm), (cat, cat), (s["scored"], str(s["scored"])),

@@ -1,12 +1,13 @@
 """QA results: accuracy per arm and per category, tokens, and paired McNemar comparisons of the arms.
 
-- ``accuracy = correct / graded`` over an arm's graded questions; per category the same within the category
-  (categories sorted by name; memini prints them in map order).
+- ``accuracy = correct / (graded - unparseable)`` over an arm's graded questions, where ``unparseable`` counts the
+  judge replies that were no label (``prompts.parse_verdict``): they are neither right nor wrong and are left out;
+  per category the same within the category (categories sorted by name; memini prints them in map order).
 - Tokens: the sums over the arm's calls of ``tokens_in`` / ``tokens_out``, for the reader and the judge, and how many
   calls had an estimated count (``engine``).
-- Comparisons: every pair of arms (A before B in arm order), over the questions graded in both: b = A correct and B
-  not, c = the reverse, ``p = stats.mcnemar_exact(b, c)`` (memini's McNemarExact), and with more than one pair
-  the Holm-adjusted p over all pairs (``stats.holm``); ``delta = acc_A - acc_B`` on those questions.
+- Comparisons: every pair of arms (A before B in arm order), over the questions both judged with a label: b = A correct
+  and B not, c = the reverse, ``p = stats.mcnemar_exact(b, c)`` (memini's McNemarExact), and with more than one pair the
+  Holm-adjusted p over all pairs (``stats.holm``); ``delta = acc_A - acc_B`` on those questions.
 
 ``render_markdown(doc)`` renders a results file's JSON (``{"config", "results", "comparisons"}``) as markdown: the
 README's QA tables are made from committed results files with it, never typed. ``render_published()`` renders
@@ -32,6 +33,7 @@ class CategoryScore:
     questions: int
     correct: int
     accuracy: float
+    unparseable: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +60,7 @@ class ArmScore:
     accuracy: float
     per_category: tuple[CategoryScore, ...]
     tokens: Tokens
+    unparseable: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,24 +96,31 @@ def _rate(correct: int, n: int) -> float:
     return correct / n if n else 0.0
 
 
+def _counts(verdicts: Sequence[bool | None]) -> tuple[int, int, float, int]:
+    """``(graded, correct, accuracy, unparseable)`` of verdicts (None: unparseable, out of the accuracy)."""
+    correct = sum(v is True for v in verdicts)
+    unparseable = sum(v is None for v in verdicts)
+    return len(verdicts), correct, _rate(correct, len(verdicts) - unparseable), unparseable
+
+
 def score_arm(arm: Arm, graded: Sequence[Graded]) -> ArmScore:
     mine = [g for g in graded if g.arm == arm.name]
-    by_cat: dict[str, list[bool]] = {}
+    by_cat: dict[str, list[bool | None]] = {}
     for g in mine:
         by_cat.setdefault(g.category, []).append(g.correct)
-    cats = tuple(CategoryScore(c, len(v), sum(v), _rate(sum(v), len(v))) for c, v in sorted(by_cat.items()))
+    cats = tuple(CategoryScore(c, *_counts(v)) for c, v in sorted(by_cat.items()))
     calls = [c for g in mine for c in (g.reader, g.judge)]
     tokens = Tokens(reader_in=sum(g.reader.tokens_in for g in mine), reader_out=sum(g.reader.tokens_out for g in mine),
                     judge_in=sum(g.judge.tokens_in for g in mine), judge_out=sum(g.judge.tokens_out for g in mine),
                     calls=len(calls), estimated_calls=sum(c.estimated for c in calls))
-    correct = sum(g.correct for g in mine)
-    return ArmScore(arm.name, arm.system, arm.k, len(mine), correct, _rate(correct, len(mine)), cats, tokens)
+    n, correct, accuracy, unparseable = _counts([g.correct for g in mine])
+    return ArmScore(arm.name, arm.system, arm.k, n, correct, accuracy, cats, tokens, unparseable)
 
 
 def compare_arms(arms: Sequence[Arm], graded: Sequence[Graded]) -> list[ArmComparison]:
     verdicts: dict[str, dict[str, bool]] = {a.name: {} for a in arms}
     for g in graded:
-        if g.arm in verdicts:
+        if g.arm in verdicts and g.correct is not None:
             verdicts[g.arm][g.id] = g.correct
     rows = []
     for a, b in combinations([arm.name for arm in arms], 2):
@@ -161,11 +171,17 @@ def _label(category: str, labels: Mapping[str, str]) -> str:
     return name
 
 
+def _tally(score: ArmScore | CategoryScore) -> str:
+    judged = score.questions - score.unparseable
+    out = f"{score.correct} correct of {judged} judged"
+    return out + (f"; {score.unparseable} unparseable verdicts left out" if score.unparseable else "")
+
+
 def memini_lines(score: ArmScore, total: int) -> str:
-    """memini's report lines for one arm (categories sorted)."""
-    lines = [f"QA accuracy (LLM-judge) {score.arm}: {_pct(score.accuracy)}%  ({score.correct}/{score.questions} "
-             f"answered; {total} total questions)", "by category:"]
-    lines += [f"  category {c.category}: {_pct(c.accuracy)}% ({c.correct}/{c.questions})" for c in score.per_category]
+    """memini's report lines for one arm, in its layout with our wording (categories sorted)."""
+    lines = [f"QA accuracy (LLM-judge) {score.arm}: {_pct(score.accuracy)}%  ({_tally(score)}; {total} total "
+             "questions)", "by category:"]
+    lines += [f"  category {c.category}: {_pct(c.accuracy)}% ({_tally(c)})" for c in score.per_category]
     return "\n".join(lines) + "\n"
 
 
@@ -189,10 +205,12 @@ def render_markdown(doc: Mapping) -> str:
     body.append((Cell("overall", "overall", strong=True), Cell(total, str(total)),
                  *(Cell(r["accuracy"], _pct(r["accuracy"]), strong=True) for r in results)))
     tok_cols = (Column("arm", "arm", "left"), Column("graded", "graded"), Column("correct", "correct"),
-                Column("reader", "reader tokens in / out"), Column("judge", "judge tokens in / out"),
+                Column("unparseable", "unparseable verdicts"), Column("reader", "reader tokens in / out"),
+                Column("judge", "judge tokens in / out"),
                 Column("calls", "estimated calls"))
     tok_body = tuple((Cell(r["arm"], r["arm"]), Cell(r["questions"], str(r["questions"])),
                       Cell(r["correct"], str(r["correct"])),
+                      Cell(r.get("unparseable", 0), str(r.get("unparseable", 0))),
                       Cell(t, f"{t['reader_in']} / {t['reader_out']}"), Cell(t, f"{t['judge_in']} / {t['judge_out']}"),
                       Cell(t, f"{t['estimated_calls']} of {t['calls']}")) for r in results for t in [r["tokens"]])
     out = [head + "\n" + render_table(Table(acc_cols, tuple(body)), "md") + "\n"

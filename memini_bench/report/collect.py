@@ -9,10 +9,17 @@ records beside each results file (``<stem>.jsonl``, or the compact ``<stem>.json
 per-question file and whose question count equals its number of questions; none or several is an error naming
 them. Files of a kind the site does not show (rerank tables, gates, studies, the quality scoreboard) are listed
 as skipped, never silently dropped.
+
+What the report shows is checked first (``check_scores``): every rate (recall, recall_all, MRR, nDCG and each
+category's) a finite number in [0, 1]; latencies, ingest time, tokens and token efficiency finite and
+non-negative, p50 at most p95; K a positive integer; question counts non-negative integers, one count per system
+over its K rows, and the categories' counts summing to it. A file that fails is one line naming it, the row and
+the field.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -99,6 +106,7 @@ def collect(paths: list[str]) -> Inputs:
     for path in jsons:
         doc = load(path)
         if isinstance(doc, CompareResults):
+            check_scores(doc, path)
             out.sources.append(Source(len(out.sources), doc))
         elif isinstance(doc, VetoResults | VetoScaleResults):
             out.veto.append(doc)
@@ -112,6 +120,58 @@ def collect(paths: list[str]) -> Inputs:
     for path in jsonls:
         _pair(out, path)
     return out
+
+
+RATES = ("recall_at_k", "recall_all_at_k", "mrr", "ndcg_at_k")
+AMOUNTS = ("p50_ms", "p95_ms", "ingest_ms", "tokens_injected_mean", "token_efficiency")
+
+
+def _count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _score_problem(s) -> str:
+    """Why one score row cannot be shown ("" when it can): the module docstring's rules."""
+    if not (_count(s.k) and s.k > 0):
+        return f"k {s.k!r} is not a positive integer"
+    if not _count(s.questions):
+        return f"questions {s.questions!r} is not a non-negative integer"
+    for name in RATES:
+        value = getattr(s, name)
+        if not (_number(value) and 0.0 <= value <= 1.0):
+            return f"{name} {value!r} is not a rate in [0, 1]"
+    for name in AMOUNTS:
+        value = getattr(s, name)
+        if not (_number(value) and value >= 0.0):
+            return f"{name} {value!r} is not a non-negative number"
+    if s.p50_ms > s.p95_ms:
+        return f"p50_ms {s.p50_ms!r} is above p95_ms {s.p95_ms!r}"
+    for where in (s.per_category, s.per_category_all):
+        for cat, value in where.items():
+            if not (_number(value) and 0.0 <= value <= 1.0):
+                return f"category {cat!r}: {value!r} is not a rate in [0, 1]"
+    counts = s.per_category_questions
+    if counts and not all(_count(n) for n in counts.values()):
+        return "per_category_questions holds a count that is not a non-negative integer"
+    if counts and sum(counts.values()) != s.questions:
+        return f"its categories count {sum(counts.values())} questions, not its {s.questions}"
+    return ""
+
+
+def check_scores(doc: CompareResults, path: Path) -> None:
+    """Refuse a results file whose numbers the report cannot show (module docstring), in one line naming it."""
+    questions: dict[str, int] = {}
+    for s in doc.scores:
+        why = _score_problem(s)
+        if not why and questions.setdefault(s.system, s.questions) != s.questions:
+            why = f"{s.questions} questions, where its other K rows have {questions[s.system]}"
+        if why:
+            raise BenchError(f"{path}: system {s.system!r} at k {s.k!r}: {why}; the file was edited or is damaged: "
+                             "rerun the run that wrote it")
 
 
 def _pair(out: Inputs, path: Path) -> None:
@@ -144,6 +204,10 @@ def _is_rerank_rows(path: Path) -> bool:
     """``-rerank``'s per-question rows (``ranks`` per variant, no ``system``) beside a rerank results file."""
     import orjson
 
+    from memini_bench.core.inputs import is_regular
+
+    if not is_regular(path):
+        return False  # read_per_question refuses it in one line, never blocking on a FIFO
     try:
         with open(path, "rb") as fh:
             first = orjson.loads(fh.readline() or b"{}")

@@ -6,6 +6,12 @@ Pages: ``index.html`` (the boards: ``boards``, with published claims: ``claims``
 every file, sortable), ``ds-<data set>.html`` (significance matrices, category bars, recall
 against latency with its Pareto front, sweeps), ``receipts-<data set>.html`` (per-question receipts and the
 failure browser; only where per-question files were given), ``vetobench.html`` and ``provenance.html``.
+
+Bounds: a data set with more than ``MAX_CHARTED_SYSTEMS`` rows gets no figures (recall against latency, category
+bars) and no significance matrices, only the leaderboard's rows and a line saying why (matplotlib's time grows
+with every bar and label: about 9 minutes for 1,000 systems on a busy 2-core machine). Inline JSON escapes
+``<``, ``>``, ``&`` and the two JavaScript line separators as ``\\uXXXX``, so no name can close the script element or
+open an HTML comment (``</script``, ``<!--``).
 """
 
 from __future__ import annotations
@@ -24,6 +30,16 @@ from memini_bench.report.collect import Inputs, Source
 from memini_bench.results.atomic_io import atomic_write
 from memini_bench.results.schema import Score
 
+#: A data set with more rows (system, file) than this gets no figures or matrices (module docstring).
+MAX_CHARTED_SYSTEMS = 50
+_JSON_ESCAPES = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026", 0x2028: "\\u2028",
+                 0x2029: "\\u2029"}
+
+
+def script_json(value: object) -> str:
+    """``value`` as JSON safe inside ``<script>`` (module docstring): the same JSON to a parser."""
+    return orjson.dumps(value).decode().translate(_JSON_ESCAPES)
+
 
 def slug(name: str) -> str:
     return re.sub(r"[^\w.+-]+", "_", name) or "_"
@@ -36,7 +52,7 @@ def _env():
     loader = jinja2.FileSystemLoader(str(resources.files("memini_bench.report") / "templates"))
     env = jinja2.Environment(loader=loader, autoescape=jinja2.select_autoescape(["html", "j2"]),
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-    env.filters["tojson_script"] = lambda v: orjson.dumps(v).decode().replace("</", "<\\/")
+    env.filters["tojson_script"] = script_json
     env.filters["pct"] = lambda v: "-" if v is None else f"{v * 100:.1f}"
     return env
 
@@ -169,6 +185,11 @@ def dataset_page(inputs: Inputs, dataset: str) -> dict:
     sources = [s for s in inputs.sources if s.dataset == dataset]
     rows = [r for r in model.rows(inputs) if r.dataset == dataset]
     k = max(model.ks_of(rows))
+    if len(rows) > MAX_CHARTED_SYSTEMS:
+        return {"dataset": dataset, "slug": slug(dataset), "k": k, "pareto": "", "sweeps": [],
+                "blocks": [{"source": s, "matrices": [], "bars": ""} for s in sources],
+                "omitted": f"{len(rows):,} systems: no figures or significance matrices above "
+                           f"{MAX_CHARTED_SYSTEMS}; the leaderboard lists every one."}
     blocks = []
     for s in sources:
         labels = s.results.config.get("category_labels") or {}
@@ -181,7 +202,7 @@ def dataset_page(inputs: Inputs, dataset: str) -> dict:
     sweeps = [sweep_figure(d, k) for d in inputs.sweeps if _sweep_dataset(d) == dataset]
     return {"dataset": dataset, "slug": slug(dataset), "k": k, "blocks": blocks,
             "pareto": plots.pareto_plot(points, k, f"{dataset}: R@{k} against p50 latency"),
-            "sweeps": [s for s in sweeps if s]}
+            "sweeps": [s for s in sweeps if s], "omitted": ""}
 
 
 def _sweep_dataset(doc) -> str:

@@ -7,6 +7,11 @@ it is ``.<name>.<pid>.<hex>.tmp``, and the next write of the same name removes t
 ``check_destinations`` probes each output folder by creating (and removing) a temp file there, so a read-only
 folder is refused up front rather than after the whole run. ``RunOutputs`` makes every file one run writes one
 unit: staged while the run goes, placed together at its end, none of them left after a failure.
+
+Every write first checks its target (``check_target``): a symbolic link (which the writer did not make), a folder,
+a device, a FIFO or a socket is refused, and so is a memini-bench results file unless the write is itself a results
+file (``results=True``: a rerun replaces its own results). Two outputs of one run that are one path, or where one
+would have to be a folder holding the other, are refused before any work (``check_destinations``).
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import errno
 import os
 import re
 import secrets
+import stat
 import time
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
@@ -102,6 +108,57 @@ def _open_temp(path: Path, *, named: bool = False) -> tuple[int, Path | None]:
         raise BenchError(f"{path}: cannot write ({exc.strerror or exc}); choose another path") from None
 
 
+#: How much of an existing file ``check_target`` reads to tell a results file (its first key is ``"schema"``).
+RESULTS_SNIFF_BYTES = 4096
+_RESULTS_MARK = re.compile(rb'^\s*\{\s*"schema"\s*:\s*"memini-bench\.results"')
+
+
+def is_results_file(path: Path) -> bool:
+    """Whether the regular file ``path`` starts as a memini-bench results file (``{"schema":
+    "memini-bench.results"``); read without following a link and without blocking, at most
+    ``RESULTS_SNIFF_BYTES``."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        return stat.S_ISREG(os.fstat(fd).st_mode) and bool(_RESULTS_MARK.match(os.read(fd, RESULTS_SNIFF_BYTES)))
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def target_problem(path: Path, *, results: bool = False) -> str:
+    """Why ``path`` must not be written over ("" when it may): a symbolic link, a folder, anything but a regular
+    file, or (unless ``results``) a memini-bench results file."""
+    try:
+        st = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return ""
+    except ValueError:
+        return "the path contains a NUL character; choose another path"
+    except OSError as exc:
+        return f"cannot be used ({exc.strerror or exc}); choose another path"
+    if stat.S_ISLNK(st.st_mode):
+        return "is a symbolic link (memini-bench writes no file through a link it did not make); give its target " \
+               "or another path"
+    if stat.S_ISDIR(st.st_mode):
+        return "is a folder, where a file would be written; choose another path"
+    if not stat.S_ISREG(st.st_mode):
+        return "is not a regular file (a device, FIFO or socket), which a write would replace; choose another path"
+    if not results and is_results_file(path):
+        return "is a memini-bench results file, which this output would replace; choose another path"
+    return ""
+
+
+def check_target(path: Path, *, results: bool = False, flag: str = "") -> None:
+    """Raise the one-line BenchError of ``target_problem`` (named by ``flag`` when given)."""
+    why = target_problem(path, results=results)
+    if why:
+        raise BenchError(f"{flag + ' ' if flag else ''}{path}: {why}")
+
+
 def _fill(fd: int, write: Callable[[Callable[[bytes], object]], None]) -> None:
     """Run ``write`` on the open file ``fd``, then flush and fsync it (``fd`` stays open)."""
     with os.fdopen(fd, "wb", closefd=False) as fh:
@@ -110,15 +167,17 @@ def _fill(fd: int, write: Callable[[Callable[[bytes], object]], None]) -> None:
         os.fsync(fh.fileno())
 
 
-def atomic_write(path: Path, write: Callable[[Callable[[bytes], object]], None]) -> None:
+def atomic_write(path: Path, write: Callable[[Callable[[bytes], object]], None], *, results: bool = False) -> None:
     """Write through a temp file in the same folder, fsync, then rename over ``path``: a crash, a kill or an error
     leaves the previous file (or none) in place, never a half-written one, and no temp file. The file gets the
-    umask's mode, like any file the user creates. Inside ``RunOutputs`` the file is staged and placed with the
+    umask's mode, like any file the user creates. ``path`` is checked first (``check_target``; ``results``: this
+    write is a results file, which may replace one). Inside ``RunOutputs`` the file is staged and placed with the
     run's other outputs at the end instead."""
     path = Path(path)
+    check_target(path, results=results)
     unit = _UNIT.get()
     if unit is not None:
-        unit.stage(path, write)
+        unit.stage(path, write, results=results)
         return
     fd, tmp = _open_temp(path)
     try:
@@ -152,10 +211,32 @@ def _writable(folder: Path) -> str:
     return ""
 
 
-def check_destinations(*, folders: Sequence[tuple[str, str]] = (), files: Sequence[tuple[str, str]] = ()) -> None:
-    """Refuse, before any work, output paths that cannot be used: a (flag, folder) that is an existing file or
-    where files cannot be created (a read-only folder, or a read-only parent of a folder to be made), a
-    (flag, file) that is an existing folder or whose folder cannot take it. Empty paths are skipped."""
+def _overlap(a: Path, b: Path) -> bool:
+    return a == b or a in b.parents or b in a.parents
+
+
+def check_distinct(*, folders: Sequence[tuple[str, str]] = (), files: Sequence[tuple[str, str]] = ()) -> None:
+    """Refuse two outputs of one run that are one path (made absolute), or a file output that is, or is inside,
+    another output's path (one would have to be a folder holding the other). Empty paths are skipped; two
+    folders may nest."""
+    named = [(flag, p, True) for flag, p in files if p] + [(flag, p, False) for flag, p in folders if p]
+    for i, (flag_a, a, a_file) in enumerate(named):
+        for flag_b, b, b_file in named[i + 1:]:
+            pa, pb = Path(os.path.abspath(a)), Path(os.path.abspath(b))
+            if pa == pb or (a_file and pa in pb.parents) or (b_file and pb in pa.parents):
+                raise BenchError(f"{flag_a} {a} and {flag_b} {b}: two outputs of this run are one path (or one "
+                                 "would be a folder holding the other); give them separate paths")
+
+
+def check_destinations(*, folders: Sequence[tuple[str, str]] = (), files: Sequence[tuple[str, str]] = (),
+                       results: Sequence[tuple[str, str]] = ()) -> None:
+    """Refuse, before any work, output paths that cannot be used: two that collide (``check_distinct``), a
+    (flag, folder) that is an existing file or where files cannot be created (a read-only folder, or a read-only
+    parent of a folder to be made), a (flag, file) that is an existing folder, a link, a special file or a results
+    file (``check_target``; ``results``: files that are results files themselves, which may replace one) or whose
+    folder cannot take it. Empty paths are skipped."""
+    check_distinct(folders=folders, files=[*files, *results])
+    own = {flag for flag, _ in results}
     for flag_name, folder in folders:
         if not folder:
             continue
@@ -167,13 +248,14 @@ def check_destinations(*, folders: Sequence[tuple[str, str]] = (), files: Sequen
             why = f"cannot be used ({exc.strerror or exc})"
         if why:
             raise BenchError(f"{flag_name} {folder}: {why}; choose another folder")
-    for flag_name, file in files:
+    for flag_name, file in [*files, *results]:
         if not file:
             continue
         try:
             p = Path(file)
             if p.is_dir() or (p.parent.exists() and not p.parent.is_dir()):
                 raise BenchError(f"{flag_name} {file}: cannot be written as a file; choose another path")
+            check_target(p, flag=flag_name, results=flag_name in own)
             why = _writable(p.parent)
         except OSError as exc:
             why = f"cannot be used ({exc.strerror or exc})"
@@ -206,12 +288,15 @@ class RunOutputs:
         else:
             self.discard()
 
-    def stage(self, path: Path, write: Callable[[Callable[[bytes], object]], None]) -> None:
+    def stage(self, path: Path, write: Callable[[Callable[[bytes], object]], None], *, results: bool = False) -> None:
         final = Path(os.path.abspath(path))
-        if final in self._staged:
-            raise BenchError(f"{path}: two outputs of this run are this one file; give them different paths")
+        clash = next((p for p in self._staged if _overlap(p, final)), None)
+        if clash is not None:
+            raise BenchError(f"{path}: two outputs of this run are this one file (or one would be a folder holding "
+                             "the other); give them different paths")
         if final.is_dir():
             raise BenchError(f"{path}: is a folder, where this run would write a file; choose another path")
+        check_target(final, results=results)
         fd, tmp = _open_temp(final, named=True)   # named: it is renamed into place at the end
         assert tmp is not None
         self._staged[final] = tmp

@@ -18,6 +18,7 @@ from typing import Any
 import orjson
 
 from memini_bench.core.dataset import Question
+from memini_bench.core.inputs import read_regular
 from memini_bench.core.runs import QuestionRun, RunResult, first_gold_rank
 from memini_bench.errors import BenchError
 from memini_bench.loaders._json import expect, field_of
@@ -25,17 +26,18 @@ from memini_bench.loaders._json import expect, field_of
 RESULTS_FILE_HINT = ("a results file holds per-system scores only, and a paired test needs each question's "
                      "ranking; rerun with -per-question FILE.jsonl and compare those files")
 
+#: How long a per-question FIFO may stay silent (no writer) before it is refused.
+FIFO_WAIT_S = 3.0
+
 
 def read_per_question(path: str | Path) -> list[RunResult]:
     """Every system's RunResult in the per-question JSONL at ``path`` (errors name the file and the line)."""
     p = Path(path)
-    if not p.exists() or p.is_dir():  # a FIFO or <(...) is read, once, like a file
+    if not p.exists() or p.is_dir():
         what = "is a directory" if p.is_dir() else "no such file"
         raise BenchError(f"{p}: {what}; pass a per-question JSONL file written by -per-question")
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise BenchError(f"{p}: cannot read ({exc.strerror})") from None
+    # a FIFO (-compare <(...)) is read once, with a wait and a cap; a device or socket is refused before reading
+    data = read_regular(p, fifo_wait=FIFO_WAIT_S)
     if p.suffix == ".gz":
         data = _gunzip(p, data)
     lines = data.splitlines()
@@ -103,7 +105,7 @@ def _question_run(row: Any, where: str) -> tuple[str, QuestionRun]:
 def _refuse_results_file(path: Path, where: str) -> None:
     """A pretty-printed results JSON fails line by line: say what it is instead of 'not a JSON line'."""
     try:
-        doc = orjson.loads(path.read_bytes())
+        doc = orjson.loads(read_regular(path))
     except orjson.JSONDecodeError:
         return
     if isinstance(doc, dict) and "results" in doc:

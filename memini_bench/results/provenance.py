@@ -90,4 +90,4 @@ def check_bench_out(path: str) -> None:
     traceback with nothing saved."""
     from memini_bench.results.atomic_io import check_destinations
 
-    check_destinations(files=[("--out", path)])
+    check_destinations(results=[("--out", path)])

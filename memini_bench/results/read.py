@@ -10,6 +10,7 @@ from pathlib import Path
 
 import orjson
 
+from memini_bench.core.inputs import read_regular
 from memini_bench.errors import BenchError
 from memini_bench.results.schema import ResultsFile
 
@@ -17,10 +18,7 @@ from memini_bench.results.schema import ResultsFile
 def load(path: str | Path) -> ResultsFile:
     """The results file at ``path`` as its typed kind."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise BenchError(f"{path}: cannot read ({exc.strerror}); check the path") from None
+    raw = read_regular(path)  # a FIFO, a device or an endless file is refused before reading
     try:
         doc = orjson.loads(raw)
     except orjson.JSONDecodeError:

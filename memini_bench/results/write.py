@@ -176,9 +176,10 @@ def markdown(scores: Sequence[Score], dataset: str, category_labels: dict[str, s
     return "".join(render_markdown(t) + "\n" for t in tables)
 
 
-def write_json(path: Path, doc: object) -> None:
+def write_json(path: Path, doc: object, *, results: bool = False) -> None:
+    """``doc`` as indented JSON, atomically (``results``: a results file, which may replace one)."""
     atomic_write(path, lambda w: w(orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY)
-                                   + b"\n"))
+                                   + b"\n"), results=results)
 
 
 def results_document(config: dict, scores: Sequence[Score], **extra: object) -> CompareResults:
@@ -188,7 +189,7 @@ def results_document(config: dict, scores: Sequence[Score], **extra: object) -> 
 
 def write_results_file(path: Path, doc: ResultsFile) -> None:
     """Write a typed results document (``results.schema``) atomically, as its ``to_dict()``."""
-    write_json(path, doc.to_dict())
+    write_json(path, doc.to_dict(), results=True)
 
 
 def write_per_question(path: Path, results: Iterable[RunResult]) -> None:

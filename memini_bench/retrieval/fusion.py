@@ -81,11 +81,17 @@ def _accumulate_repeats(contributions: Sequence[tuple[np.ndarray, np.ndarray]]) 
 
 
 def min_max(scores: np.ndarray) -> np.ndarray:
-    """``(s - lo) / (hi - lo)``, or all ones when every score is equal (one candidate included)."""
+    """``(s - lo) / (hi - lo)``, or all ones when every score is equal (one candidate included). An infinite score
+    makes the span infinite and ``inf / inf`` NaN, by IEEE-754, exactly as the compiled kernel and the dict
+    reference compute it: that NaN is the defined result (the run's hit checks refuse non-finite scores from a
+    system before they get here), so numpy is told not to warn about it."""
     if not len(scores):
         return scores
     lo, hi = scores.min(), scores.max()
-    return (scores - lo) / (hi - lo) if hi > lo else np.ones_like(scores)
+    if not hi > lo:
+        return np.ones_like(scores)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return (scores - lo) / (hi - lo)
 
 
 def _scaled_short(scores: list[float], weight: float) -> list[float]:

@@ -14,7 +14,9 @@ files (``results/mem0-series-2026-07-07/run-1.json`` .. ``run-5.json``). A file 
 their ``condition`` (the adapter) and ``trap`` (the verdict's; a failed call takes its scenario's trap from the
 run's other cells, else ``unknown``); the suite is ``vetobench-lifecycle`` when a trap is a lifecycle one
 (``stale-named`` / ``stale-unnamed``, RoBrain's ``--suite lifecycle``), else ``vetobench`` (the archive does not
-name it). ``robrain-e2e``'s extraction records become its ``ingest`` decisions (``vetoes_dropped`` per decision).
+name it). ``robrain-e2e``'s extraction records become its ``ingest`` decisions (``vetoes_dropped`` per decision),
+and the report's extraction totals, integers ``vetoes_in_fixture`` and ``vetoes_kept`` (at most the former), its
+``veto_totals`` (``{"vetoes", "vetoes_kept"}``: the "vetoes kept" column of the ingestion table).
 RoBrain's archives list no memories held after ingestion, so the absence table cannot split an absent veto into
 lost at ingestion / not retrieved for them. A malformed file is one BenchError naming the file and the entry.
 """
@@ -64,7 +66,11 @@ def _ingest(doc: dict, path: str) -> dict:
     out = {}
     for name, report in reports.items():
         extraction = report.get("extraction") if isinstance(report, dict) else None
+        totals = _veto_totals(report, path, name) if isinstance(report, dict) else None
+        if extraction is None and totals is None:
+            continue
         if extraction is None:
+            out[name] = {"kind": "robrain-extraction", "decisions": [], "veto_totals": totals}
             continue
         if not isinstance(extraction, list) or not all(
                 isinstance(e, dict) and isinstance(e.get("id"), str) and isinstance(e.get("vetoes_dropped"), list)
@@ -73,7 +79,20 @@ def _ingest(doc: dict, path: str) -> dict:
                        "should be a list of objects with string 'id' and list 'vetoes_dropped'")
         out[name] = {"kind": "robrain-extraction",
                      "decisions": [{"id": e["id"], "vetoes_dropped": list(e["vetoes_dropped"])} for e in extraction]}
+        if totals is not None:
+            out[name]["veto_totals"] = totals
     return out
+
+
+def _veto_totals(report: dict, path: str, name: str) -> dict | None:
+    """``{"vetoes": vetoes_in_fixture, "vetoes_kept": vetoes_kept}`` of an e2e report, None when it has neither."""
+    if "vetoes_in_fixture" not in report and "vetoes_kept" not in report:
+        return None
+    fixture, kept = report.get("vetoes_in_fixture"), report.get("vetoes_kept")
+    if not (type(fixture) is int and type(kept) is int and 0 <= kept <= fixture):
+        raise _bad(path, f"adapter_reports[{name!r}]", "should hold integers vetoes_in_fixture and vetoes_kept, "
+                   f"0 <= vetoes_kept <= vetoes_in_fixture (got {fixture!r} and {kept!r})")
+    return {"vetoes": fixture, "vetoes_kept": kept}
 
 
 def convert(doc: dict, path: str) -> dict:

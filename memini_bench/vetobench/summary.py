@@ -129,7 +129,8 @@ def _check_archive(doc: object, path: str) -> None:
 def _check_ingest(ingest: object, where: str, bad: Callable[[str, str], BenchError]) -> None:
     """``ingest``: condition -> object; its ``memories`` a list of objects with string ``content``; its
     ``decisions`` a list of objects with string ``id`` and list ``vetoes_dropped``; its ``totals`` an object of
-    integers ``decisions``, ``kept``, ``vetoes``, ``vetoes_kept``, ``errors``."""
+    integers ``decisions``, ``kept``, ``vetoes``, ``vetoes_kept``, ``errors``; its ``veto_totals`` (RoBrain's
+    extraction totals) an object of integers ``vetoes``, ``vetoes_kept``."""
     if not isinstance(ingest, dict):
         raise bad(where, f"should be an object, got {type(ingest).__name__}")
     for name, record in ingest.items():
@@ -150,6 +151,10 @@ def _check_ingest(ingest: object, where: str, bad: Callable[[str, str], BenchErr
             keys = ("decisions", "kept", "vetoes", "vetoes_kept", "errors")
             if not isinstance(totals, dict) or not all(type(totals.get(k)) is int for k in keys):
                 raise bad(f"{at}.totals", f"should be an object with integer {', '.join(keys)}")
+        if "veto_totals" in record:
+            vt = record["veto_totals"]
+            if not isinstance(vt, dict) or not all(type(vt.get(k)) is int for k in ("vetoes", "vetoes_kept")):
+                raise bad(f"{at}.veto_totals", "should be an object with integer vetoes, vetoes_kept")
 
 
 def archive_files(paths: Sequence[str]) -> list[str]:

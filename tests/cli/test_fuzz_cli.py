@@ -23,7 +23,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 from memini_bench.cli import main  # noqa: E402
 
-CASE_SECONDS = 30
+CASE_SECONDS = 300  # a hang guard only: a case's time on a busy machine is no failure
 
 NUMBERS = st.sampled_from(["0", "1", "-1", "3", "5", "10", "100", "101", "1e3", "0.5", "-0.5", "nan", "inf", "-inf",
                            "", " ", "abc", "1,2", "9" * 30, "0x10", "2.5", "1_000"])

@@ -211,11 +211,8 @@ def test_windows_are_sent_in_parallel_in_order_and_cached_right(tmp_path):
     texts = [f"text {i} " + "word " * (i % 9) for i in range(100)]      # 5 windows of 20
     with ScriptedServer(_slow) as srv:
         encoder = _encoder(srv.url, tmp_path, concurrency=8)
-        started = time.monotonic()
         got = encoder.documents(texts)
-        elapsed = time.monotonic() - started
     assert len(srv.requests) == 5 and srv.max_in_flight >= 3       # requests overlapped at the server
-    assert elapsed < 5 * 0.15                                       # less than one after the other
     np.testing.assert_allclose(got, HASH.encode(texts), rtol=1e-6)
     cached = DiskCache(tmp_path, encoder.embedder.identity, DIMS).get_many(texts)
     np.testing.assert_allclose(np.stack(cached), HASH.encode(texts), rtol=1e-6)

@@ -11,7 +11,6 @@ import shutil
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -48,9 +47,8 @@ def test_a_malformed_endpoint_url_is_one_line_naming_the_variable(tmp_path, caps
     code, _, err = run(["-embedder", "openai", "-out", str(tmp_path)], capsys)
     assert code == 2 and "MEMINI_EMBED_BASE_URL='http://[::1': not a valid URL" in one_error(err)
     monkeypatch.setenv("MEMINI_EMBED_BASE_URL", "file:///tmp")
-    start = time.monotonic()
     code, _, err = run(["-embedder", "openai", "-out", str(tmp_path)], capsys)
-    assert code == 2 and "not an http(s) URL" in one_error(err) and time.monotonic() - start < 5
+    assert code == 2 and "not an http(s) URL" in one_error(err) and "failed after" not in err  # refused, no try
     assert not list(tmp_path.iterdir())
 
 

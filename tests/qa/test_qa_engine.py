@@ -156,7 +156,7 @@ def test_render_markdown_from_a_results_document():
     assert "| 1 (multi-hop) | 1 | 100.0 | 100.0 |" in text and "| 5 (adversarial) | 1 | 0.0 | 100.0 |" in text
     assert "| **overall** | 2 | **50.0** | **100.0** |" in text
     assert "| s@k5 | s@k10 | 2 | 50.0 | 100.0 | -50.0 | 0 | 1 | 1 | 1 |" in text
-    assert "| s@k5 | 2 | 1 | 20 / 4 | 10 / 2 | 1 of 4 |" in text
+    assert "| s@k5 | 2 | 1 | 0 | 20 / 4 | 10 / 2 | 1 of 4 |" in text
 
 
 def test_chat_reply_reads_usage_only_when_well_formed():

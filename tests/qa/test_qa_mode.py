@@ -92,6 +92,54 @@ def _archive(out):
     return [json.loads(line) for line in (out / f"{STEM}.archive.jsonl").read_text().splitlines()]
 
 
+class RewordingJudge(ChatScript):
+    """The scripted server, except that the judge's reply on q2 is ``NOT CORRECT`` whatever it was, on q3 ``maybe``
+    and a ``CORRECT`` elsewhere is ``**Correct.**``: a negation, an unparseable reply and a decorated label."""
+
+    def __call__(self, path, body):
+        status, reply = super().__call__(path, body)
+        if body["messages"][0]["content"] in prompts.RUBRICS.values():
+            user = body["messages"][-1]["content"]
+            message = reply["choices"][0]["message"]
+            question = user.split("\n", 1)[0]
+            if "payments service" in question:
+                message["content"] = "NOT CORRECT"
+            elif "cat Bob adopted" in question:
+                message["content"] = "maybe"
+            elif message["content"] == "CORRECT":
+                message["content"] = "**Correct.**"
+        return status, reply
+
+
+def test_verdicts_read_strictly_negation_wrong_and_unparseable_counted(data, tmp_path, capsys, monkeypatch):
+    """``NOT CORRECT`` is wrong, ``maybe`` is unparseable: counted per judge in the table and the results file and
+    left out of the accuracy (the oracle: the same run with a plain judge)."""
+    plain, reworded = tmp_path / "plain", tmp_path / "reworded"
+    with ScriptedServer(ChatScript()) as srv:
+        assert _qa(data, plain, srv.url + "/v1", capsys, monkeypatch)[0] == 0
+    with ScriptedServer(RewordingJudge()) as srv:
+        code, stdout, err = _qa(data, reworded, srv.url + "/v1", capsys, monkeypatch)
+    assert code == 0, err
+    base = {r["arm"]: r for r in _results(plain)[0]}
+    for r in _results(reworded)[0]:
+        truth = {row["id"]: row["correct"] for row in _archive(plain) if row["arm"] == r["arm"]}
+        assert truth["q2"] is True  # the plain judge says CORRECT on q2; the reworded one NOT CORRECT
+        assert base[r["arm"]]["correct"] == sum(truth.values())
+        truth["q2"] = False
+        del truth["q3"]
+        assert (r["questions"], r["unparseable"]) == (8, 1)
+        assert r["correct"] == sum(truth.values())
+        assert r["accuracy"] == pytest.approx(sum(truth.values()) / 7)
+        assert f"({r['correct']} correct of 7 judged; 1 unparseable verdicts left out; 8 total questions)" in stdout
+    doc = json.loads((reworded / f"{STEM}.json").read_text())
+    assert doc["verdicts"] == {"scripted": {"replies": 16, "unparseable": 2, "unparseable_keys": [
+        ["memini-keyword@k1", "q3", 1], ["memini-keyword@k3", "q3", 1]]}}
+    assert "| scripted | 16 | 2 |" in stdout
+    rows = {(x["arm"], x["id"]): x for x in _archive(reworded)}
+    assert rows[("memini-keyword@k1", "q3")]["correct"] is None
+    assert rows[("memini-keyword@k1", "q2")]["correct"] is False
+
+
 def test_accuracy_tokens_and_mcnemar_match_an_independent_oracle(data, tmp_path, capsys, monkeypatch):
     out = tmp_path / "out"
     with ScriptedServer(ChatScript()) as srv:
@@ -120,8 +168,8 @@ def test_accuracy_tokens_and_mcnemar_match_an_independent_oracle(data, tmp_path,
         assert by_cat["multi-session"] == (2, sum(expected[(r["k"], q)] for q in ("q5", "q7")))
         assert by_cat["single-session-user_abs"] == (1, 0)
         assert r["tokens"]["calls"] == 2 * len(QUESTIONS) and r["tokens"]["estimated_calls"] == 0
-        assert f"QA accuracy (LLM-judge) {r['arm']}: {r['accuracy'] * 100:.1f}%  ({r['correct']}/8 answered; 8 total " \
-               "questions)" in stdout
+        assert (f"QA accuracy (LLM-judge) {r['arm']}: {r['accuracy'] * 100:.1f}%  ({r['correct']} correct of 8 "
+                "judged; 8 total questions)") in stdout
     only_1 = sum(expected[(1, q[0])] and not expected[(3, q[0])] for q in QUESTIONS)
     only_3 = sum(expected[(3, q[0])] and not expected[(1, q[0])] for q in QUESTIONS)
     assert (comparison["only_a"], comparison["only_b"]) == (only_1, only_3) and only_3 > 0

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memini_bench.qa import prompts
 from memini_bench.qa.prompts import Memory
@@ -28,12 +31,61 @@ def test_rubric_texts_carry_memini_rules():
 
 
 @pytest.mark.parametrize(("reply", "correct"), [
-    ("CORRECT", True), ("correct.", True), ("Grade: CORRECT", True), ("INCORRECT", False), ("incorrect", False),
-    ("CORRECT, not INCORRECT", False), ("The answer is wrong", False), ("", False),
-    ("NOT CORRECT", True),  # memini's rule is a substring test: this quirk is kept
+    ("CORRECT", True), ("correct.", True), ("Grade: CORRECT", True), ("**Correct**", True), ("  yes\n", True),
+    ("<mem_thinking>it is wrong?</mem_thinking>\nCORRECT", True), ("Verdict: `INCORRECT`", False),
+    ("INCORRECT", False), ("incorrect", False), ("NOT CORRECT", False), ("not  correct!", False), ("No.", False),
+    ("wrong", False), ("CORRECT, not INCORRECT", None), ("The answer is wrong", None), ("", None), ("maybe", None),
+    ("correct incorrect", None), ("Grade:", None), ("grade", None), ("<mem_thinking>CORRECT", None),
+    ("not", None), ("yes no", None), ("incorrectly", None),
 ])
 def test_verdict_rule(reply, correct):
-    assert prompts.is_correct(reply) is correct
+    assert prompts.parse_verdict(reply) is correct
+
+
+_LABELS = sorted(prompts.POSITIVE | prompts.NEGATIVE)
+_NOISE = st.text(alphabet=" \t\n*_`'\".,;:!?()[]{}-", max_size=4)
+
+
+@given(label=st.sampled_from(_LABELS), before=_NOISE, after=_NOISE, prefix=st.sampled_from(["", "grade", "Verdict"]),
+       upper=st.lists(st.booleans(), min_size=12, max_size=12))
+@settings(max_examples=300, deadline=None)
+def test_fuzz_decorated_labels_parse(label, before, after, prefix, upper):
+    """Any documented label, in any case, wrapped in punctuation, markdown and white space (and after an optional
+    prefix word) reads as its own verdict."""
+    cased = "".join(c.upper() if u else c for c, u in zip(label, upper * 2, strict=False))
+    reply = f"{prefix}{': ' if prefix else ''}{before}{cased.replace(' ', ' ' + before + ' ')}{after}"
+    assert prompts.parse_verdict(reply) is (label in prompts.POSITIVE)
+
+
+@given(st.text(max_size=40))
+@settings(max_examples=500, deadline=None)
+def test_fuzz_any_reply(reply):
+    """Any string reads as True only when its words are exactly a positive label (after an optional prefix word),
+    as False only when exactly a negative one, and otherwise as None; never an exception."""
+    words = [w for w in re.findall(r"[^\W_]+", prompts.strip_thinking(reply).lower())]
+    if len(words) > 1 and words[0] in {"grade", "verdict", "answer"}:
+        words = words[1:]
+    got = prompts.parse_verdict(reply)
+    if got is True:
+        assert " ".join(words) in {"correct", "yes"}
+    elif got is False:
+        assert " ".join(words) in {"incorrect", "not correct", "wrong", "no"}
+    else:
+        assert " ".join(words) not in prompts.POSITIVE | prompts.NEGATIVE
+
+
+@given(st.text(st.characters(blacklist_characters="<"), max_size=30), st.sampled_from(_LABELS))
+@settings(max_examples=300, deadline=None)
+def test_fuzz_a_label_inside_other_words_is_unparseable(text, label):
+    """A label with any other word beside it is never read as a verdict (no substring rule; no ``<`` so that no
+    thinking block hides a word)."""
+    extra = re.findall(r"[^\W_]+", text.lower())
+    if not extra or extra[0] in {"grade", "verdict", "answer"}:
+        return
+    assert prompts.parse_verdict(f"{text} {label}") is None or " ".join([*extra, *label.split()]) in (
+        prompts.POSITIVE | prompts.NEGATIVE)
+    assert prompts.parse_verdict(f"{label} {text}") is None or " ".join([*label.split(), *extra]) in (
+        prompts.POSITIVE | prompts.NEGATIVE)
 
 
 def test_abstention_category_from_the_question_id():

@@ -15,7 +15,7 @@ from memini_bench.results.write import write_json
 def test_writing_over_a_folder_is_a_clear_error_and_leaves_no_temp_file(tmp_path):
     target = tmp_path / "taken"
     target.mkdir()
-    with pytest.raises(BenchError, match="cannot write"):
+    with pytest.raises(BenchError, match="is a folder"):
         write_json(target, {"a": 1})
     assert [p.name for p in tmp_path.iterdir()] == ["taken"]
 

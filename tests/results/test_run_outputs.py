@@ -198,25 +198,35 @@ def test_one_path_twice_in_one_run_is_refused(tmp_path):
 
 
 def test_sigterm_is_an_interrupt_that_leaves_nothing(tmp_path):
-    """A real process: SIGTERM while the run's files are staged ends as one line and exit 130, nothing placed."""
+    """A real process: SIGTERM while the run's files are staged ends as one line and exit 130, nothing placed.
+    The signal goes when the system's first recall says it is running (a readiness line, not a guessed delay: the
+    CLI's import alone can take seconds on a busy machine)."""
     import subprocess
     import sys
-    import time
 
     script = tmp_path / "slow.py"
     script.write_text(
-        "import time\nfrom memini_bench.core.contract import Hit\n"
+        "import sys, time\nfrom memini_bench.core.contract import Hit\n"
         "class Slow:\n    name = 'slow'\n    def ingest(self, items):\n        self.items = list(items)\n"
-        "    def recall(self, group, query, k, *, now=None, context=None):\n        time.sleep(0.5)\n"
+        "    def recall(self, group, query, k, *, now=None, context=None):\n"
+        "        if not getattr(self, 'ready', False):\n"
+        "            self.ready = True\n            sys.stderr.write('SLOW-READY\\n')\n            sys.stderr.flush()\n"
+        "        time.sleep(0.5)\n"
         "        return [Hit((it.id,), 1.0, it.content) for it in self.items if it.group == group][:k]\n"
         "def make(ctx):\n    return Slow()\n")
     out = tmp_path / "out"
     proc = subprocess.Popen([sys.executable, "-m", "memini_bench", *HASH, "-systems", f"{script}:make", "-out",
                              str(out), "-per-question", str(tmp_path / "pq.jsonl")], stderr=subprocess.PIPE, text=True,
                             cwd=Path(__file__).resolve().parents[2])
-    time.sleep(2.5)
+    assert proc.stderr is not None
+    seen = []
+    for line in proc.stderr:  # blocks until the run is in its timed loop (or the process ends)
+        seen.append(line)
+        if line.strip() == "SLOW-READY":
+            break
+    assert seen and seen[-1].strip() == "SLOW-READY", "".join(seen)
     proc.send_signal(signal.SIGTERM)
-    _, err = proc.communicate(timeout=30)
+    _, err = proc.communicate(timeout=600)  # a hang guard only
     assert proc.returncode == 130 and err.strip().splitlines()[-1] == "memini-bench: interrupted"
     assert not (tmp_path / "pq.jsonl").exists() and (not out.exists() or _files(out) == set())
 

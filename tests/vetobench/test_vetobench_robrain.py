@@ -101,7 +101,28 @@ def test_lifecycle_traps_name_the_suite_and_e2e_extraction_reports_are_ingestion
     assert "| mem0 | 1 | - | - | - | - | Express (d101) 1/1 | - |" in text
 
 
+def test_e2e_extraction_totals_fill_the_vetoes_kept_column(tmp_path):
+    """RoBrain's e2e reports carry vetoes_in_fixture and vetoes_kept; the table shows them (it printed '-')."""
+    series = tmp_path / "e2e-series"
+    series.mkdir()
+    for run, kept in ((1, 9), (2, 11)):
+        doc = _run_file(run)
+        doc["adapter_reports"] = {"mem0": {"extraction": [{"id": "d101", "vetoes_dropped": ["Express"]}],
+                                           "vetoes_in_fixture": 12, "vetoes_kept": kept}}
+        (series / f"run-{run}.json").write_text(json.dumps(doc))
+    text = summarize_archives(read_archives([str(series)]))
+    assert "| mem0 | 2 | - | 9-11/12 | - | - | Express (d101) 2/2 | - |" in text, text
+    doc = _run_file(0)
+    doc["adapter_reports"] = {"mem0": {"vetoes_in_fixture": 10, "vetoes_kept": 10}}   # totals without records
+    (series / "run-1.json").write_text(json.dumps(doc))
+    assert "| mem0 | 1 | - | 10/10 | - | - | - | - |" in summarize_archives(read_archives([str(series / "run-1.json")]))
+
+
 @pytest.mark.parametrize("change, fragment", [
+    (lambda d: d.update(adapter_reports={"x": {"vetoes_in_fixture": 3, "vetoes_kept": 4}}),
+     "0 <= vetoes_kept <= vetoes_in_fixture"),
+    (lambda d: d.update(adapter_reports={"x": {"vetoes_in_fixture": "3", "vetoes_kept": 1}}),
+     "adapter_reports['x']: should hold integers"),
     (lambda d: d.update(cells={}), "cells: should be a list"),
     (lambda d: d["cells"][3].pop("context"), "cells[3]: field 'context' should be a string"),
     (lambda d: d["cells"][2]["verdict"].update(violation="yes"), "cells[2].verdict: should be an object"),
