@@ -10,6 +10,7 @@ pairs into ``Hit``s, dropping any item of another group a library let through (c
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import errno
 import importlib.metadata
@@ -142,3 +143,22 @@ class PeerSystem:
             if len(out) == k:
                 break
         return out
+
+
+
+class AsyncPeerSystem(PeerSystem):
+    """An adapter over an asyncio library: ``_run`` drives one of its coroutines to completion on the system's own
+    event loop, made on first use and closed with the system (after the subclass's ``close`` has used it)."""
+
+    _loop: asyncio.AbstractEventLoop | None = None
+
+    def _run(self, coroutine):
+        if self._loop is None:
+            self._loop = asyncio.new_event_loop()
+        return self._loop.run_until_complete(coroutine)
+
+    def close(self) -> None:
+        if self._loop is not None:
+            self._loop.close()
+            self._loop = None
+        super().close()

@@ -19,7 +19,6 @@ library adapter, not a claim check.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
@@ -32,24 +31,18 @@ from memini_bench.core.contract import Hit
 from memini_bench.core.dataset import Item
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.systems.context import SystemContext
-from memini_bench.systems.peers.common import PeerSystem, library_version, require_encoder
+from memini_bench.systems.peers.common import AsyncPeerSystem, library_version, require_encoder
 
 CONFIG = SearchConfig()  # the store's defaults (a store built without one ranks with the same), for describe()
 
 
-class EngravaSystem(PeerSystem):
+class EngravaSystem(AsyncPeerSystem):
     """Engrava's SQLite store per group, recalled by its weighted hybrid search."""
 
     def __init__(self, name: str, encoder: TextEncoder) -> None:
         super().__init__(name, encoder)
         self.stores: dict[str, tuple[aiosqlite.Connection, SqliteEngravaCore]] = {}
         self.row_of: dict[str, int] = {}
-        self._loop: asyncio.AbstractEventLoop | None = None
-
-    def _run(self, coroutine):
-        if self._loop is None:
-            self._loop = asyncio.new_event_loop()
-        return self._loop.run_until_complete(coroutine)
 
     def ingest(self, items: Sequence[Item]) -> None:
         self.keep_items(items)
@@ -98,9 +91,6 @@ class EngravaSystem(PeerSystem):
             self._run(store.close())  # flushes its buffers; the connection is ours, so close it too
             self._run(conn.close())
         self.stores = {}
-        if self._loop is not None:
-            self._loop.close()
-            self._loop = None
         super().close()
 
 

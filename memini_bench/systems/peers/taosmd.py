@@ -35,7 +35,6 @@ text); ``describe()`` says so.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import importlib.util
 import io
@@ -52,7 +51,7 @@ from memini_bench.core.contract import Hit
 from memini_bench.core.dataset import Item
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.systems.context import SystemContext
-from memini_bench.systems.peers.common import PeerSystem, library_version, require_encoder
+from memini_bench.systems.peers.common import AsyncPeerSystem, library_version, require_encoder
 
 FUSIONS = ("boost", "rrf", "bm25_rrf", "mem0_additive")
 CUT = 512  # taOSmd's _embed_local: model.encode(text[:512])
@@ -91,7 +90,7 @@ class RunModel:
         return np.asarray(self.encoder.documents([text])[0], dtype=np.float32)
 
 
-class TaosmdSystem(PeerSystem):
+class TaosmdSystem(AsyncPeerSystem):
     """taOSmd's VectorMemory, one store per group, searched with one of its fusion modes."""
 
     def __init__(self, name: str, fusion: str, encoder: TextEncoder) -> None:
@@ -101,12 +100,6 @@ class TaosmdSystem(PeerSystem):
         self.fusion = fusion
         self.model = RunModel(encoder)
         self.stores: dict[str, VectorMemory] = {}
-        self._loop: asyncio.AbstractEventLoop | None = None
-
-    def _run(self, coroutine):
-        if self._loop is None:
-            self._loop = asyncio.new_event_loop()
-        return self._loop.run_until_complete(coroutine)
 
     def ingest(self, items: Sequence[Item]) -> None:
         self.keep_items(items)
@@ -162,9 +155,6 @@ class TaosmdSystem(PeerSystem):
         self.stores = {}
         if isinstance(vector_memory.json, MemoJSON):
             vector_memory.json = json  # back to taOSmd's own (another open taosmd system re-installs a fresh memo)
-        if self._loop is not None:
-            self._loop.close()
-            self._loop = None
         super().close()
 
 
