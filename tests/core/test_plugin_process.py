@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "data" / "sample.json"
+SAMPLE = ROOT / "memini_bench" / "data" / "sample.json"
 
 PLUGIN = '''
 import os, sys, threading, time

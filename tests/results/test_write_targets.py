@@ -17,7 +17,7 @@ from memini_bench.errors import BenchError
 from memini_bench.results.atomic_io import RunOutputs, atomic_write, check_destinations, check_distinct, target_problem
 from memini_bench.results.write import write_json
 
-SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample.json"
+SAMPLE = Path(__file__).resolve().parents[2] / "memini_bench" / "data" / "sample.json"
 HASH = ["-suite", "file", "-data", str(SAMPLE), "-embedder", "hash"]
 STEM = "memini-sample-emb-hash.json"
 
