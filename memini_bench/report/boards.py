@@ -45,7 +45,10 @@ TITLES = {"locomo": "LoCoMo turn", "locomo-sessions": "LoCoMo session",
           "locomo-poisoned": "LoCoMo turn, poisoned"}
 HOLDOUT_SUFFIXES = ("-held", "-tune")
 #: Identity fields that do not make two rows different systems.
-NOT_IDENTITY = ("systems", "holdout")
+#: Left out of a row's identity: the lineup and the split (a board is one split), and ``run``, which holds the whole
+#: lineup's settings, the data file's sha256 and the K list (a board is one data file; files written before ``run``
+#: existed must match files written after it when the system's own settings, the other keys, are the same).
+NOT_IDENTITY = ("systems", "holdout", "run")
 #: A system whose recipe changed under the same name: (name, the commit that changed it, the name the older
 #: recipe goes by now). sqlite-vec-hybrid fetched each leg to memini's pool before; that is sqlite-vec-hybrid-pool.
 RENAMED = (("sqlite-vec-hybrid", "cd9da97", "sqlite-vec-hybrid-pool"),)

@@ -187,7 +187,7 @@ def dataset_page(inputs: Inputs, dataset: str) -> dict:
     k = max(model.ks_of(rows))
     if len(rows) > MAX_CHARTED_SYSTEMS:
         return {"dataset": dataset, "slug": slug(dataset), "k": k, "pareto": "", "sweeps": [],
-                "blocks": [{"source": s, "matrices": [], "bars": ""} for s in sources],
+                "blocks": [{"source": s, "matrices": [], "lists": [], "bars": ""} for s in sources],
                 "omitted": f"{len(rows):,} systems: no figures or significance matrices above "
                            f"{MAX_CHARTED_SYSTEMS}; the leaderboard lists every one."}
     blocks = []
