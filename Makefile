@@ -24,7 +24,7 @@ export TRANSFORMERS_OFFLINE := 1
 	reference-search reference-held results-beam embed-throughput results-embedders
 
 $(STAMP): pyproject.toml setup.py memini_bench/retrieval/_kernels.c memini_bench/loaders/_jsonscan.c \
-	memini_bench/text/_words.c
+	memini_bench/text/_words.c memini_bench/_vec.h
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet --extra-index-url $(TORCH_INDEX) "$(TORCH_SPEC)"

@@ -6,9 +6,11 @@ which give the same ids and scores, and loaders/_stream.py parses with json's ow
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("memini_bench.retrieval._kernels", ["memini_bench/retrieval/_kernels.c"],
+VEC = ["memini_bench/_vec.h"]  # the growable array both kernels' files include
+
+setup(ext_modules=[Extension("memini_bench.retrieval._kernels", ["memini_bench/retrieval/_kernels.c"], depends=VEC,
                              extra_compile_args=["-O2", "-ffp-contract=off"], optional=True),
                    Extension("memini_bench.loaders._jsonscan", ["memini_bench/loaders/_jsonscan.c"],
                              extra_compile_args=["-O2"], optional=True),
-                   Extension("memini_bench.text._words", ["memini_bench/text/_words.c"], extra_compile_args=["-O2"],
-                             optional=True)])
+                   Extension("memini_bench.text._words", ["memini_bench/text/_words.c"], depends=VEC,
+                             extra_compile_args=["-O2"], optional=True)])

@@ -381,23 +381,7 @@ done:
 
 #define ALNUM(c) (((c) >= 'a' && (c) <= 'z') || ((c) >= 'A' && (c) <= 'Z') || ((c) >= '0' && (c) <= '9'))
 
-/* A growable array of fixed-size items. */
-typedef struct {
-    char *data;
-    size_t n, cap, size;
-} Vec;
-
-static int vec_push(Vec *v, const void *item) {
-    if (v->n == v->cap) {
-        size_t cap = v->cap ? 2 * v->cap : 1024;
-        char *data = realloc(v->data, cap * v->size);
-        if (data == NULL) return -1;
-        v->data = data, v->cap = cap;
-    }
-    memcpy(v->data + v->n * v->size, item, v->size);
-    v->n++;
-    return 0;
-}
+#include "../_vec.h"
 
 /* The batch's distinct ASCII tokens: open addressing on FNV-1a, each slot a local id (-1 empty); the token's
  * characters are those of its str in ``distinct``. */

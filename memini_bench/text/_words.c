@@ -17,22 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct {
-    char *data;
-    size_t n, cap, size;
-} Vec;
-
-static int vec_push(Vec *v, const void *item) {
-    if (v->n == v->cap) {
-        size_t cap = v->cap ? 2 * v->cap : 1024;
-        char *data = realloc(v->data, cap * v->size);
-        if (data == NULL) return -1;
-        v->data = data, v->cap = cap;
-    }
-    memcpy(v->data + v->n * v->size, item, v->size);
-    v->n++;
-    return 0;
-}
+#include "../_vec.h"
 
 /* unicode.IsSpace of Go (the White_Space property; U+001C..U+001F are not spaces there). */
 static inline int go_space(Py_UCS4 c) {
