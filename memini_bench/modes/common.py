@@ -1,8 +1,9 @@
 """What every mode shares: loading and preparing the data set (``load_prepared``), what a results file records
 (``build_config``), its path (``results_path``) and identity claimed before any work (``plan_results``), the
 identity-checked write (``write_results``), the checks of the destinations before any work (``check_outputs``),
-the paired tests of a run's systems (``significance_of``) and the normal run's own flags (``SystemsRunOptions``:
--significance, -resamples, -seed, -poison, -categories), which -sweep and -compare read in part.
+and the paired tests of a run's systems (``significance_of``) under the normal run's own flags
+(``modes.specs.SystemsRunOptions``: -significance, -resamples, -seed, -poison, -categories), which -sweep and
+-compare read in part.
 """
 
 from __future__ import annotations
@@ -11,20 +12,19 @@ import dataclasses
 import importlib.util
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from memini_bench.core.contract import System, describe
 from memini_bench.core.dataset import Dataset, prepare
 from memini_bench.core.runs import RunResult
-from memini_bench.core.settings import CommaList, Int, setting
 from memini_bench.errors import BenchError
 from memini_bench.executors import describe as describe_executor
 from memini_bench.loaders import load
 from memini_bench.loaders.known_bad import status as known_bad_status
-from memini_bench.loaders.poison import poison, poison_setting
+from memini_bench.loaders.poison import poison
 from memini_bench.loaders.protocols import protocol_of
 from memini_bench.modes.options import RunOptions
+from memini_bench.modes.specs import SystemsRunOptions
 from memini_bench.results.identity import Companion, check_overwrite, claim, identity, stem
 from memini_bench.results.provenance import harness
 from memini_bench.results.schema import ResultsFile
@@ -34,22 +34,6 @@ from memini_bench.results.write import (
 )
 from memini_bench.systems.context import SystemContext
 from memini_bench.systems.lineup import DEFAULT_SYSTEMS
-
-
-@dataclass(frozen=True)
-class SystemsRunOptions:
-    """The normal run's own flags: its paired tests (-significance, -resamples, -seed), -poison, -categories."""
-
-    significance: bool = setting("significance", False, "Also test every system against -reference (default the "
-                                 "hybrid, or the first system) on the same questions: exact McNemar on R@K, paired "
-                                 "bootstrap on MRR and nDCG@K, Holm across the family.")
-    resamples: int = setting("resamples", 10_000, "Bootstrap resamples for -significance and -sweep.",
-                             type=Int(min=100, max=1_000_000))
-    seed: int = setting("seed", 0, "Bootstrap seed for -significance and -sweep.", type=Int(min=0))
-    poison: int = poison_setting()
-    categories: tuple[str, ...] = setting("categories", (), "Per-category tables for these systems (comma-separated "
-                                          "names, or all); default the hybrid, else the first system.",
-                                          type=CommaList(allow_empty=True))
 
 
 def category_systems(opts: RunOptions, names: list[str]) -> list[str] | None:

@@ -13,43 +13,17 @@ per-question files.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from pathlib import Path
 
-from memini_bench.core.settings import CommaList, setting
 from memini_bench.errors import BenchError
 from memini_bench.modes.base import Mode, Outcome, Plan
-from memini_bench.modes.common import SystemsRunOptions, write_results
+from memini_bench.modes.common import write_results
 from memini_bench.modes.options import RunOptions
+from memini_bench.modes.specs import SignificanceOptions, SystemsRunOptions
 from memini_bench.results.identity import claim, safe_name
 from memini_bench.results.provenance import harness, input_sha256
 from memini_bench.results.schema import CompareFilesResults
 from memini_bench.results.write import check_destinations
-
-NAME = "-compare"
-SUMMARY = "paired significance of runs read back from -per-question files"
-
-
-@dataclass(frozen=True)
-class SignificanceOptions:
-    compare: tuple[str, ...] = setting("compare", (), "Paired significance from -per-question files: one file "
-                                       "(its -reference system against the others) or two (system by system).",
-                                       type=CommaList(allow_empty=True, unique=True))
-    reference: str = setting("reference", "", "The system the others are tested against: by -significance "
-                             "(default memini-hybrid when it runs, else the first system) and by -compare with one "
-                             "file (default memini-hybrid).")
-    compare_systems: tuple[str, ...] = setting("compare-systems", (), "-compare with two files: the systems to "
-                                               "pair (default: every system both files hold).",
-                                               type=CommaList(allow_empty=True))
-
-    def __post_init__(self) -> None:
-        if len(self.compare) > 2:
-            raise BenchError(f"-compare: give one or two per-question files, not {len(self.compare)}")
-
-
-OPTIONS = SignificanceOptions
-USES = (SystemsRunOptions, "k", "out", "no_write")
-
 
 
 class CompareMode(Mode):

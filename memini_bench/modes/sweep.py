@@ -31,14 +31,13 @@ from pathlib import Path
 
 from memini_bench.core.dataset import Dataset
 from memini_bench.core.runs import RunResult
-from memini_bench.core.settings import Int, setting
 from memini_bench.embed.encoder import TextEncoder
-from memini_bench.embed.factory import EmbedSettings
+from memini_bench.embed.settings import EmbedSettings
 from memini_bench.embed.shipped import ShippedVectors
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.metrics import score_all
 from memini_bench.evaluation.runner import run_system
-from memini_bench.executors import ExecutorOptions, LocalExecutor, executor_for, run_encoder
+from memini_bench.executors import LocalExecutor, executor_for, run_encoder
 from memini_bench.executors import describe as describe_executor
 from memini_bench.loaders import LoadOptions, suite
 from memini_bench.modes.base import Mode, Outcome, Plan
@@ -53,6 +52,7 @@ from memini_bench.modes.common import (
     write_results,
 )
 from memini_bench.modes.options import RunOptions
+from memini_bench.modes.specs import SweepOptions
 from memini_bench.modes.sweep_grid import (
     Axis,
     Cell,
@@ -69,34 +69,8 @@ from memini_bench.progress import Task
 from memini_bench.results.identity import claim, results_identity
 from memini_bench.results.schema import SweepSummary
 from memini_bench.results.write import results_document, write_results_file
-from memini_bench.systems.config import HybridConfig
-from memini_bench.systems.reference_settings import ReferenceSettings
 
-NAME = "-sweep"
-SUMMARY = "a grid over a system's settings (memini's hybrid, the reference), with tune/held selection"
-
-
-@dataclass(frozen=True)
-class SweepOptions:
-    sweep: str = setting("sweep", "", "Grid over hybrid settings, session-doc or embedder, e.g. 'pool=30,50,80 "
-                         "fusion=0.3,0.5,-1': every cell against the baseline with McNemar and bootstrap tests.")
-    select: str = setting("select", "", "With -sweep and -holdout tune: pick the best cell by a metric "
-                          "(recall_any@K, recall_all@K, mrr, ndcg@K, recall_frac@K ...: memini-bench -list metrics) "
-                          "on tune, then report it and the baseline on held.")
-    sweep_max_cells: int = setting("sweep-max-cells", 500, "Refuse a -sweep grid of more cells than this (the "
-                                   "count and a time estimate are printed first); raise it to confirm a bigger grid.",
-                                   type=Int(min=1))
-
-    def __post_init__(self) -> None:
-        if self.select and not self.sweep:
-            raise BenchError("-select: picks a -sweep cell; add -sweep")
-
-
-OPTIONS = SweepOptions
-USES = (LoadOptions, HybridConfig, ReferenceSettings, EmbedSettings, ExecutorOptions, "significance", "resamples",
-        "seed", "poison", "k", "limit", "holdout", "out", "name", "plot", "no_write", "systems", "system")
 ATTRS = {LoadOptions: "load", EmbedSettings: "embed", **{t.settings: t.attr for t in TARGETS.values()}}
-
 
 
 def apply(opts: RunOptions, cell: Cell, axes: list[Axis], holdout: str | None = None) -> RunOptions:

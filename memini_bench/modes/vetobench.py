@@ -19,83 +19,28 @@ import dataclasses
 import importlib.util
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-
-import click
 
 from memini_bench.core.contract import System, describe
 from memini_bench.core.dataset import Dataset, EmptyDataset, prepare
-from memini_bench.core.settings import CommaList, Int, setting
 from memini_bench.embed.encoder import TextEncoder
-from memini_bench.embed.factory import EmbedSettings, build_encoder
+from memini_bench.embed.factory import build_encoder
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.runner import close_all
 from memini_bench.modes.base import Mode, Outcome, Plan
 from memini_bench.modes.common import embedding_identity, hybrid_settings, log, write_results
 from memini_bench.modes.options import RunOptions
+from memini_bench.modes.specs import VetoOptions
 from memini_bench.results.identity import claim
 from memini_bench.results.provenance import harness
 from memini_bench.results.schema import VetoResults, VetoScaleResults
 from memini_bench.results.write import check_destinations, write_json
-from memini_bench.systems.config import HybridConfig
-from memini_bench.vetobench.composite import COMPOSITE_EMBEDDER, DEFAULT_FILES, FILES_KNOWN, VETO_FILES
-from memini_bench.vetobench.conditions import EXTRACT_E2E, Makers
-from memini_bench.vetobench.scale import DEFAULT_SEED, DEFAULT_SIZES, PLOT_NEEDS
-
-NAME = "-suite vetobench"
-SUMMARY = "veto recall on VetoBench, its scale curve and the live agent layer"
-
-
-@dataclass(frozen=True)
-class VetoOptions:
-    veto_files: str = setting("veto-files", DEFAULT_FILES, "VetoBench: veto-composite with each scenario's files in "
-                              "scope (known), without (none), or both.", type=click.Choice(list(VETO_FILES)))
-    veto_embedders: tuple[str, ...] = setting("veto-embedders", ("hash", "minilm"), "VetoBench: embedders for "
-                                              "memini's hybrid/vector systems, one set each (comma-separated; -dims "
-                                              "applies to hash).", type=CommaList())
-    composite_embedder: str = setting("composite-embedder", COMPOSITE_EMBEDDER, "VetoBench: veto-composite's "
-                                      "semantic embedder: fnv64 (the doc's 64-dim hashed bag of tokens) or any "
-                                      "-embedder name.")
-    scale: bool = setting("scale", False, "VetoBench: also run the scale curve (generated distractor decisions, "
-                          "veto recall@5 per system at each -veto-sizes).")
-    veto_sizes: tuple[int, ...] = setting("veto-sizes", DEFAULT_SIZES, "VetoBench -scale: corpus sizes "
-                                          "(decisions).", type=CommaList(Int(min=1, max=1_000_000), sort=True))
-    scale_seed: int = setting("scale-seed", DEFAULT_SEED, "VetoBench -scale: seed of the distractor generator.",
-                              type=Int())
-    live: bool = setting("live", False, "VetoBench: behavioural layer through the OpenAI-compatible chat endpoint in "
-                         "MEMINI_LLM_BASE_URL / _API_KEY / _MODEL (temperature 0).")
-    archive: str = setting("archive", "", "VetoBench -live: write every context, reply and verdict to this JSON file "
-                           "(-run<i> added before .json when -veto-runs > 1).")
-    veto_runs: int = setting("veto-runs", 1, "VetoBench -live: repeat the run N times.", type=Int(min=1, max=1000))
-    veto_conditions: tuple[str, ...] = setting("veto-conditions", (), "VetoBench -live: conditions, comma-separated: "
-                                               "none, conventions, flatfile, extract-e2e (our extraction over the "
-                                               "decision transcripts, then veto-composite), a system of the run "
-                                               "(ranks the corpus), or any other registered system (e.g. mem0: "
-                                               "ingests the transcripts, its own top 5 as context); default: the "
-                                               "built-ins and the run's systems.", type=CommaList(allow_empty=True))
-    extract_model: str = setting("extract-model", "", "VetoBench -live extract-e2e: the chat model that extracts "
-                                 "the decisions (default: MEMINI_LLM_MODEL, the agent's).")
-    veto_summary: tuple[str, ...] = setting("veto-summary", (), "VetoBench: summarize these -archive files "
-                                            "(comma-separated): violation and acknowledgement rates as min-max "
-                                            "across runs, veto absence (violations with the veto present vs "
-                                            "absent) and what ingestion kept.", type=CommaList(allow_empty=True))
-
-    def __post_init__(self) -> None:
-        if (self.archive or self.veto_runs != 1 or self.veto_conditions) and not self.live:
-            raise BenchError("-archive / -veto-runs / -veto-conditions: need -live")
-        if self.extract_model and EXTRACT_E2E not in self.veto_conditions:
-            raise BenchError(f"-extract-model: only the {EXTRACT_E2E} condition extracts; add it to -veto-conditions")
-
-
-OPTIONS = VetoOptions
-USES = (HybridConfig, EmbedSettings, "holdout", "limit", "systems", "system", "out", "no_write", "plot", "leaks",
-        "recall_timeout")
-
+from memini_bench.vetobench.composite import FILES_KNOWN
+from memini_bench.vetobench.conditions import Makers
+from memini_bench.vetobench.scale import PLOT_NEEDS
 
 GATE_SYSTEM = FILES_KNOWN
 GATE_MIN = 0.80
-
 
 
 def _encoder(opts: RunOptions, name: str) -> TextEncoder:
@@ -194,7 +139,6 @@ class VetoMode(Mode):
     results files."""
 
     verb = "vetobench"
-    implied = {"suite": "vetobench"}
 
     def plan(self, opts: RunOptions) -> Plan:
         from memini_bench.loaders.vetobench import read_suites
