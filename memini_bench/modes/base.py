@@ -35,10 +35,25 @@ class Plan:
     cached: int | None = None     # of those, already in the embedding cache
     identity: dict | None = None
     writes: list[Path] = field(default_factory=list)
+    claims: dict[Path, dict] = field(default_factory=dict)   # each results path claimed -> the identity it records
     ks: tuple[int, ...] = ()      # the K the mode scores at, when not the -k list (a study's own default)
     notes: list[str] = field(default_factory=list)   # what else a reader of the plan needs (a sweep's cells)
     reads_data: bool = True       # False: a mode that reads no data set (compare reads per-question files)
     state: dict[str, Any] = field(default_factory=dict)
+
+    def claim(self, path: Path, identity: dict, *, suffix: str = ".json", read=None) -> Path:
+        """Claim ``path`` for a results file (or folder) of ``identity`` before any work
+        (``results.identity.claim``: ``path``, or its hashed name when it holds a run of another identity; ``read``
+        finds a folder's identity); the plan then writes it and carries its identity (the first claim's is the
+        plan's ``identity``). Returns the path claimed."""
+        from memini_bench.results.identity import claim, results_identity
+
+        out = claim(path, identity, suffix=suffix, read=read or results_identity)
+        self.claims[out] = identity
+        self.writes.append(out)
+        if self.identity is None:
+            self.identity = identity
+        return out
 
     def describe(self) -> str:
         """The plan as a person reads it (``--plan``)."""

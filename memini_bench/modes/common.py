@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from memini_bench.core.contract import System, describe
@@ -137,23 +137,48 @@ def embedding_identity(encoder) -> dict[str, object]:
     return {k: described[k] for k in EMBEDDING_IDENTITY if k in described}
 
 
+def shared_parts(opts: RunOptions, *names: str) -> dict[str, object]:
+    """The parts of a results identity that every mode reads from the options the same way, keyed as the results
+    files record them: ``ks`` (the K list), ``split`` (holdout and limit), ``hybrid`` (every hybrid setting, as
+    ``hybrid_settings``), ``significance`` (the paired tests' settings, nested), ``bootstrap`` (the same, flat),
+    ``leaks`` (the leak rule, only when it is not the default)."""
+    c = opts.mode(SystemsRunOptions)
+    parts = {"ks": lambda: {"ks": list(opts.k)},
+             "split": lambda: {"holdout": opts.core.holdout, "limit": opts.core.limit},
+             "hybrid": lambda: hybrid_settings(opts),
+             "significance": lambda: {"significance": {"resamples": c.resamples, "seed": c.seed}},
+             "bootstrap": lambda: {"resamples": c.resamples, "seed": c.seed},
+             "leaks": lambda: {"leaks": opts.guard.leaks} if opts.guard.leaks != type(opts.guard)().leaks else {}}
+    out: dict[str, object] = {}
+    for name in names:
+        out.update(parts[name]())
+    return out
+
+
+def mode_identity(opts: RunOptions, mode: str, own: Mapping[str, object], *, shared: Sequence[str] = (),
+                  measured: Mapping[str, object] | None = None) -> dict:
+    """The results identity of a mode whose file is not one run of a lineup (a sweep's folder, VetoBench's files,
+    a comparison of files): ``mode``, the mode's ``own`` settings, the ``shared`` parts read as every mode reads
+    them (``shared_parts``) and what only its plan measured (data sha256s, the embedders as built, the systems'
+    ``describe()``, a baseline's ``run_identity``). A run of a lineup has ``run_identity``, on the same parts."""
+    return {"mode": mode, **own, **shared_parts(opts, *shared), **(measured or {})}
+
+
 def run_identity(opts: RunOptions, ds: Dataset, ctx: SystemContext | None, systems: list[System] | None, *,
                  mode: str = "compare", mode_settings: dict | None = None, settings_of_systems: bool = True) -> dict:
     """A results file's identity (``results.identity.identity``) with what only the run knows: the data file's
     sha256, the K list, the embedder as built (model, dimensions, query and document prefixes, max tokens; an
     endpoint's model and dimensions are in its identity), each system's ``describe()`` (taken before the run, when
-    ``settings_of_systems``), the paired tests' settings and the leak rule."""
+    ``settings_of_systems``), the paired tests' settings and the leak rule (``shared_parts``)."""
     names = [s.name for s in systems or []]
-    run: dict[str, object] = {"data_sha256": ds.source_sha256, "ks": list(opts.k)}
+    run: dict[str, object] = {"data_sha256": ds.source_sha256, **shared_parts(opts, "ks")}
     if ctx is not None and ctx.encoder_built:
         run["embedding"] = embedding_identity(ctx.encoder)
     if settings_of_systems and systems:
         run["system_settings"] = [describe(s) for s in systems]
-    c = opts.mode(SystemsRunOptions)
-    if c.significance:
-        run["significance"] = {"resamples": c.resamples, "seed": c.seed}
-    if opts.guard.leaks != type(opts.guard)().leaks:
-        run["leaks"] = opts.guard.leaks
+    if opts.mode(SystemsRunOptions).significance:
+        run.update(shared_parts(opts, "significance"))
+    run.update(shared_parts(opts, "leaks"))
     return {**identity(opts.settings, systems=names, embedder=embedder_name(ctx), mode=mode,
                        mode_settings=mode_settings), "run": run}
 

@@ -28,10 +28,9 @@ from memini_bench.embed.factory import build_encoder
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.runner import close_all
 from memini_bench.modes.base import Mode, Outcome, Plan
-from memini_bench.modes.common import embedding_identity, hybrid_settings, log, write_results
+from memini_bench.modes.common import embedding_identity, log, mode_identity, shared_parts, write_results
 from memini_bench.modes.options import RunOptions
 from memini_bench.modes.specs import VetoOptions
-from memini_bench.results.identity import claim
 from memini_bench.results.provenance import harness
 from memini_bench.results.schema import VetoResults, VetoScaleResults
 from memini_bench.results.write import check_destinations, write_json
@@ -115,21 +114,30 @@ def _live_plan(opts: RunOptions, names: list[str], encoders: dict, composite_enc
     return client, makers
 
 
+def veto_settings(opts: RunOptions, data_sha256: dict[str, str], names: list[str]) -> dict:
+    """What VetoBench's results config records of its settings (and its identity holds): the data files' sha256,
+    the systems, -veto-files, -composite-embedder, every hybrid setting, the holdout and limit."""
+    x = opts.mode(VetoOptions)
+    return {"suite": "vetobench", "data_sha256": data_sha256, "systems": names, "veto_files": x.veto_files,
+            "composite_embedder": x.composite_embedder, **shared_parts(opts, "hybrid", "split")}
+
+
+def veto_identity(opts: RunOptions, settings: dict, embedding: dict[str, dict], composite_embedding: dict,
+                  system_settings: list[dict]) -> dict:
+    """VetoBench's results identity (``modes.common.mode_identity``): its ``settings`` (``veto_settings``), the
+    embedders as built, the systems' ``describe()`` and the leak rule."""
+    return mode_identity(opts, "vetobench", settings, shared=("leaks",), measured={
+        "embedding": embedding, "composite_embedding": composite_embedding, "system_settings": system_settings})
+
+
 def _identity(opts: RunOptions, suites: list, names: list[str], encoders: dict, composite_encoder,
               systems: list) -> tuple[dict, dict]:
     """The results file's config (its identity in it) and the identity itself."""
-    x = opts.mode(VetoOptions)
-    config = {"suite": "vetobench", "data": opts.data,
-              "data_sha256": {source.path: source.sha256 for suite in suites for source in suite.sources},
-              "systems": names, "veto_files": x.veto_files, "composite_embedder": x.composite_embedder,
-              **hybrid_settings(opts), "holdout": opts.core.holdout, "limit": opts.core.limit}
-    ident = {"mode": "vetobench", **{k: v for k, v in config.items() if k != "data"},
-             "embedding": {name: embedding_identity(enc) for name, enc in encoders.items()},
-             "composite_embedding": embedding_identity(composite_encoder),
-             "system_settings": [describe(s) for s in systems],
-             **({"leaks": opts.guard.leaks} if opts.guard.leaks != "error" else {})}
-    config["identity"] = ident
-    return config, ident
+    settings = veto_settings(opts, {source.path: source.sha256 for suite in suites for source in suite.sources},
+                             names)
+    ident = veto_identity(opts, settings, {name: embedding_identity(enc) for name, enc in encoders.items()},
+                          embedding_identity(composite_encoder), [describe(s) for s in systems])
+    return {"suite": settings["suite"], "data": opts.data, **settings, "identity": ident}, ident
 
 
 class VetoMode(Mode):
@@ -168,18 +176,16 @@ class VetoMode(Mode):
             log(f"gate: {GATE_SYSTEM} is not in this run (-systems / -veto-files); the {GATE_MIN:.2f} veto "
                 "recall@5 gate is not checked")
         config, ident = _identity(opts, suites, names, encoders, composite_encoder, runs[0][2])
-        scale_ident = {**ident, "sizes": sizes, "seed": x.scale_seed}
-        out = scale_out = None
-        if not opts.output.no_write:  # the path each results file claims, before any system ingests
-            out = claim(Path(opts.output.out) / "vetobench.json", ident)
-            if x.scale:
-                scale_out = claim(Path(opts.output.out) / "vetobench-scale.json", scale_ident)
         state = {"runs": runs, "systems_for": systems_for, "sizes": sizes, "base": base, "client": client,
-                 "makers": makers, "config": config, "scale_ident": scale_ident, "out": out, "scale_out": scale_out,
-                 "encoders": encoders}
-        return Plan(self.verb, opts, systems=names, questions=sum(len(ds.questions) for _, ds, _ in runs),
-                    items=sum(len(ds.items) for _, ds, _ in runs), identity=ident,
-                    writes=[p for p in (out, scale_out) if p is not None], state=state)
+                 "makers": makers, "config": config, "out": None, "scale_out": None, "encoders": encoders}
+        plan = Plan(self.verb, opts, systems=names, questions=sum(len(ds.questions) for _, ds, _ in runs),
+                    items=sum(len(ds.items) for _, ds, _ in runs), identity=ident, state=state)
+        if not opts.output.no_write:  # the path each results file claims, before any system ingests
+            state["out"] = plan.claim(Path(opts.output.out) / "vetobench.json", ident)
+            if x.scale:
+                state["scale_out"] = plan.claim(Path(opts.output.out) / "vetobench-scale.json",
+                                                {**ident, "sizes": sizes, "seed": x.scale_seed})
+        return plan
 
     def run(self, plan: Plan) -> Outcome:
         opts, st = plan.opts, plan.state
@@ -219,7 +225,8 @@ class VetoMode(Mode):
 
             x, base = opts.mode(VetoOptions), st["base"]
             write_results(st["scale_out"], VetoScaleResults(
-                config={**st["config"], "sizes": st["sizes"], "seed": x.scale_seed, "identity": st["scale_ident"]},
+                config={**st["config"], "sizes": st["sizes"], "seed": x.scale_seed,
+                        "identity": outcome.plan.claims[st["scale_out"]]},
                 points=tuple(scale.as_json(data["points"]))))
             if opts.output.plot:
                 png = st["scale_out"].with_suffix(".png")
