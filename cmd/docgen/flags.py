@@ -1,7 +1,8 @@
 """The flag reference of docs/flags.md (the ``flags`` block), rendered from the click commands themselves: one
 section per verb and per study, each listing that verb's flags in its own groups (the headings of its ``--help``)
 with type, default and meaning; the subcommands that are not modes (``score``, ``report``, ``data``) and the study
-scripts likewise; then the flat form's mapping onto the verbs. A flag added, removed or changed in the CLI changes
+scripts likewise; then the flat form's mapping onto the verbs. Command lines are plain text, not code spans: the
+docs' examples test runs every code span that is a command, and these are names, not examples. A flag added, removed or changed in the CLI changes
 this text, so the docs test (``tests/docs/test_readme.py``) fails until the page is regenerated.
 """
 
@@ -85,7 +86,7 @@ def verb_section(verb: str) -> str:
 
     cmd = verb_command(verb)
     prog = f"memini-bench {verb}"
-    parts = [f"### `{prog}`\n\n{cmd.help}\n\n`{usage(cmd, prog)}` (`{prog} --help`: the same flags)\n"]
+    parts = [f"### {prog}\n\n{cmd.help}\n\nUsage: {usage(cmd, prog)} ({prog} --help shows the same flags)\n"]
     placed: set[str] = set()
     for topic in cmd.topic_list:
         params = cmd.params_of(topic)
@@ -99,7 +100,7 @@ def command_section(prog: str, cmd: click.Command, level: int = 3) -> str:
     """A subcommand that is not a mode (or a study script): its help's first paragraph, usage and flags; a group's
     subcommands each in turn, one heading level down."""
     summary = " ".join((cmd.help or "").split("\n\n")[0].split())
-    parts = [f"{'#' * level} `{prog}`\n\n{summary}\n\n`{usage(cmd, prog)}`\n", table("Flags", cmd.params)]
+    parts = [f"{'#' * level} {prog}\n\n{summary}\n\nUsage: {usage(cmd, prog)}\n", table("Flags", cmd.params)]
     if isinstance(cmd, click.Group):
         parts += [command_section(f"{prog} {name}", sub, level + 1) for name, sub in cmd.commands.items()]
     return "\n".join(p for p in parts if p)
@@ -110,7 +111,7 @@ def flat_section() -> str:
     from memini_bench.modes.routes import FLAT_ROUTES
 
     lines = "\n".join(f"| `{r.flags}` | `{r.verb}` |" for r in FLAT_ROUTES)
-    return ("### The flat form: `memini-bench [FLAGS]`\n\nThe Go-style form of memini's `cmd/bench` takes every flag "
+    return ("### The flat form: memini-bench [FLAGS]\n\nThe Go-style form of memini's `cmd/bench` takes every flag "
             "above (`memini-bench --help-all` lists them) and runs the verb of the first row whose flags are given:"
             "\n\n| flags given | runs |\n|---|---|\n" + lines + "\n")
 

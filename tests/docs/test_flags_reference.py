@@ -19,7 +19,7 @@ PAGE = ROOT / "docs" / "flags.md"
 
 def _sections(text: str) -> dict[str, str]:
     """Heading text (``memini-bench run``) -> the section's text, for every ``###`` and ``####`` heading."""
-    parts = re.split(r"^#{3,4} `([^`]+)`$", text, flags=re.M)
+    parts = re.split(r"^#{3,4} (memini-bench [^\n]+)$", text, flags=re.M)
     return dict(zip(parts[1::2], parts[2::2], strict=True))
 
 
