@@ -201,8 +201,8 @@ def test_running_out_of_memory_while_parsing_is_not_called_invalid_json(tmp_path
         "size = os.path.getsize(sys.argv[1])\n"
         "resource.setrlimit(resource.RLIMIT_AS, (vm + int(2.5 * size),) * 2)\n"
         "main(['-suite', 'file', '-data', sys.argv[1], '-systems', 'keyword', '-no-write'])\n")
-    done = subprocess.run([sys.executable, "-c", script, str(data), str(small)], cwd=REPO, capture_output=True, text=True,
-                          timeout=120, env={**os.environ, "PYTHONPATH": str(REPO)})
+    done = subprocess.run([sys.executable, "-c", script, str(data), str(small)], cwd=REPO, capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(REPO)})
     assert done.returncode == 2, done.stderr
     last = done.stderr.strip().splitlines()[-1]
     assert "ran out of memory" in last and "not valid JSON" not in last
