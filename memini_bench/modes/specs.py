@@ -61,11 +61,13 @@ class SystemsRunOptions:
                                           "names, or all); default the hybrid, else the first system.",
                                           type=CommaList(allow_empty=True))
 
+
 @dataclass(frozen=True)
 class ListOptions:
     list: str = setting("list", "", "Print every registered system, suite, embedder, executor and metric (plugins "
                         "included), one line each, and exit; -list metrics (or systems, suites, ...) one kind, "
                         "each metric with its formula.", is_flag=False, flag_value="all")
+
 
 @dataclass(frozen=True)
 class SignificanceOptions:
@@ -83,12 +85,14 @@ class SignificanceOptions:
         if len(self.compare) > 2:
             raise BenchError(f"-compare: give one or two per-question files, not {len(self.compare)}")
 
+
 @dataclass(frozen=True)
 class RerankOptions:
     rerank: bool = setting("rerank", False, "Compare pure RRF with memini's recency and temporal re-rankers on the "
                            "same fused candidates (R@1 / R@K / MRR per category).")
     rerank_cats: tuple[str, ...] = setting("rerank-cats", tuple(DEFAULT_CATS.split(",")), "Question categories for "
                                            "-rerank, comma-separated (\"\" = all).", type=CommaList(allow_empty=True))
+
 
 @dataclass(frozen=True)
 class GateOptions:
@@ -104,6 +108,7 @@ class GateOptions:
     def __post_init__(self) -> None:
         if self.vec_gate and self.rerank_gate:
             raise BenchError("-vec-gate and -rerank-gate: give one sweep per run")
+
 
 @dataclass(frozen=True)
 class RerankTierOptions:
@@ -125,6 +130,7 @@ class RerankTierOptions:
     rerank_max_batch_chars: int = setting("rerank-max-batch-chars", 6000, "Cross-encoder: cap the query + "
                                           "documents characters per request, splitting into batches (0 = no cap).",
                                           type=Int(min=0))
+
 
 @dataclass(frozen=True)
 class VetoOptions:
@@ -165,6 +171,7 @@ class VetoOptions:
             raise BenchError("-archive / -veto-runs / -veto-conditions: need -live")
         if self.extract_model and EXTRACT_E2E not in self.veto_conditions:
             raise BenchError(f"-extract-model: only the {EXTRACT_E2E} condition extracts; add it to -veto-conditions")
+
 
 @dataclass(frozen=True)
 class QAOptions:
@@ -210,6 +217,7 @@ class QAOptions:
     estimate: bool = setting("estimate", False, "-qa: print the calls, input tokens, money and time the run would "
                              "take, before any call, then stop.")
 
+
 @dataclass(frozen=True)
 class SweepOptions:
     sweep: str = setting("sweep", "", "Grid over hybrid settings, session-doc or embedder, e.g. 'pool=30,50,80 "
@@ -225,6 +233,7 @@ class SweepOptions:
         if self.select and not self.sweep:
             raise BenchError("-select: picks a -sweep cell; add -sweep")
 
+
 @dataclass(frozen=True)
 class MultihopOptions:
     multihop: bool = setting("multihop", False, "Multi-hop retrieval ceiling (memini's): full-gold coverage and mean "
@@ -234,6 +243,7 @@ class MultihopOptions:
                                      "(LoCoMo: 1 = multi-hop).")
     multihop_min_gold: int = setting("multihop-min-gold", 2, "Least gold ids a -multihop / -entity-bridge question "
                                      "has.", type=Int(min=1))
+
 
 @dataclass(frozen=True)
 class EntityBridgeOptions:
