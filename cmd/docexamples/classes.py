@@ -78,7 +78,7 @@ RULES: list[tuple[str, Callable[[Example], bool]]] = [
      or re.fullmatch(r"[\w-]+", _flag(ex, "data") or "/") is not None),
     ("absent", lambda ex: "longmemeval_s_cleaned.json" in ex.argv or _mentions(ex, r"prices\.toml")),
     ("long", lambda ex: ex.program[1] in ("cmd/speed.py", "cmd/ray_estimate.py", "cmd/scale.py",
-                                          "cmd/report_scale.py")),
+                                          "cmd/report_scale.py", "cmd/import_time.py")),
     ("slow", lambda ex: (_mentions(ex, r"\.\./shared/data/(locomo|longmemeval)") and _minilm(ex))
      or _mentions(ex, r"-suite vetobench") or ex.program[0] == "module"
      or ex.program[:2] == ("make", "report")),

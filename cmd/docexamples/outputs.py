@@ -36,11 +36,12 @@ def _run_destinations(args: tuple[str, ...]) -> list[tuple[str, str]]:
     """A ``memini-bench`` run (the flat form, or a verb: ``run``, ``study rerank``...): parsed as
     ``memini_bench.cli.main`` parses it, checked as ``dispatch`` checks it before any work, and every file or
     folder it may write."""
-    from memini_bench.cli import VERBS, command, repeated_flag
+    from memini_bench.cli import command, repeated_flag
     from memini_bench.embed.cache import default_cache_dir
     from memini_bench.errors import BenchError
-    from memini_bench.modes import check_given, mode_for, selected_mode
+    from memini_bench.modes import VERBS, check_given, selected_mode
     from memini_bench.modes.options import RunOptions
+    from memini_bench.modes.specs import spec_for
 
     verb, cmd, rest = "", command, args
     if args[:1] == ("study",) and (len(args) == 1 or args[1].startswith("-")):
@@ -58,12 +59,12 @@ def _run_destinations(args: tuple[str, ...]) -> list[tuple[str, str]]:
         return []
     values.pop("topics", None)
     try:
-        opts = RunOptions.build({**values, **(mode_for(verb).implied if verb else {})}, given)
-        mod = mode_for(verb).module if verb else selected_mode(opts)
-        check_given(mod, opts)
+        opts = RunOptions.build({**values, **(spec_for(verb).implied if verb else {})}, given)
+        spec = spec_for(verb) if verb else selected_mode(opts)
+        check_given(spec, opts)
     except BenchError as exc:
         raise ExampleError(f"memini-bench: {exc}") from None
-    if mod.NAME in ("listing", "-list") or mod.__name__.endswith(".listing"):
+    if spec.verb == "list":
         return []
     out: list[tuple[str, str]] = []
     if not opts.output.no_write:

@@ -1,5 +1,6 @@
 """The generated blocks of README.md and every ``docs/*.md`` page: every number table from the committed
-``results/`` files (never typed by hand, see ``docgen.blocks``) and the flag reference from the CLI itself.
+``results/`` files (never typed by hand, see ``docgen.blocks``) and the flag reference from the CLI itself
+(``docgen.flags``: one section per verb).
 
 A block is the text between ``<!-- NAME:begin -->`` and ``<!-- NAME:end -->``; it may sit in any page, and each
 page's blocks are rewritten wherever their markers are. ``python cmd/results_table.py`` rewrites them all;
@@ -41,10 +42,10 @@ def blocks() -> dict[str, Callable[[Path], str]]:
 
 def renderers() -> dict[str, Callable[[Path], str]]:
     """Every block a page may hold: the results blocks and ``flags`` (which reads the CLI, not results/)."""
-    from docgen import datasets, manifest, reference
+    from docgen import datasets, flags, manifest, reference
     from docgen.docs_studies import block as study_rows
 
-    return {**blocks(), "flags": lambda _results: flags_table(), "study-rows": study_rows,
+    return {**blocks(), "flags": lambda _results: flags.reference(), "study-rows": study_rows,
             "reference-held": reference.held, "reference-full": reference.full, "reference-depth": reference.depth,
             "claimants": reference.claimants, "embedders": reference.embedders,
             "reference-selection": reference.selection,
@@ -57,28 +58,6 @@ def studies_sections(results_dir: Path) -> str:
 
     text = sections(results_dir)
     return text if text.strip() else "_(no study results are committed yet: `make results` writes them)_\n"
-
-
-def flags_table() -> str:
-    """Every CLI flag with its default and help, read from the click command, one table per ``--help`` topic
-    (the same topics and order as ``memini-bench help TOPIC``)."""
-    from memini_bench.cli import command
-
-    out = []
-    for topic in command.topic_list:
-        lines = []
-        for param in command.params_of(topic):
-            names = [o for o in param.opts if o.startswith("--")]
-            if not names:
-                continue
-            empty = param.default in ("", None) or (isinstance(param.default, list | tuple) and not param.default)
-            default = "" if getattr(param, "is_flag", False) or empty else f"`{param.default}`"
-            text = (param.help or "").replace("|", "\\|")
-            lines.append(f"| `-{names[0][2:]}` | {default} | {text} |")
-        if lines:
-            out.append(f"### {topic.title}\n\n`memini-bench help {topic.name}`\n\n| flag | default | meaning |\n"
-                       "|---|---|---|\n" + "\n".join(lines) + "\n")
-    return "\n".join(out)
 
 
 def updated(text: str, block: tuple[str, str], body: str) -> str:

@@ -42,7 +42,7 @@ def evaluate(systems: SystemEntry | Sequence[SystemEntry] | None = None, *, suit
         entries = None
     opts = _options(values, given)
     mode = RunMode() if entries is None else RunMode(_maker(entries))
-    check_given(mode.module, opts)
+    check_given(mode.spec, opts)
     progress.set_quiet(opts.guard.quiet)
     outcome = mode.run(mode.plan(opts))
     return _report(outcome)
@@ -63,10 +63,11 @@ def _options(values: dict, given: frozenset[str]):
     closest one named."""
     import difflib
 
-    from memini_bench.modes import run_systems, used_fields
+    from memini_bench.modes import used_fields
     from memini_bench.modes.options import RunOptions
+    from memini_bench.modes.specs import spec_for
 
-    known = used_fields(run_systems) | {"no_write"}
+    known = used_fields(spec_for("run")) | {"no_write"}
     for name in sorted(set(values) & WRITERS):
         raise BenchError(f"evaluate(): {name} writes files, and evaluate writes none; use Report.save(path) for the "
                          f"results file, or memini-bench run -{name.replace('_', '-')}")

@@ -6,10 +6,15 @@
 Every flag works Go-style (``-suite locomo``, as memini's cmd/bench) and GNU-style (``--suite locomo``). Bad
 input ends as one line on stderr naming the input and the fix, with exit code 2 and no results file written; a
 mistyped flag names the closest valid one (``cli.typos``).
+
+The flat form's command (every flag) is built on first use (``flat_command``; ``command`` names it): a verb builds
+only its own flags from its mode's spec (``cli.verbs``), and no mode's module is imported before its verb runs, so
+``import memini_bench.cli`` loads no numpy and no mode.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import sys
 
@@ -20,37 +25,47 @@ from memini_bench import __version__
 from memini_bench.cli.help import FlatCommand, show_all, topics
 from memini_bench.core.console import fail_usage, run_command
 from memini_bench.core.settings import HELP_SETTINGS, click_options
-from memini_bench.modes import VERBS, dispatch, modes
-from memini_bench.modes.options import RunOptions
+from memini_bench.modes import VERBS, dispatch
 from memini_bench.results.provenance import set_command
 
 
-def _options() -> list:
-    """Every flag: the core and concern options, then each mode's own (``settings.click_options``)."""
-    from memini_bench.modes import mode_option_classes
-
-    return [opt for cls in RunOptions.concern_classes() + mode_option_classes() for opt in click_options(cls)]
-
-
-@click.command(cls=FlatCommand, context_settings=HELP_SETTINGS)
+@click.command("command", cls=FlatCommand, context_settings=HELP_SETTINGS)
 @click.version_option(__version__, "-version", "--version")
 @click.option("--help-all", is_flag=True, expose_value=False, is_eager=True, callback=show_all,
               help="Every flag, grouped by topic.")
 @click.option("-plan", "--plan", "plan_only", is_flag=True, help="Print what would run and where it would write; "
               "run nothing.")
-def command(plan_only: bool = False, **values: object) -> None:
+def _flat(plan_only: bool = False, **values: object) -> None:
     """memini-bench: measure whether agent-memory systems recall the gold memories.
 
     Every flag works Go-style (-suite locomo, as memini's cmd/bench) and GNU-style (--suite locomo)."""
+    from memini_bench.modes.options import RunOptions
+
     ctx = click.get_current_context()
     given = frozenset(name for name in values
                       if ctx.get_parameter_source(name) not in (ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP))
     sys.exit(dispatch(RunOptions.build(values, given), plan_only=plan_only))
 
 
-for _opt in _options():
-    command = _opt(command)
-command.topic_list = topics(RunOptions.concern_classes(), modes())
+@functools.cache
+def flat_command() -> FlatCommand:
+    """The flat form's command with every flag: the core and concern options, then each mode's own
+    (``settings.click_options``), grouped by topic; built once, on first use."""
+    from memini_bench.modes import mode_option_classes
+    from memini_bench.modes.options import RunOptions
+    from memini_bench.modes.specs import SPECS
+
+    for cls in RunOptions.concern_classes() + mode_option_classes():
+        for option in click_options(cls):
+            option(_flat)
+    _flat.topic_list = topics(RunOptions.concern_classes(), SPECS)
+    return _flat
+
+
+def __getattr__(name: str):
+    if name == "command":  # the flat form's command, built on first use
+        return flat_command()
+    raise AttributeError(f"module 'memini_bench.cli' has no attribute {name!r}")
 
 
 @click.command(context_settings=HELP_SETTINGS)
@@ -68,6 +83,7 @@ def help_command(topic: str | None) -> None:
         cmd = _command_of(topic)
         click.echo(cmd.get_help(click.Context(cmd, info_name=f"memini-bench {topic}", **width)))
         return
+    command = flat_command()
     ctx = click.Context(command, info_name="memini-bench", **width)
     click.echo(command.get_help(ctx) if topic is None else command.topic_help(ctx, topic), nl=topic is None)
 
@@ -129,13 +145,10 @@ def flag_verbs() -> dict[str, str]:
     """Each mode's own flag (no dash) -> its verb (``sweep`` for ``sweep``), for the message of a flag given to
     another verb."""
     from memini_bench.core.settings import flag_fields
-    from memini_bench.modes import all_verbs, mode_for
+    from memini_bench.modes.specs import SPECS
 
-    out: dict[str, str] = {}
-    for verb in all_verbs():
-        options = mode_for(verb).module.OPTIONS
-        out.update({f.metadata["flag"]: verb for f in flag_fields(options)} if options is not None else {})
-    return out
+    return {f.metadata["flag"]: spec.verb for spec in SPECS if spec.options is not None
+            for f in flag_fields(spec.options)}
 
 
 def _twice(cmd: click.Command, args: list[str]) -> str | None:
@@ -182,4 +195,4 @@ def main(argv: list[str] | None = None) -> None:
     elif first in VERBS:
         run_checked(_command_of(first), rest, f"memini-bench {first}")
     else:
-        run_checked(command, args, "memini-bench")
+        run_checked(flat_command(), args, "memini-bench")

@@ -3,8 +3,8 @@ verb's ``--help`` shows only its own flags, grouped under headings, with example
 of the flat form and ``memini-bench help TOPIC`` one topic.
 
 Every flag belongs to a *topic*: its setting's ``group`` (``core.settings.group_of``: the field's own, else its
-options class's ``GROUP``), or, for a mode's own flags, the mode's topic (its module name with ``-`` for ``_``:
-``sweep``, ``rerank-tier``; ``run_systems`` is ``run``). A verb's help prints its everyday topics in full
+options class's ``GROUP``), or, for a mode's own flags, the mode's topic (``modes.specs.ModeSpec.topic``: ``sweep``,
+``rerank-tier``, ``run``). A verb's help prints its everyday topics in full
 (``FULL`` and the verb's own), one line per other topic (its title, its flags' names and how to see them).
 """
 
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable
-from types import ModuleType
 
 import click
 
@@ -38,17 +37,6 @@ EXAMPLES = (
 )
 
 
-def mode_topic(mod: ModuleType) -> str:
-    """A mode's help topic: its module name, ``-`` for ``_`` (``run_systems`` is ``run``)."""
-    name = mod.__name__.rsplit(".", 1)[-1]
-    return "run" if name == "run_systems" else name.replace("_", "-")
-
-
-def mode_summary(mod: ModuleType) -> str:
-    """A mode's one-line ``SUMMARY`` (declared in its module)."""
-    return str(getattr(mod, "SUMMARY", "") or mod.NAME)
-
-
 @dataclasses.dataclass(frozen=True)
 class Topic:
     name: str
@@ -56,18 +44,16 @@ class Topic:
     params: tuple[str, ...]  # click parameter names, in declaration order
 
 
-def topics(concerns: Iterable[type], mode_modules: Iterable[ModuleType]) -> list[Topic]:
-    """Every topic with its flags: the concerns' (by group) then each mode's own."""
+def topics(concerns: Iterable[type], mode_specs: Iterable) -> list[Topic]:
+    """Every topic with its flags: the concerns' (by group) then each mode's own (``modes.specs.ModeSpec``)."""
     by_group: dict[str, list[str]] = {name: [] for name in CONCERN_TOPICS}
     for cls in concerns:
         for f in flag_fields(cls):
             by_group.setdefault(group_of(cls, f), []).append(f.name)
     out = [Topic(name, CONCERN_TOPICS.get(name, name), tuple(params)) for name, params in by_group.items() if params]
-    for mod in mode_modules:
-        if mod.OPTIONS is None:
-            continue
-        name = mode_topic(mod)
-        out.append(Topic(name, mode_summary(mod), tuple(f.name for f in flag_fields(mod.OPTIONS))))
+    for spec in mode_specs:
+        if spec.options is not None:
+            out.append(Topic(spec.topic, spec.summary, tuple(f.name for f in flag_fields(spec.options))))
     return out
 
 

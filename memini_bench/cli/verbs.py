@@ -1,6 +1,7 @@
 """The verbs as click commands, each with only its own flags: those its mode honours (``modes.used_fields``: the
-mode's options and ``USES``), less the ones the verb itself stands for (``Mode.implied``: ``qa`` is ``-qa``).
-Each flag keeps both spellings (``-suite``, ``--suite``); ``--plan`` prints what would run and runs nothing.
+options and ``uses`` of its ``modes.specs.ModeSpec``), less the ones the verb itself stands for (``implied``: ``qa``
+is ``-qa``). Each flag keeps both spellings (``-suite``, ``--suite``); ``--plan`` prints what would run and runs
+nothing. A command is built from the mode's spec alone: the mode's module is imported when the verb runs.
 """
 
 from __future__ import annotations
@@ -10,10 +11,11 @@ import sys
 import click
 from click.core import ParameterSource
 
-from memini_bench.cli.help import GroupedCommand, Topic, mode_topic, show_all, topics
+from memini_bench.cli.help import GroupedCommand, Topic, show_all, topics
 from memini_bench.core.settings import HELP_SETTINGS, click_options, flag_fields
 from memini_bench.modes import STUDIES, dispatch, mode_for, mode_option_classes, used_fields
 from memini_bench.modes.options import RunOptions
+from memini_bench.modes.specs import ModeSpec, spec_for
 
 #: Each verb's help examples.
 EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
@@ -44,9 +46,9 @@ def _version(ctx: click.Context, value: bool) -> None:
         ctx.exit()
 
 
-def verb_params(mode) -> list[click.Parameter]:
-    """The click options of the flags ``mode`` honours, less the ones its verb stands for."""
-    wanted = used_fields(mode.module) - set(mode.implied) - mode.unused
+def verb_params(spec: ModeSpec) -> list[click.Parameter]:
+    """The click options of the flags the mode of ``spec`` honours, less the ones its verb stands for."""
+    wanted = used_fields(spec) - set(spec.implied) - spec.unused
     params = []
     for cls in RunOptions.concern_classes() + mode_option_classes():
         for f, decorate in zip(flag_fields(cls), click_options(cls), strict=True):
@@ -76,16 +78,16 @@ class VerbCommand(GroupedCommand):
         super().format_help(ctx, formatter)
 
 
-def verb_topics(mod, params: list[click.Parameter]) -> list[Topic]:
-    """The verb's help topics: the concerns' (``cli.help.topics``) and one of its own, titled ``Flags of VERB``,
+def verb_topics(spec: ModeSpec, params: list[click.Parameter]) -> list[Topic]:
+    """The verb's help topics: the concerns' (``cli.help.topics``) and one of its own, titled ``Flags of NAME``,
     that also holds the flags it reads from another mode's options (``run`` reads ``-reference``)."""
-    listed = topics(RunOptions.concern_classes(), [mod])
-    own = mode_topic(mod)
+    listed = topics(RunOptions.concern_classes(), [spec])
+    own = spec.topic
     placed = {name for t in listed for name in t.params}
     strays = tuple(p.name for p in params if isinstance(p, click.Option) and p.name not in placed
                    and p.name not in ("plan", "help_all"))
     mine = next((t for t in listed if t.name == own), Topic(own, "", ()))
-    mine = Topic(own, f"Flags of {mod.NAME}", mine.params + strays)
+    mine = Topic(own, f"Flags of {spec.name}", mine.params + strays)
     return [t for t in listed if t.name != own] + [mine]
 
 
@@ -102,15 +104,15 @@ def run_verb(verb: str, mode, values: dict) -> None:
 
     plan_only = bool(values.pop("plan", False))
     given = given_names(values)
-    opts = RunOptions.build({**values, **mode.implied}, given)
+    opts = RunOptions.build({**values, **mode.spec.implied}, given)
     check_verb(verb, opts)
     sys.exit(dispatch(opts, verb, plan_only=plan_only, mode=mode))
 
 
 def verb_command(verb: str) -> click.Command:
-    """``memini-bench VERB``: the verb's own flags (``verb_params``), grouped help, ``--plan``."""
-    mode = mode_for(verb)
-    mod = mode.module
+    """``memini-bench VERB``: the verb's own flags (``verb_params``), grouped help, ``--plan``; the mode itself
+    (``modes.mode_for``) is made when the command runs."""
+    spec = spec_for(verb)
     extra: list[click.Parameter] = []
     if verb == "list":
         extra.append(click.Argument(["topics"], nargs=-1))
@@ -120,17 +122,17 @@ def verb_command(verb: str) -> click.Command:
             from memini_bench.modes.listing import ListMode
 
             run_verb(verb, ListMode(values.pop("topics")), values)
-        run_verb(verb, mode, values)
+        run_verb(verb, mode_for(verb), values)
 
-    summary = str(getattr(mod, "SUMMARY", "") or mod.NAME)
+    summary = spec.summary
     if verb == "list":
         from memini_bench.modes.listing import TOPICS
 
         summary += f" (TOPICS: any of {', '.join(TOPICS)}; none: all)"
-    cmd = VerbCommand(verb, callback=callback, params=[*extra, *verb_params(mode), PLAN, HELP_ALL, VERSION],
-                         help=f"memini-bench {verb}: {summary}.", context_settings=HELP_SETTINGS)
-    cmd.topic_list = verb_topics(mod, cmd.params)
-    own = mode_topic(mod)
+    cmd = VerbCommand(verb, callback=callback, params=[*extra, *verb_params(spec), PLAN, HELP_ALL, VERSION],
+                      help=f"memini-bench {verb}: {summary}.", context_settings=HELP_SETTINGS)
+    cmd.topic_list = verb_topics(spec, cmd.params)
+    own = spec.topic
     cmd.fits = (("core", own, "systems", "outputs"), ("core", own, "systems"), ("core", own), (own,))
     cmd.examples = EXAMPLES.get(verb, ())
     cmd.other = (("--plan", "Print what would run and where it would write; run nothing."),
@@ -151,13 +153,10 @@ def study_names() -> list[str]:
 
 def study_help() -> str:
     """``memini-bench study --help``: every study, one line each."""
-    from memini_bench.modes import STUDIES as modes_of
-
     lines = ["Usage: memini-bench study NAME [FLAGS]   (memini-bench study NAME --help: its flags)", "",
              "  memini's studies:", ""]
-    for name in modes_of:
-        mod = mode_for(f"study {name}").module
-        lines.append(f"    {name:<15} {getattr(mod, 'SUMMARY', '')}")
+    for name in STUDIES:
+        lines.append(f"    {name:<15} {spec_for(f'study {name}').summary}")
     for name, target in SCRIPTS.items():
         lines.append(f"    {name:<15} the {name} study script ({target.split(':')[0]})")
     return "\n".join(lines) + "\n"

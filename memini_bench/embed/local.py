@@ -30,15 +30,13 @@ import numpy as np
 
 from memini_bench.core.registry import missing_extra
 from memini_bench.embed.locate import TokenLimit, default_max_tokens, locate, pooling_dims, token_limit
+from memini_bench.embed.settings import BACKENDS, DEVICES, PRECISIONS
 from memini_bench.errors import BenchError
 from memini_bench.progress import stage
 
 MINILM_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 MINILM_MAX_TOKENS = 512
 MAX_CHARS = 8000
-DEVICES = ("auto", "cpu", "cuda")
-PRECISIONS = ("fp32", "bf16")
-BACKENDS = ("torch", "openvino")
 
 
 def minilm_location() -> str:

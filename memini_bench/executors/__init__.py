@@ -18,17 +18,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from memini_bench.core.registry import EXECUTORS
 from memini_bench.core.settings import Int, setting
-from memini_bench.embed.encoder import TextEncoder
-from memini_bench.embed.factory import EmbedSettings, build_encoder
 from memini_bench.errors import BenchError
 
-ChunkMap = Callable[[Sequence[Sequence[str]]], Iterator[np.ndarray]]
+if TYPE_CHECKING:  # at run time only run_encoder needs the embedders: the flags (ExecutorOptions) stay light
+    import numpy as np
+
+    from memini_bench.embed.encoder import TextEncoder
+    from memini_bench.embed.settings import EmbedSettings
+
+ChunkMap = Callable[[Sequence[Sequence[str]]], Iterator["np.ndarray"]]
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,8 @@ def describe(options: ExecutorOptions | None = None) -> dict[str, object]:
 
 def run_encoder(embed: EmbedSettings, executor: ExecutorOptions | None = None) -> TextEncoder:
     """The run's ``TextEncoder`` (``embed.factory.build_encoder``) with the executor's ``chunk_map`` attached."""
+    from memini_bench.embed.factory import build_encoder
+
     encoder = build_encoder(embed)
     if executor is not None and executor != ExecutorOptions():
         encoder.chunk_map = executor_for(executor).chunk_map(embed, encoder.embedder)

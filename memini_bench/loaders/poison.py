@@ -10,7 +10,7 @@ can collapse them. The questions are unchanged; the data set is renamed ``<name>
 data set itself. Debris items take the suite's defaults otherwise (semantic tier, no time), as memini's do.
 
 Applied after the holdout split and ``-limit`` (debris goes to the groups being scored). ``poison_setting`` is the
-flag (a field of ``modes.common.SystemsRunOptions``); ``load_prepared`` (modes/common.py) applies it.
+flag (a field of ``modes.specs.SystemsRunOptions``); ``load_prepared`` (modes/common.py) applies it.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ MAX_PER_GROUP = 100_000
 
 
 def poison_setting():
-    """The ``-poison N`` flag, as a field of the normal run's options (``modes.common.SystemsRunOptions``)."""
+    """The ``-poison N`` flag, as a field of the normal run's options (``modes.specs.SystemsRunOptions``)."""
     return setting("poison", 0, "Add N low-signal debris items per question group (memini's bench/poison.go: one "
                    "shared filler text, ids debris/<group>/<i>); the data set becomes <name>-poisoned.",
                    type=Int(min=0, max=MAX_PER_GROUP))

@@ -1,38 +1,25 @@
 """Run modes, one verb each: the normal run (``run``, ``run_systems``) and the other comparisons, one module each,
 named after what it does.
 
-A mode module exposes ``NAME`` (as the errors call it), ``SUMMARY`` (one line), ``OPTIONS`` (its frozen options
-dataclass, whose fields are its flags, or None), ``USES`` (what else it reads: option classes, all of whose flags it
-honours, and field names of single flags) and its mode class (``modes.base.Mode``: plan, run, render, write).
-``VERBS`` and ``STUDIES`` name each mode class by its verb (``memini-bench run``, ``memini-bench study rerank``);
-``dispatch`` runs one by name. The flat, Go-style form (no verb) picks its verb with ``routes.FLAT_ROUTES``, one
-table read top to bottom. Before a mode runs, every flag the user gave is checked against the mode's ``USES`` (and
-the suite's ``Suite.uses`` for loader flags): a flag the mode would ignore is an error naming the mode, never
-silently dropped. Keep module-level imports light: every module is imported to build --help.
+A mode module holds its mode class (``modes.base.Mode``: plan, run, render, write); what the CLI needs of it
+without importing it (its flags, name, summary, what else it reads) is its ``modes.specs.ModeSpec``. ``VERBS`` and
+``STUDIES`` name each mode class by its verb (``memini-bench run``, ``memini-bench study rerank``), imported only
+when that verb runs; ``dispatch`` runs one by name. The flat, Go-style form (no verb) picks its verb with
+``routes.FLAT_ROUTES``, one table read top to bottom. Before a mode runs, every flag the user gave is checked against
+the mode's spec (``ModeSpec.uses``, and the suite's ``Suite.uses`` for loader flags): a flag the mode would ignore is
+an error naming the mode, never silently dropped.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
-from types import ModuleType
+from typing import TYPE_CHECKING
 
 from memini_bench.errors import BenchError
 
-#: Every mode module (their flags make the flat form's flags, in this order in --help-all).
-MODE_MODULES = [
-    "memini_bench.modes.listing",
-    "memini_bench.modes.compare_files",
-    "memini_bench.modes.rerank",
-    "memini_bench.modes.gates",
-    "memini_bench.modes.rerank_tier",
-    "memini_bench.modes.vetobench",
-    "memini_bench.modes.qa",
-    "memini_bench.modes.sweep",
-    "memini_bench.modes.multihop",
-    "memini_bench.modes.entity_bridge",
-    "memini_bench.modes.run_systems",
-]
+if TYPE_CHECKING:  # the package stays light: ``VERBS`` is read before any option class is needed
+    from memini_bench.modes.specs import ModeSpec
+
 #: The verbs that run a mode: each ``module:Class`` (a ``modes.base.Mode``), imported when named.
 VERBS: dict[str, str] = {
     "run": "memini_bench.modes.run_systems:RunMode",
@@ -54,12 +41,10 @@ STUDIES: dict[str, str] = {
 ALWAYS_USED = frozenset({"suite", "data", "quiet", "traceback"})
 
 
-def modes() -> list[ModuleType]:
-    return [importlib.import_module(name) for name in MODE_MODULES]
-
-
 def mode_option_classes() -> list[type]:
-    return [m.OPTIONS for m in modes() if m.OPTIONS is not None]
+    from memini_bench.modes.specs import SPECS
+
+    return [s.options for s in SPECS if s.options is not None]
 
 
 def mode_for(verb: str):
@@ -76,28 +61,24 @@ def all_verbs() -> list[str]:
     return [*VERBS, *(f"study {name}" for name in STUDIES)]
 
 
-def used_fields(mod: ModuleType) -> set[str]:
-    """The field names (= flag python names) the mode honours: its own options and everything in ``USES``."""
-    used = set(ALWAYS_USED)
-    for entry in ((mod.OPTIONS,) if mod.OPTIONS is not None else ()) + tuple(mod.USES):
-        if isinstance(entry, str):
-            used.add(entry)
-        else:
-            used.update(f.name for f in dataclasses.fields(entry))
-    return used
+def used_fields(spec: ModeSpec) -> set[str]:
+    """The field names (= flag python names) the mode honours: ``ALWAYS_USED``, its own options and its ``uses``."""
+    return spec.used_fields(ALWAYS_USED)
 
 
-def check_given(mod: ModuleType, opts) -> None:
+def check_given(spec: ModeSpec, opts) -> None:
     """Refuse a given flag the selected mode, or the selected suite, does not use."""
+    import dataclasses
+
     from memini_bench.core.settings import flag_fields
     from memini_bench.loaders import LoadOptions, suite
 
     owners = {f.name: "-" + f.metadata["flag"] for cls in opts.concern_classes() + mode_option_classes()
               for f in flag_fields(cls)}
-    used = used_fields(mod)
+    used = used_fields(spec)
     for name in sorted(opts.given):
         if name in owners and name not in used:
-            raise BenchError(f"{owners[name]}: not used by {mod.NAME}; drop it (see --help)")
+            raise BenchError(f"{owners[name]}: not used by {spec.name}; drop it (see --help)")
     loader_flags = {f.name for f in dataclasses.fields(LoadOptions)} & set(opts.given) & used
     if loader_flags:
         s = suite(opts.suite)
@@ -105,11 +86,12 @@ def check_given(mod: ModuleType, opts) -> None:
             raise BenchError(f"{owners[name]}: not used by -suite {opts.suite}; drop it")
 
 
-def selected_mode(opts) -> ModuleType:
-    """The module of the mode the flat form runs for ``opts`` (``routes.route``)."""
+def selected_mode(opts) -> ModeSpec:
+    """The spec of the mode the flat form runs for ``opts`` (``routes.route``)."""
     from memini_bench.modes.routes import route
+    from memini_bench.modes.specs import spec_for
 
-    return mode_for(route(opts)).module
+    return spec_for(route(opts))
 
 
 def absolute_outputs(opts):
@@ -141,7 +123,7 @@ def dispatch(opts, verb: str = "", *, plan_only: bool = False, mode=None) -> int
 
     opts = absolute_outputs(opts)
     mode = mode or mode_for(verb or route(opts))
-    check_given(mode.module, opts)
+    check_given(mode.spec, opts)
     progress.set_quiet(opts.guard.quiet)
     try:
         with RunOutputs(), run_guard():

@@ -4,8 +4,8 @@ work), ``render(outcome)`` (the tables on stdout) and ``write(outcome)`` (the re
 in that order, or, under ``--plan``, prints the plan (``Plan.describe``) and stops: no system is called and nothing
 is written.
 
-A mode's flags are its module's ``OPTIONS`` (its own options dataclass) and ``USES`` (the concern classes and single
-fields it also honours); ``modes.VERBS`` names each mode class by its verb.
+A mode's flags, name and summary are its spec (``modes.specs.ModeSpec``: its own options dataclass and what else it
+honours), found by its ``verb``; ``modes.VERBS`` names each mode class by its verb.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any, ClassVar
 
 from memini_bench.modes.options import RunOptions
+from memini_bench.modes.specs import ModeSpec, spec_for
 from memini_bench.results.identity import identity_hash
 
 
@@ -35,10 +35,25 @@ class Plan:
     cached: int | None = None     # of those, already in the embedding cache
     identity: dict | None = None
     writes: list[Path] = field(default_factory=list)
+    claims: dict[Path, dict] = field(default_factory=dict)   # each results path claimed -> the identity it records
     ks: tuple[int, ...] = ()      # the K the mode scores at, when not the -k list (a study's own default)
     notes: list[str] = field(default_factory=list)   # what else a reader of the plan needs (a sweep's cells)
     reads_data: bool = True       # False: a mode that reads no data set (compare reads per-question files)
     state: dict[str, Any] = field(default_factory=dict)
+
+    def claim(self, path: Path, identity: dict, *, suffix: str = ".json", read=None) -> Path:
+        """Claim ``path`` for a results file (or folder) of ``identity`` before any work
+        (``results.identity.claim``: ``path``, or its hashed name when it holds a run of another identity; ``read``
+        finds a folder's identity); the plan then writes it and carries its identity (the first claim's is the
+        plan's ``identity``). Returns the path claimed."""
+        from memini_bench.results.identity import claim, results_identity
+
+        out = claim(path, identity, suffix=suffix, read=read or results_identity)
+        self.claims[out] = identity
+        self.writes.append(out)
+        if self.identity is None:
+            self.identity = identity
+        return out
 
     def describe(self) -> str:
         """The plan as a person reads it (``--plan``)."""
@@ -75,19 +90,15 @@ class Outcome:
 
 
 class Mode:
-    """One verb's mode (see the module docstring). Subclasses set ``verb`` and, when the verb itself stands for a
-    flag of the flat form (``qa`` for ``-qa``), ``implied``: those flag values, set by the verb; ``unused``: the
-    flags every mode takes that this verb does not offer."""
+    """One verb's mode (see the module docstring). Subclasses set ``verb``; the rest of what the CLI knows of the
+    mode is its spec (``modes.specs.SPECS``)."""
 
     verb: ClassVar[str] = ""
-    implied: ClassVar[dict[str, object]] = {}
-    #: Flags every mode honours that this verb has no use for (``list`` reads no data set).
-    unused: ClassVar[frozenset[str]] = frozenset()
 
     @property
-    def module(self) -> ModuleType:
-        """The mode's module: its ``NAME``, ``SUMMARY``, ``OPTIONS`` and ``USES``."""
-        return sys.modules[type(self).__module__]
+    def spec(self) -> ModeSpec:
+        """The mode's spec: its flags, name, summary, and the flag values its verb stands for (``implied``)."""
+        return spec_for(self.verb)
 
     def plan(self, opts: RunOptions) -> Plan:
         raise NotImplementedError

@@ -1,8 +1,9 @@
 """What every mode shares: loading and preparing the data set (``load_prepared``), what a results file records
 (``build_config``), its path (``results_path``) and identity claimed before any work (``plan_results``), the
 identity-checked write (``write_results``), the checks of the destinations before any work (``check_outputs``),
-the paired tests of a run's systems (``significance_of``) and the normal run's own flags (``SystemsRunOptions``:
--significance, -resamples, -seed, -poison, -categories), which -sweep and -compare read in part.
+and the paired tests of a run's systems (``significance_of``) under the normal run's own flags
+(``modes.specs.SystemsRunOptions``: -significance, -resamples, -seed, -poison, -categories), which -sweep and
+-compare read in part.
 """
 
 from __future__ import annotations
@@ -10,21 +11,20 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from memini_bench.core.contract import System, describe
 from memini_bench.core.dataset import Dataset, prepare
 from memini_bench.core.runs import RunResult
-from memini_bench.core.settings import CommaList, Int, setting
 from memini_bench.errors import BenchError
 from memini_bench.executors import describe as describe_executor
 from memini_bench.loaders import load
 from memini_bench.loaders.known_bad import status as known_bad_status
-from memini_bench.loaders.poison import poison, poison_setting
+from memini_bench.loaders.poison import poison
 from memini_bench.loaders.protocols import protocol_of
 from memini_bench.modes.options import RunOptions
+from memini_bench.modes.specs import SystemsRunOptions
 from memini_bench.results.identity import Companion, check_overwrite, claim, identity, stem
 from memini_bench.results.provenance import harness
 from memini_bench.results.schema import ResultsFile
@@ -34,22 +34,6 @@ from memini_bench.results.write import (
 )
 from memini_bench.systems.context import SystemContext
 from memini_bench.systems.lineup import DEFAULT_SYSTEMS
-
-
-@dataclass(frozen=True)
-class SystemsRunOptions:
-    """The normal run's own flags: its paired tests (-significance, -resamples, -seed), -poison, -categories."""
-
-    significance: bool = setting("significance", False, "Also test every system against -reference (default the "
-                                 "hybrid, or the first system) on the same questions: exact McNemar on R@K, paired "
-                                 "bootstrap on MRR and nDCG@K, Holm across the family.")
-    resamples: int = setting("resamples", 10_000, "Bootstrap resamples for -significance and -sweep.",
-                             type=Int(min=100, max=1_000_000))
-    seed: int = setting("seed", 0, "Bootstrap seed for -significance and -sweep.", type=Int(min=0))
-    poison: int = poison_setting()
-    categories: tuple[str, ...] = setting("categories", (), "Per-category tables for these systems (comma-separated "
-                                          "names, or all); default the hybrid, else the first system.",
-                                          type=CommaList(allow_empty=True))
 
 
 def category_systems(opts: RunOptions, names: list[str]) -> list[str] | None:
@@ -153,23 +137,48 @@ def embedding_identity(encoder) -> dict[str, object]:
     return {k: described[k] for k in EMBEDDING_IDENTITY if k in described}
 
 
+def shared_parts(opts: RunOptions, *names: str) -> dict[str, object]:
+    """The parts of a results identity that every mode reads from the options the same way, keyed as the results
+    files record them: ``ks`` (the K list), ``split`` (holdout and limit), ``hybrid`` (every hybrid setting, as
+    ``hybrid_settings``), ``significance`` (the paired tests' settings, nested), ``bootstrap`` (the same, flat),
+    ``leaks`` (the leak rule, only when it is not the default)."""
+    c = opts.mode(SystemsRunOptions)
+    parts = {"ks": lambda: {"ks": list(opts.k)},
+             "split": lambda: {"holdout": opts.core.holdout, "limit": opts.core.limit},
+             "hybrid": lambda: hybrid_settings(opts),
+             "significance": lambda: {"significance": {"resamples": c.resamples, "seed": c.seed}},
+             "bootstrap": lambda: {"resamples": c.resamples, "seed": c.seed},
+             "leaks": lambda: {"leaks": opts.guard.leaks} if opts.guard.leaks != type(opts.guard)().leaks else {}}
+    out: dict[str, object] = {}
+    for name in names:
+        out.update(parts[name]())
+    return out
+
+
+def mode_identity(opts: RunOptions, mode: str, own: Mapping[str, object], *, shared: Sequence[str] = (),
+                  measured: Mapping[str, object] | None = None) -> dict:
+    """The results identity of a mode whose file is not one run of a lineup (a sweep's folder, VetoBench's files,
+    a comparison of files): ``mode``, the mode's ``own`` settings, the ``shared`` parts read as every mode reads
+    them (``shared_parts``) and what only its plan measured (data sha256s, the embedders as built, the systems'
+    ``describe()``, a baseline's ``run_identity``). A run of a lineup has ``run_identity``, on the same parts."""
+    return {"mode": mode, **own, **shared_parts(opts, *shared), **(measured or {})}
+
+
 def run_identity(opts: RunOptions, ds: Dataset, ctx: SystemContext | None, systems: list[System] | None, *,
                  mode: str = "compare", mode_settings: dict | None = None, settings_of_systems: bool = True) -> dict:
     """A results file's identity (``results.identity.identity``) with what only the run knows: the data file's
     sha256, the K list, the embedder as built (model, dimensions, query and document prefixes, max tokens; an
     endpoint's model and dimensions are in its identity), each system's ``describe()`` (taken before the run, when
-    ``settings_of_systems``), the paired tests' settings and the leak rule."""
+    ``settings_of_systems``), the paired tests' settings and the leak rule (``shared_parts``)."""
     names = [s.name for s in systems or []]
-    run: dict[str, object] = {"data_sha256": ds.source_sha256, "ks": list(opts.k)}
+    run: dict[str, object] = {"data_sha256": ds.source_sha256, **shared_parts(opts, "ks")}
     if ctx is not None and ctx.encoder_built:
         run["embedding"] = embedding_identity(ctx.encoder)
     if settings_of_systems and systems:
         run["system_settings"] = [describe(s) for s in systems]
-    c = opts.mode(SystemsRunOptions)
-    if c.significance:
-        run["significance"] = {"resamples": c.resamples, "seed": c.seed}
-    if opts.guard.leaks != type(opts.guard)().leaks:
-        run["leaks"] = opts.guard.leaks
+    if opts.mode(SystemsRunOptions).significance:
+        run.update(shared_parts(opts, "significance"))
+    run.update(shared_parts(opts, "leaks"))
     return {**identity(opts.settings, systems=names, embedder=embedder_name(ctx), mode=mode,
                        mode_settings=mode_settings), "run": run}
 

@@ -13,43 +13,17 @@ per-question files.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from pathlib import Path
 
-from memini_bench.core.settings import CommaList, setting
 from memini_bench.errors import BenchError
 from memini_bench.modes.base import Mode, Outcome, Plan
-from memini_bench.modes.common import SystemsRunOptions, write_results
+from memini_bench.modes.common import mode_identity, shared_parts, write_results
 from memini_bench.modes.options import RunOptions
-from memini_bench.results.identity import claim, safe_name
+from memini_bench.modes.specs import SignificanceOptions, SystemsRunOptions
+from memini_bench.results.identity import safe_name
 from memini_bench.results.provenance import harness, input_sha256
 from memini_bench.results.schema import CompareFilesResults
 from memini_bench.results.write import check_destinations
-
-NAME = "-compare"
-SUMMARY = "paired significance of runs read back from -per-question files"
-
-
-@dataclass(frozen=True)
-class SignificanceOptions:
-    compare: tuple[str, ...] = setting("compare", (), "Paired significance from -per-question files: one file "
-                                       "(its -reference system against the others) or two (system by system).",
-                                       type=CommaList(allow_empty=True, unique=True))
-    reference: str = setting("reference", "", "The system the others are tested against: by -significance "
-                             "(default memini-hybrid when it runs, else the first system) and by -compare with one "
-                             "file (default memini-hybrid).")
-    compare_systems: tuple[str, ...] = setting("compare-systems", (), "-compare with two files: the systems to "
-                                               "pair (default: every system both files hold).",
-                                               type=CommaList(allow_empty=True))
-
-    def __post_init__(self) -> None:
-        if len(self.compare) > 2:
-            raise BenchError(f"-compare: give one or two per-question files, not {len(self.compare)}")
-
-
-OPTIONS = SignificanceOptions
-USES = (SystemsRunOptions, "k", "out", "no_write")
-
 
 
 class CompareMode(Mode):
@@ -66,16 +40,15 @@ class CompareMode(Mode):
         if len(s.compare) == 2 and "reference" in opts.given:
             raise BenchError("-reference: names the baseline within one file; with two files each system is paired "
                              "with itself (use -compare-systems)")
-        out, ident = None, None
+        pairs = (f"{s.reference or 'memini-hybrid'} against each other system of {s.compare[0]}" if len(s.compare) == 1
+                 else f"each system of {s.compare[0]} against itself in {s.compare[1]}")
+        plan = Plan(self.verb, opts, notes=[f"paired tests: {pairs}, K {','.join(map(str, opts.k))}"],
+                    reads_data=False)
         if not opts.output.no_write:
             check_destinations(folders=[("-out", opts.output.out)])
             stem = "-vs-".join(safe_name(Path(p).stem) for p in s.compare)
-            ident = _identity(opts)
-            out = claim(Path(opts.output.out) / f"compare-{stem}.json", ident)
-        pairs = (f"{s.reference or 'memini-hybrid'} against each other system of {s.compare[0]}" if len(s.compare) == 1
-                 else f"each system of {s.compare[0]} against itself in {s.compare[1]}")
-        return Plan(self.verb, opts, identity=ident, writes=[out] if out is not None else [], state={"out": out},
-                    notes=[f"paired tests: {pairs}, K {','.join(map(str, opts.k))}"], reads_data=False)
+            plan.claim(Path(opts.output.out) / f"compare-{stem}.json", compare_identity(opts))
+        return plan
 
     def run(self, plan: Plan) -> Outcome:
         from memini_bench.evaluation.significance import compare_file_systems, compare_files, markdown
@@ -92,22 +65,26 @@ class CompareMode(Mode):
         return Outcome(plan, 0, {"rows": sig.rows, "markdown": markdown(sig, title)})
 
     def write(self, outcome: Outcome) -> None:
-        opts, out = outcome.plan.opts, outcome.plan.state["out"]
-        if out is None:
-            return
-        s, c = opts.mode(SignificanceOptions), opts.mode(SystemsRunOptions)
-        write_results(out, CompareFilesResults(
-            config={"mode": "compare-files", "files": list(s.compare), "ks": list(opts.k),
-                    "reference": s.reference if len(s.compare) == 1 else "", "resamples": c.resamples, "seed": c.seed,
-                    "identity": outcome.plan.identity, **harness()},
-            extra={"results": [dataclasses.asdict(r) for r in outcome.data["rows"]]}))
+        opts = outcome.plan.opts
+        s = opts.mode(SignificanceOptions)
+        for out, ident in outcome.plan.claims.items():
+            write_results(out, CompareFilesResults(
+                config={"mode": "compare-files", "files": list(s.compare),
+                        **shared_parts(opts, "ks"), "reference": _reference(opts), **shared_parts(opts, "bootstrap"),
+                        "identity": ident, **harness()},
+                extra={"results": [dataclasses.asdict(r) for r in outcome.data["rows"]]}))
 
 
-def _identity(opts: RunOptions) -> dict:
-    """What changes the comparison's numbers: each file's sha256 (a FIFO or other special file, read once by the
-    comparison, is named instead), the K list, the reference, the paired systems, the bootstrap's settings."""
-    s, c = opts.mode(SignificanceOptions), opts.mode(SystemsRunOptions)
-    return {"mode": "compare-files",
-            "files": [input_sha256(p) or f"not a regular file: {p}" for p in s.compare],
-            "ks": list(opts.k), "reference": s.reference if len(s.compare) == 1 else "",
-            "systems": list(s.compare_systems), "resamples": c.resamples, "seed": c.seed}
+def _reference(opts: RunOptions) -> str:
+    s = opts.mode(SignificanceOptions)
+    return s.reference if len(s.compare) == 1 else ""
+
+
+def compare_identity(opts: RunOptions) -> dict:
+    """What changes the comparison's numbers (``modes.common.mode_identity``): each file's sha256 (a FIFO or other
+    special file, read once by the comparison, is named instead), the K list, the reference, the paired systems,
+    the bootstrap's settings."""
+    s = opts.mode(SignificanceOptions)
+    return mode_identity(opts, "compare-files", {
+        "files": [input_sha256(p) or f"not a regular file: {p}" for p in s.compare], "reference": _reference(opts),
+        "systems": list(s.compare_systems)}, shared=("ks", "bootstrap"))

@@ -9,46 +9,16 @@ per system and vocabulary) counts the hits its recalls dropped as ``leaked``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-import click
-
-from memini_bench.core.settings import CommaList, Real, setting
-from memini_bench.embed.factory import EmbedSettings
 from memini_bench.evaluation.guarded import guarded_systems
-from memini_bench.evaluation.hits import RunGuardOptions
-from memini_bench.loaders import LoadOptions
 from memini_bench.modes.base import Mode, Outcome, Plan
 from memini_bench.modes.common import build_config, check_outputs, plan_results, write_results
-from memini_bench.modes.multihop import MultihopOptions, prepared, study_k, warm_queries
+from memini_bench.modes.multihop import prepared, study_k, warm_queries
 from memini_bench.modes.options import RunOptions
+from memini_bench.modes.specs import EntityBridgeOptions, MultihopOptions
 from memini_bench.results.schema import study_document
 from memini_bench.studies import bridge
-from memini_bench.systems.config import HybridConfig, pool_size
+from memini_bench.systems.config import pool_size
 from memini_bench.systems.lineup import systems_for
-
-NAME = "-entity-bridge"
-SUMMARY = "memini's entity-bridge diagnostic"
-
-
-@dataclass(frozen=True)
-class EntityBridgeOptions:
-    entity_bridge: bool = setting("entity-bridge", False, "Entity-bridge diagnostic on the -multihop questions: "
-                                  "share of failures an entity link (DF-capped) could bridge, and promoting up to "
-                                  "3 linked pool candidates under the reserve gate.")
-    bridge_df_caps: tuple[float, ...] = setting("bridge-df-caps", bridge.DEFAULT_CAPS, "Document-frequency caps "
-                                                "of -entity-bridge, as shares of the conversation.",
-                                                type=CommaList(Real(min=0, max=1, min_open=True)))
-    bridge_vocab: tuple[str, ...] = setting("bridge-vocab", (bridge.DEFAULT_VOCABULARY,), "Vocabularies of "
-                                            "-entity-bridge: entities (capitalised spans), concepts (memini's "
-                                            "lowercase concept leg: stemmed words and pairs), comma-separated.",
-                                            type=CommaList(click.Choice(list(bridge.VOCABULARIES))))
-
-
-OPTIONS = EntityBridgeOptions
-USES = (LoadOptions, HybridConfig, EmbedSettings, RunGuardOptions, "k", "limit", "holdout", "systems", "system",
-        "out", "name", "no_write", "multihop_category", "multihop_min_gold")
-
 
 
 def _settings(opts: RunOptions, k: int, caps: tuple[float, ...], names: list[str]) -> tuple[dict, tuple[str, ...]]:
@@ -72,7 +42,6 @@ class EntityBridgeMode(Mode):
     prints the tables; ``write`` the results file."""
 
     verb = "study entity-bridge"
-    implied = {"entity_bridge": True}
 
     def plan(self, opts: RunOptions) -> Plan:
         check_outputs(opts)

@@ -33,52 +33,19 @@ from dataclasses import asdict, dataclass
 
 from memini_bench.core.dataset import Question
 from memini_bench.core.runs import gold_rank
-from memini_bench.core.settings import CommaList, Int, Real, setting
-from memini_bench.embed.factory import EmbedSettings, build_encoder
+from memini_bench.embed.factory import build_encoder
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.metrics import percentile
-from memini_bench.loaders import LoadOptions
 from memini_bench.modes.base import Mode, Outcome, Plan
 from memini_bench.modes.common import build_config, check_outputs, load_prepared, plan_results, write_results
 from memini_bench.modes.options import RunOptions
-from memini_bench.modes.rerank_tier import (
-    RerankTierOptions,
-    cross_encoder_configured,
-    ingested_hybrid,
-    reranker_from,
-)
+from memini_bench.modes.rerank_tier import ingested_hybrid, reranker_from
+from memini_bench.modes.specs import GateOptions, RerankTierOptions, cross_encoder_configured
 from memini_bench.rerankers import Candidate, ScoringReranker
 from memini_bench.results.schema import GateResults
-from memini_bench.systems.config import HybridConfig
 from memini_bench.systems.memini import HybridSystem, MeminiBackend
 
 PERCENTILES = (10, 25, 50, 75, 90)
-
-NAME = "the gate sweeps (-vec-gate / -rerank-gate)"
-SUMMARY = "relevance-gate sweeps of the vector leg or the cross-encoder"
-
-
-@dataclass(frozen=True)
-class GateOptions:
-    vec_gate: tuple[float, ...] = setting("vec-gate", (), "Vector-gate sweep over these thresholds (e.g. "
-                                          "0,0.2,0.3,0.4): positive recall vs foreign-group injection.",
-                                          type=CommaList(Real(min=0), sort=True, allow_empty=True))
-    rerank_gate: tuple[float, ...] = setting("rerank-gate", (), "Cross-encoder score-gate sweep over these "
-                                             "thresholds (needs -rerank-url or -rerank-model local:PATH).",
-                                             type=CommaList(Real(), sort=True, allow_empty=True))
-    rerank_gate_pool: int = setting("rerank-gate-pool", 20, "Candidates reranked per question for -rerank-gate.",
-                                    type=Int(min=1, max=1000))
-
-    def __post_init__(self) -> None:
-        if self.vec_gate and self.rerank_gate:
-            raise BenchError("-vec-gate and -rerank-gate: give one sweep per run")
-
-
-OPTIONS = GateOptions
-USES = (LoadOptions, HybridConfig, EmbedSettings, "k", "limit", "holdout", "out", "name", "no_write",
-        "rerank_url", "rerank_model", "rerank_api", "rerank_timeout", "rerank_max_doc_chars",
-        "rerank_max_batch_chars")
-
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,26 +6,11 @@ formula). ``TOPICS`` maps each topic to the function that writes its lines, so a
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
-from memini_bench.core.settings import setting
 from memini_bench.errors import BenchError
 from memini_bench.modes.base import Mode, Outcome, Plan
 from memini_bench.modes.options import RunOptions
-
-NAME = "-list"
-SUMMARY = "every registered system, suite, embedder, executor and metric"
-
-
-@dataclass(frozen=True)
-class ListOptions:
-    list: str = setting("list", "", "Print every registered system, suite, embedder, executor and metric (plugins "
-                        "included), one line each, and exit; -list metrics (or systems, suites, ...) one kind, "
-                        "each metric with its formula.", is_flag=False, flag_value="all")
-
-
-OPTIONS = ListOptions
-USES: tuple = ()
+from memini_bench.modes.specs import ListOptions
 
 
 def _registry_lines(name: str) -> Callable[[], list[str]]:
@@ -82,8 +67,6 @@ def listing(topics: Sequence[str] = ()) -> str:
 
 class ListMode(Mode):
     verb = "list"
-    implied = {"list": "all"}
-    unused = frozenset({"suite", "data"})
 
     def __init__(self, topics: Sequence[str] = ()) -> None:
         self.topics = tuple(topics)

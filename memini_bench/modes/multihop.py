@@ -13,44 +13,21 @@ result's ``leaked``.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 
-from memini_bench.core.settings import Int, setting
-from memini_bench.embed.factory import EmbedSettings
 from memini_bench.evaluation.guarded import guarded_systems
-from memini_bench.evaluation.hits import RunGuardOptions
-from memini_bench.loaders import LoadOptions
 from memini_bench.modes.base import Mode, Outcome, Plan
 from memini_bench.modes.common import build_config, check_outputs, load_prepared, log, plan_results, write_results
 from memini_bench.modes.options import RunOptions
+from memini_bench.modes.specs import MultihopOptions
 from memini_bench.results.schema import study_document
 from memini_bench.results.write import write_jsonl
 from memini_bench.studies import multihop
-from memini_bench.systems.config import HybridConfig
 from memini_bench.systems.context import SystemContext
 from memini_bench.systems.lineup import systems_for
 
-NAME = "-multihop"
-SUMMARY = "memini's multi-hop retrieval ceiling"
 DEFAULT_K = 10
-
-
-@dataclass(frozen=True)
-class MultihopOptions:
-    multihop: bool = setting("multihop", False, "Multi-hop retrieval ceiling (memini's): full-gold coverage and mean "
-                             "gold recall at k 10 for one recall, + a second recall on query + top-1 content, + "
-                             "the oracle second hop (a found gold's content).")
-    multihop_category: str = setting("multihop-category", "1", "Question category of -multihop and -entity-bridge "
-                                     "(LoCoMo: 1 = multi-hop).")
-    multihop_min_gold: int = setting("multihop-min-gold", 2, "Least gold ids a -multihop / -entity-bridge question "
-                                     "has.", type=Int(min=1))
-
-
-OPTIONS = MultihopOptions
-USES = (LoadOptions, HybridConfig, EmbedSettings, RunGuardOptions, "k", "limit", "holdout", "systems", "system",
-        "out", "name", "per_question", "no_write")
-
 
 
 def study_k(opts: RunOptions) -> int:
@@ -81,7 +58,6 @@ class MultihopMode(Mode):
     regimes; ``write`` the results file (and -per-question)."""
 
     verb = "study multihop"
-    implied = {"multihop": True}
 
     def plan(self, opts: RunOptions) -> Plan:
         check_outputs(opts)

@@ -18,21 +18,23 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from memini_bench.core import settings
 from memini_bench.core.options import CoreOptions
-from memini_bench.embed.encoder import TextEncoder
-from memini_bench.embed.factory import EmbedSettings
+from memini_bench.embed.settings import EmbedSettings
 from memini_bench.evaluation.hits import RunGuardOptions
 from memini_bench.executors import ExecutorOptions
 from memini_bench.loaders import LoadOptions
-from memini_bench.results.identity import RunSettings
-from memini_bench.results.write import OutputOptions
+from memini_bench.results.options import OutputOptions
 from memini_bench.systems.config import HybridConfig
-from memini_bench.systems.context import SystemContext
 from memini_bench.systems.lineup import LineupOptions, context_for
 from memini_bench.systems.reference_settings import ReferenceSettings
+
+if TYPE_CHECKING:  # the options stay light: building the CLI's flags imports no embedder and no results code
+    from memini_bench.embed.encoder import TextEncoder
+    from memini_bench.results.identity import RunSettings
+    from memini_bench.systems.context import SystemContext
 
 T = TypeVar("T")
 CONCERNS = (CoreOptions, LineupOptions, LoadOptions, HybridConfig, EmbedSettings, OutputOptions, ExecutorOptions,
@@ -90,6 +92,8 @@ class RunOptions:
     @property
     def settings(self) -> RunSettings:
         """What a results file's identity and name are made of (``results.identity``)."""
+        from memini_bench.results.identity import RunSettings
+
         return RunSettings(self.core, self.hybrid, self.load, self.embed, self.output.name, self.reference)
 
     # Shorthands for the core flags every mode reads.

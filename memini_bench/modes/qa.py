@@ -33,18 +33,14 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from memini_bench.clients.providers import Client, chat_from_env, judge_from_env
 from memini_bench.core.contract import Hit, System
 from memini_bench.core.dataset import Dataset
-from memini_bench.core.settings import CommaList, Int, Real, setting
-from memini_bench.embed.factory import EmbedSettings
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.guarded import guarded_systems
 from memini_bench.evaluation.hits import RunGuardOptions
-from memini_bench.loaders import LoadOptions
 from memini_bench.modes.base import Mode, Outcome, Plan
 from memini_bench.modes.common import (
     build_config,
@@ -58,6 +54,7 @@ from memini_bench.modes.common import (
     write_results,
 )
 from memini_bench.modes.options import RunOptions
+from memini_bench.modes.specs import QA_DEFAULT_K, QAOptions
 from memini_bench.qa import (
     categories,
     estimate,
@@ -78,65 +75,11 @@ from memini_bench.qa.prompt_sets import prompt_set
 from memini_bench.results.identity import Companion, safe_name
 from memini_bench.results.schema import study_document
 from memini_bench.results.write import check_destinations, write_jsonl
-from memini_bench.systems.config import HybridConfig
 from memini_bench.systems.lineup import build_systems, wanted_names
 
-NAME = "-qa"
-SUMMARY = "end-to-end QA accuracy with an LLM reader and judge"
 QA_SYSTEMS = ("memini-hybrid",)
-DEFAULT_K = (10,)
+
 BACKOFF_S = 0.5
-
-
-@dataclass(frozen=True)
-class QAOptions:
-    qa: bool = setting("qa", False, "End-to-end QA (memini's cmd/qa): recall, a reader LLM (MEMINI_LLM_*) answers "
-                       "from the memories, a judge LLM (MEMINI_JUDGE_*, default the reader's) grades; per-category "
-                       "accuracy, tokens, McNemar between arms; resumable.")
-    qa_k: tuple[int, ...] = setting("qa-k", DEFAULT_K, "-qa: memories given to the reader, comma-separated; each "
-                                    "value times each system is one arm (memini's 10).",
-                                    type=CommaList(Int(min=1, max=100), sort=True))
-    concurrency: int = setting("concurrency", 6, "-qa: questions answered and graded at once (memini's 6 workers).",
-                               type=Int(min=1, max=64))
-    qa_retries: int = setting("qa-retries", 3, "-qa: retries of a failed LLM call (then left for a resumed run).",
-                              type=Int(min=0, max=10))
-    qa_timeout: float = setting("qa-timeout", 120.0, "-qa: seconds per reader or judge call (one try; then "
-                                "-qa-retries).",
-                                type=Real(min=0, min_open=True))
-    qa_checkpoint: str = setting("qa-checkpoint", "", "-qa: resume checkpoint (default <out>/<stem>.ckpt.jsonl).")
-    qa_archive: str = setting("qa-archive", "", "-qa: every prompt, reply and verdict (default "
-                              "<out>/<stem>.archive.jsonl).")
-    qa_categories: tuple[str, ...] = setting("qa-categories", (), "-qa: grade only these question categories "
-                                             "(comma-separated; e.g. 1,2,3,4 on LoCoMo).",
-                                             type=CommaList(allow_empty=True))
-    qa_exclude: tuple[str, ...] = setting("qa-exclude", (), "-qa: leave these categories out (e.g. 5, LoCoMo's "
-                                          "adversarial); stated.",
-                                          type=CommaList(allow_empty=True))
-    qa_runs: int = setting("qa-runs", 1, "-qa: independent reader and judge passes; mean, std and 95% "
-                           "interval.", type=Int(min=1, max=50))
-    qa_judges: tuple[str, ...] = setting("qa-judges", (), "-qa: two or more judge models on the judge's endpoint "
-                                         "(the first grades accuracy); percent agreement, Cohen's kappa, confusion.",
-                                         type=CommaList(allow_empty=True))
-    qa_labels: str = setting("qa-labels", "", "-qa: human verdicts, JSONL of {arm, id, correct[, run]}.")
-    qa_prompts: str = setting("qa-prompts", "", "-qa: judge prompts: memini (ours, default), longmemeval:PATH (from "
-                              "your checkout of LongMemEval) or locomo:PATH.")
-    qa_judged_k: int = setting("qa-judged-k", 0, "-qa: judged recall@K / precision@K by an LLM relevance judge for "
-                               "systems whose hits carry no data-set id (0: off).", type=Int(min=0, max=100))
-    prices: str = setting("prices", "", "-qa: price table, TOML [models.\"NAME\"] input_per_million / "
-                          "output_per_million dollars (default $MEMINI_PRICES).")
-    qa_hypotheses: str = setting("qa-hypotheses", "", "-qa: also grade answers made elsewhere (JSONL of {question_id, "
-                                 "hypothesis}) as the arm answers:<stem>; without -systems nothing is recalled.")
-    qa_full_context: int = setting("qa-full-context", 0, "-qa: also the full-context arm: the group's whole history, "
-                                   "the oldest cut to this many tokens (stated). 0: off.",
-                                   type=Int(min=0, max=10_000_000))
-    estimate: bool = setting("estimate", False, "-qa: print the calls, input tokens, money and time the run would "
-                             "take, before any call, then stop.")
-
-
-OPTIONS = QAOptions
-USES = (LoadOptions, HybridConfig, EmbedSettings, RunGuardOptions, "limit", "holdout", "systems", "system", "rewrite",
-        "out", "name", "no_write")
-
 
 
 def recall_all(systems: Sequence[System], ds: Dataset, depth: int, guard: RunGuardOptions | None = None,
@@ -177,7 +120,7 @@ def _name_tokens(x: QAOptions, names: list[str], reader: Client, judge: Client) 
     tokens = []
     if names and names != list(QA_SYSTEMS):
         tokens.append("sys-" + "+".join(n.removeprefix("memini-") for n in names))
-    if x.qa_k != DEFAULT_K:
+    if x.qa_k != QA_DEFAULT_K:
         tokens.append("qak" + "+".join(map(str, x.qa_k)))
     tokens.append("m-" + safe_name(reader.model))
     if judge.model != reader.model:
@@ -390,7 +333,6 @@ class QAMode(Mode):
     file and the archive."""
 
     verb = "qa"
-    implied = {"qa": True}
 
     def plan(self, opts: RunOptions) -> Plan:
         st = _checked_inputs(opts)

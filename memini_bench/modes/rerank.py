@@ -14,45 +14,23 @@ with the extended extractor; per-question anchors and ranks with ``-per-question
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from memini_bench.core.settings import CommaList, setting
-from memini_bench.embed.factory import EmbedSettings, build_encoder
+from memini_bench.embed.factory import build_encoder
 from memini_bench.errors import BenchError
-from memini_bench.loaders import LoadOptions
 from memini_bench.modes import ranking as _ranking
 from memini_bench.modes.base import Mode, Outcome, Plan
 from memini_bench.modes.common import build_config, check_outputs, load_prepared, log, plan_results, write_results
 from memini_bench.modes.options import RunOptions
+from memini_bench.modes.specs import RerankOptions
 from memini_bench.results.schema import RankingResults
 from memini_bench.results.write import write_jsonl
 from memini_bench.retrieval.fusion import fuse_rrf
 from memini_bench.retrieval.recency import FALLBACK_TIME, STRATEGIES, Strategy, rank
 from memini_bench.retrieval.temporal import extractor
 from memini_bench.systems.memini import MeminiBackend
-
-DEFAULT_CATS = "knowledge-update,temporal-reasoning"
-
-NAME = "-rerank"
-SUMMARY = "memini's recency and temporal re-rank table"
-
-
-@dataclass(frozen=True)
-class RerankOptions:
-    rerank: bool = setting("rerank", False, "Compare pure RRF with memini's recency and temporal re-rankers on the "
-                           "same fused candidates (R@1 / R@K / MRR per category).")
-    rerank_cats: tuple[str, ...] = setting("rerank-cats", tuple(DEFAULT_CATS.split(",")), "Question categories for "
-                                           "-rerank, comma-separated (\"\" = all).", type=CommaList(allow_empty=True))
-
-
-OPTIONS = RerankOptions
-# Reads the hybrid's pool and temporal-extractor settings and the keyword backend; its fusion is RRF by definition.
-USES = (LoadOptions, EmbedSettings, "k", "limit", "holdout", "pool", "pool_factor", "pool_floor",
-        "temporal_extractor", "keyword_backend", "out", "name", "per_question", "no_write")
-
 
 
 def extractor_suffix(extractor_name: str) -> str:
@@ -109,7 +87,6 @@ class RerankMode(Mode):
     table; ``write`` the results file (and -per-question)."""
 
     verb = "study rerank"
-    implied = {"rerank": True}
 
     def plan(self, opts: RunOptions) -> Plan:
         check_outputs(opts)

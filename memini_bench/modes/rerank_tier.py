@@ -14,61 +14,19 @@ question (p50 / p95 / mean of the reranker call) and a JSON file ``<out>/<datase
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 
-import click
-
-from memini_bench.core.settings import Int, Real, setting
 from memini_bench.embed.encoder import TextEncoder
-from memini_bench.embed.factory import EmbedSettings, build_encoder
+from memini_bench.embed.factory import build_encoder
 from memini_bench.evaluation.metrics import percentile
-from memini_bench.loaders import LoadOptions
 from memini_bench.modes import ranking as _ranking
 from memini_bench.modes.base import Mode, Outcome, Plan
 from memini_bench.modes.common import build_config, check_outputs, load_prepared, log, plan_results, write_results
 from memini_bench.modes.options import RunOptions
-from memini_bench.rerankers import Candidate, Reranker, build_reranker, cross_encoder_requested, reorder_by_id
-from memini_bench.rerankers.crossencoder import APIS
+from memini_bench.modes.specs import RerankTierOptions
+from memini_bench.rerankers import Candidate, Reranker, build_reranker, reorder_by_id
 from memini_bench.results.schema import RankingResults
-from memini_bench.systems.config import HybridConfig
 from memini_bench.systems.memini import HybridSystem, MeminiBackend
-
-NAME = "the rerank tier (-rerank-url / -rerank-model / -llm-rerank)"
-SUMMARY = "a cross-encoder or LLM re-rank stage over the hybrid"
-
-
-@dataclass(frozen=True)
-class RerankTierOptions:
-    rerank_url: str = setting("rerank-url", "", "Cross-encoder base URL (POST {URL}/rerank, Bearer "
-                              "MEMINI_RERANK_API_KEY): runs the rerank-tier comparison (or feeds -rerank-gate).")
-    rerank_model: str = setting("rerank-model", "", "Cross-encoder model name for -rerank-url, or local:PATH for a "
-                                "local sentence-transformers CrossEncoder folder.")
-    rerank_api: str = setting("rerank-api", "cohere", "Request shape for -rerank-url: cohere ({model, query, "
-                              "documents}: Cohere, Jina, llama-server, vLLM) or tei ({query, texts}).",
-                              type=click.Choice(list(APIS)))
-    rerank_timeout: float = setting("rerank-timeout", 60.0, "Seconds to wait for one /rerank reply.",
-                                    type=Real(min=0, min_open=True, max=3600))
-    llm_rerank: bool = setting("llm-rerank", False, "Rerank tier with an LLM through MEMINI_LLM_BASE_URL, "
-                               "MEMINI_LLM_API_KEY and MEMINI_LLM_MODEL (one chat call per question; use -limit).")
-    llm_rerank_pool: int = setting("llm-rerank-pool", 20, "Head of the hybrid order handed to the reranker per "
-                                   "question.", type=Int(min=1, max=1000))
-    rerank_max_doc_chars: int = setting("rerank-max-doc-chars", 2048, "Cross-encoder: cut each candidate to this "
-                                        "many characters (0 = no cap).", type=Int(min=0))
-    rerank_max_batch_chars: int = setting("rerank-max-batch-chars", 6000, "Cross-encoder: cap the query + "
-                                          "documents characters per request, splitting into batches (0 = no cap).",
-                                          type=Int(min=0))
-
-
-OPTIONS = RerankTierOptions
-# The baseline is the run's hybrid (every hybrid setting); device is the local cross-encoder's.
-USES = (LoadOptions, HybridConfig, EmbedSettings, "k", "limit", "holdout", "out", "name", "no_write")
-
-
-def cross_encoder_configured(opts: RunOptions) -> bool:
-    """``-rerank-url`` or ``-rerank-model local:PATH`` given (``-rerank-model NAME`` alone is a BenchError)."""
-    tier = opts.mode(RerankTierOptions)
-    return cross_encoder_requested(tier.rerank_url, tier.rerank_model)
-
 
 
 def reranker_from(opts: RunOptions, *, llm: bool) -> Reranker:

@@ -12,6 +12,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from memini_bench.errors import BenchError
+from memini_bench.modes.specs import (
+    EntityBridgeOptions,
+    GateOptions,
+    ListOptions,
+    MultihopOptions,
+    QAOptions,
+    RerankOptions,
+    RerankTierOptions,
+    SignificanceOptions,
+    SweepOptions,
+    VetoOptions,
+    cross_encoder_configured,
+)
 
 
 @dataclass(frozen=True)
@@ -21,40 +34,33 @@ class Route:
     picks: Callable[[object], bool]   # RunOptions -> whether these flags are given
 
 
-def _mode_value(cls_path: str, name: str) -> Callable[[object], bool]:
+def _mode_value(cls: type, name: str) -> Callable[[object], bool]:
     def picks(opts) -> bool:
-        import importlib
-
-        module, _, cls = cls_path.partition(":")
-        return bool(getattr(opts.mode(getattr(importlib.import_module(module), cls)), name))
+        return bool(getattr(opts.mode(cls), name))
 
     return picks
 
 
 def _tier(opts) -> bool:
-    from memini_bench.modes.rerank_tier import RerankTierOptions, cross_encoder_configured
-
     return bool(opts.mode(RerankTierOptions).llm_rerank or cross_encoder_configured(opts))
 
 
 def _vetobench(opts) -> bool:
-    return opts.suite == "vetobench" or _mode_value("memini_bench.modes.vetobench:VetoOptions", "veto_summary")(opts)
+    return opts.suite == "vetobench" or _mode_value(VetoOptions, "veto_summary")(opts)
 
 
-M = "memini_bench.modes."
 FLAT_ROUTES: tuple[Route, ...] = (
-    Route("list", "-list", _mode_value(M + "listing:ListOptions", "list")),
-    Route("compare", "-compare FILES", _mode_value(M + "compare_files:SignificanceOptions", "compare")),
-    Route("study rerank", "-rerank", _mode_value(M + "rerank:RerankOptions", "rerank")),
-    Route("study gates", "-rerank-gate", _mode_value(M + "gates:GateOptions", "rerank_gate")),
+    Route("list", "-list", _mode_value(ListOptions, "list")),
+    Route("compare", "-compare FILES", _mode_value(SignificanceOptions, "compare")),
+    Route("study rerank", "-rerank", _mode_value(RerankOptions, "rerank")),
+    Route("study gates", "-rerank-gate", _mode_value(GateOptions, "rerank_gate")),
     Route("study rerank-tier", "-rerank-url, -rerank-model or -llm-rerank", _tier),
-    Route("study gates", "-vec-gate", _mode_value(M + "gates:GateOptions", "vec_gate")),
+    Route("study gates", "-vec-gate", _mode_value(GateOptions, "vec_gate")),
     Route("vetobench", "-suite vetobench or -veto-summary", _vetobench),
-    Route("qa", "-qa", _mode_value(M + "qa:QAOptions", "qa")),
-    Route("sweep", "-sweep SPEC", _mode_value(M + "sweep:SweepOptions", "sweep")),
-    Route("study multihop", "-multihop", _mode_value(M + "multihop:MultihopOptions", "multihop")),
-    Route("study entity-bridge", "-entity-bridge", _mode_value(M + "entity_bridge:EntityBridgeOptions",
-                                                                 "entity_bridge")),
+    Route("qa", "-qa", _mode_value(QAOptions, "qa")),
+    Route("sweep", "-sweep SPEC", _mode_value(SweepOptions, "sweep")),
+    Route("study multihop", "-multihop", _mode_value(MultihopOptions, "multihop")),
+    Route("study entity-bridge", "-entity-bridge", _mode_value(EntityBridgeOptions, "entity_bridge")),
     Route("run", "none of the above", lambda opts: True),
 )
 

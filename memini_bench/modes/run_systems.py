@@ -11,18 +11,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from memini_bench.core.contract import System
-from memini_bench.core.options import CoreOptions
-from memini_bench.embed.factory import EmbedSettings
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.breakdowns import breakdowns
-from memini_bench.evaluation.hits import RunGuardOptions
 from memini_bench.evaluation.metrics import score_all
 from memini_bench.evaluation.runner import run_all
-from memini_bench.executors import ExecutorOptions, executor_for
-from memini_bench.loaders import LoadOptions
+from memini_bench.executors import executor_for
 from memini_bench.modes.base import Mode, Outcome, Plan
 from memini_bench.modes.common import (
-    SystemsRunOptions,
     build_config,
     category_systems,
     check_outputs,
@@ -35,27 +30,16 @@ from memini_bench.modes.common import (
     table_caption,
     write_results,
 )
-from memini_bench.modes.compare_files import SignificanceOptions
 from memini_bench.modes.options import RunOptions
+from memini_bench.modes.specs import SignificanceOptions, SystemsRunOptions
 from memini_bench.results.write import (
-    OutputOptions,
     markdown,
     results_document,
     write_per_question,
     write_trec,
 )
-from memini_bench.systems.config import HybridConfig
 from memini_bench.systems.context import SystemContext
-from memini_bench.systems.lineup import LineupOptions, stage_timings, systems_for
-from memini_bench.systems.reference_settings import ReferenceSettings
-
-NAME = "the system comparison"
-SUMMARY = "the normal run: significance tests and poisoning"
-
-
-USES = (CoreOptions, LineupOptions, LoadOptions, HybridConfig, EmbedSettings, OutputOptions, ExecutorOptions,
-        ReferenceSettings, RunGuardOptions, "reference")
-OPTIONS = SystemsRunOptions
+from memini_bench.systems.lineup import stage_timings, systems_for
 
 
 def encoder_clock(ctx) -> tuple[float, float]:

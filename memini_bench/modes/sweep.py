@@ -31,28 +31,28 @@ from pathlib import Path
 
 from memini_bench.core.dataset import Dataset
 from memini_bench.core.runs import RunResult
-from memini_bench.core.settings import Int, setting
 from memini_bench.embed.encoder import TextEncoder
-from memini_bench.embed.factory import EmbedSettings
+from memini_bench.embed.settings import EmbedSettings
 from memini_bench.embed.shipped import ShippedVectors
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.metrics import score_all
 from memini_bench.evaluation.runner import run_system
-from memini_bench.executors import ExecutorOptions, LocalExecutor, executor_for, run_encoder
+from memini_bench.executors import LocalExecutor, executor_for, run_encoder
 from memini_bench.executors import describe as describe_executor
 from memini_bench.loaders import LoadOptions, suite
 from memini_bench.modes.base import Mode, Outcome, Plan
 from memini_bench.modes.common import (
-    SystemsRunOptions,
     build_config,
     check_outputs,
     load_prepared,
     log,
+    mode_identity,
     results_path,
     run_identity,
     write_results,
 )
 from memini_bench.modes.options import RunOptions
+from memini_bench.modes.specs import SweepOptions, SystemsRunOptions
 from memini_bench.modes.sweep_grid import (
     Axis,
     Cell,
@@ -66,37 +66,11 @@ from memini_bench.modes.sweep_grid import (
 )
 from memini_bench.modes.sweep_targets import TARGETS, target_for
 from memini_bench.progress import Task
-from memini_bench.results.identity import claim, results_identity
+from memini_bench.results.identity import results_identity
 from memini_bench.results.schema import SweepSummary
 from memini_bench.results.write import results_document, write_results_file
-from memini_bench.systems.config import HybridConfig
-from memini_bench.systems.reference_settings import ReferenceSettings
 
-NAME = "-sweep"
-SUMMARY = "a grid over a system's settings (memini's hybrid, the reference), with tune/held selection"
-
-
-@dataclass(frozen=True)
-class SweepOptions:
-    sweep: str = setting("sweep", "", "Grid over hybrid settings, session-doc or embedder, e.g. 'pool=30,50,80 "
-                         "fusion=0.3,0.5,-1': every cell against the baseline with McNemar and bootstrap tests.")
-    select: str = setting("select", "", "With -sweep and -holdout tune: pick the best cell by a metric "
-                          "(recall_any@K, recall_all@K, mrr, ndcg@K, recall_frac@K ...: memini-bench -list metrics) "
-                          "on tune, then report it and the baseline on held.")
-    sweep_max_cells: int = setting("sweep-max-cells", 500, "Refuse a -sweep grid of more cells than this (the "
-                                   "count and a time estimate are printed first); raise it to confirm a bigger grid.",
-                                   type=Int(min=1))
-
-    def __post_init__(self) -> None:
-        if self.select and not self.sweep:
-            raise BenchError("-select: picks a -sweep cell; add -sweep")
-
-
-OPTIONS = SweepOptions
-USES = (LoadOptions, HybridConfig, ReferenceSettings, EmbedSettings, ExecutorOptions, "significance", "resamples",
-        "seed", "poison", "k", "limit", "holdout", "out", "name", "plot", "no_write", "systems", "system")
 ATTRS = {LoadOptions: "load", EmbedSettings: "embed", **{t.settings: t.attr for t in TARGETS.values()}}
-
 
 
 def apply(opts: RunOptions, cell: Cell, axes: list[Axis], holdout: str | None = None) -> RunOptions:
@@ -272,11 +246,14 @@ class SweepMode(Mode):
         executor_for(opts.executor)  # a missing extra or an unreachable cluster: one line before any work
         log(f"sweep: {len(grid)} cells over {', '.join(a.flag for a in axes)}, each against the baseline")
         runner = CellRunner()
-        folder, ident = (None, None) if opts.output.no_write else sweep_folder(opts, runner, axes, grid, metric)
-        return Plan(self.verb, opts, identity=ident, writes=[folder] if folder is not None else [],
-                    notes=[f"{len(grid)} cells over {', '.join(a.flag for a in axes)}, each against the baseline"
-                           + (f"; the best by {metric.name} on tune is run on held" if metric else "")],
-                    state={"axes": axes, "grid": grid, "metric": metric, "runner": runner, "folder": folder})
+        plan = Plan(self.verb, opts, notes=[f"{len(grid)} cells over {', '.join(a.flag for a in axes)}, each against "
+                                            "the baseline" + (f"; the best by {metric.name} on tune is run on held"
+                                                              if metric else "")],
+                    state={"axes": axes, "grid": grid, "metric": metric, "runner": runner})
+        if not opts.output.no_write:
+            folder, ident = sweep_folder(opts, runner, axes, grid, metric)
+            plan.claim(folder, ident, suffix="", read=lambda f: results_identity(f / "summary.json"))
+        return plan
 
     def run(self, plan: Plan) -> Outcome:
         opts, st = plan.opts, plan.state
@@ -300,29 +277,31 @@ class SweepMode(Mode):
 
     def write(self, outcome: Outcome) -> None:
         st, data = outcome.plan.state, outcome.data
-        if st["folder"] is None:
-            return
-        write_sweep(outcome.plan.opts, st["runner"], st["axes"], st["grid"], data["tune"], data["held"],
-                    data["winner"], st["metric"], st["folder"], outcome.plan.identity)
+        for folder, ident in outcome.plan.claims.items():
+            write_sweep(outcome.plan.opts, st["runner"], st["axes"], st["grid"], data["tune"], data["held"],
+                        data["winner"], st["metric"], folder, ident)
 
 
 def sweep_folder(opts: RunOptions, runner: CellRunner, axes: list[Axis], grid: list[Cell],
                  metric) -> tuple[Path, dict]:
-    """Before any cell runs: the sweep's identity (the grid, the selection, the paired tests' settings and the
-    baseline's run identity: data sha256, K list, embedder, every setting) and the folder it claims,
-    ``<out>/<stem>-sweep-<axes>`` or, when that folder's ``summary.json`` records another sweep, its hashed name
-    (``results.identity.claim``)."""
+    """Before any cell runs: the sweep's folder, ``<out>/<stem>-sweep-<axes>`` (the plan claims it: its hashed name
+    when that folder's ``summary.json`` records another sweep), and its identity (``sweep_identity``), whose
+    baseline's run identity (data sha256, K list, embedder, every setting) needs the data set and the encoder."""
     base_opts = apply(opts, (), axes, opts.core.holdout)
     ds = runner.dataset(base_opts)
     ctx = opts.fixed_context(runner.encoder(opts))
-    c = opts.mode(SystemsRunOptions)
-    ident = {"mode": "sweep", "sweep": opts.mode(SweepOptions).sweep, "axes": [a.flag for a in axes],
-             "cells": len(grid), "select": metric.name if metric else "",
-             "significance": {"resamples": c.resamples, "seed": c.seed},
-             "baseline": run_identity(base_opts, ds, ctx, None, mode="sweep-cell", mode_settings={"cell": {}})}
+    baseline = run_identity(base_opts, ds, ctx, None, mode="sweep-cell", mode_settings={"cell": {}})
     stem = results_path(opts, ds, ctx, None).stem
-    folder = Path(opts.output.out) / f"{stem}-sweep-{'-'.join(a.flag for a in axes)}"
-    return claim(folder, ident, suffix="", read=lambda f: results_identity(f / "summary.json")), ident
+    return (Path(opts.output.out) / f"{stem}-sweep-{'-'.join(a.flag for a in axes)}",
+            sweep_identity(opts, axes, grid, metric, baseline))
+
+
+def sweep_identity(opts: RunOptions, axes: list[Axis], grid: list[Cell], metric, baseline: dict) -> dict:
+    """The sweep's identity (``modes.common.mode_identity``): the grid, the selection, the paired tests' settings
+    and the baseline's run identity."""
+    return mode_identity(opts, "sweep", {"sweep": opts.mode(SweepOptions).sweep, "axes": [a.flag for a in axes],
+                                         "cells": len(grid), "select": metric.name if metric else ""},
+                         shared=("significance",), measured={"baseline": baseline})
 
 
 def write_sweep(opts, runner, axes, grid, tune, held, winner, metric, folder: Path, ident: dict) -> None:

@@ -26,7 +26,7 @@ import click
 
 from memini_bench.core import metrics
 from memini_bench.core.settings import flag_fields
-from memini_bench.embed.factory import EmbedSettings
+from memini_bench.embed.settings import EmbedSettings
 from memini_bench.errors import BenchError
 from memini_bench.loaders import LoadOptions
 from memini_bench.results.schema import Score
@@ -98,7 +98,7 @@ def parse_grid(text: str, settings: type = HybridConfig) -> list[Axis]:
 def check_embedder(name: str) -> None:
     """An ``embedder=`` value names a registered embedder (or ``module:attr``): refused before the baseline runs."""
     from memini_bench.core.registry import EMBEDDERS
-    from memini_bench.embed.factory import resolve_name
+    from memini_bench.embed.settings import resolve_name
 
     base = resolve_name(name).partition(":")[0]
     if EMBEDDERS.entry(base) is None and not (EMBEDDERS.allow_module and ":" in name):

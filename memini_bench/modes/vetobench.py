@@ -19,83 +19,27 @@ import dataclasses
 import importlib.util
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-
-import click
 
 from memini_bench.core.contract import System, describe
 from memini_bench.core.dataset import Dataset, EmptyDataset, prepare
-from memini_bench.core.settings import CommaList, Int, setting
 from memini_bench.embed.encoder import TextEncoder
-from memini_bench.embed.factory import EmbedSettings, build_encoder
+from memini_bench.embed.factory import build_encoder
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.runner import close_all
 from memini_bench.modes.base import Mode, Outcome, Plan
-from memini_bench.modes.common import embedding_identity, hybrid_settings, log, write_results
+from memini_bench.modes.common import embedding_identity, log, mode_identity, shared_parts, write_results
 from memini_bench.modes.options import RunOptions
-from memini_bench.results.identity import claim
+from memini_bench.modes.specs import VetoOptions
 from memini_bench.results.provenance import harness
 from memini_bench.results.schema import VetoResults, VetoScaleResults
 from memini_bench.results.write import check_destinations, write_json
-from memini_bench.systems.config import HybridConfig
-from memini_bench.vetobench.composite import COMPOSITE_EMBEDDER, DEFAULT_FILES, FILES_KNOWN, VETO_FILES
-from memini_bench.vetobench.conditions import EXTRACT_E2E, Makers
-from memini_bench.vetobench.scale import DEFAULT_SEED, DEFAULT_SIZES, PLOT_NEEDS
-
-NAME = "-suite vetobench"
-SUMMARY = "veto recall on VetoBench, its scale curve and the live agent layer"
-
-
-@dataclass(frozen=True)
-class VetoOptions:
-    veto_files: str = setting("veto-files", DEFAULT_FILES, "VetoBench: veto-composite with each scenario's files in "
-                              "scope (known), without (none), or both.", type=click.Choice(list(VETO_FILES)))
-    veto_embedders: tuple[str, ...] = setting("veto-embedders", ("hash", "minilm"), "VetoBench: embedders for "
-                                              "memini's hybrid/vector systems, one set each (comma-separated; -dims "
-                                              "applies to hash).", type=CommaList())
-    composite_embedder: str = setting("composite-embedder", COMPOSITE_EMBEDDER, "VetoBench: veto-composite's "
-                                      "semantic embedder: fnv64 (the doc's 64-dim hashed bag of tokens) or any "
-                                      "-embedder name.")
-    scale: bool = setting("scale", False, "VetoBench: also run the scale curve (generated distractor decisions, "
-                          "veto recall@5 per system at each -veto-sizes).")
-    veto_sizes: tuple[int, ...] = setting("veto-sizes", DEFAULT_SIZES, "VetoBench -scale: corpus sizes "
-                                          "(decisions).", type=CommaList(Int(min=1, max=1_000_000), sort=True))
-    scale_seed: int = setting("scale-seed", DEFAULT_SEED, "VetoBench -scale: seed of the distractor generator.",
-                              type=Int())
-    live: bool = setting("live", False, "VetoBench: behavioural layer through the OpenAI-compatible chat endpoint in "
-                         "MEMINI_LLM_BASE_URL / _API_KEY / _MODEL (temperature 0).")
-    archive: str = setting("archive", "", "VetoBench -live: write every context, reply and verdict to this JSON file "
-                           "(-run<i> added before .json when -veto-runs > 1).")
-    veto_runs: int = setting("veto-runs", 1, "VetoBench -live: repeat the run N times.", type=Int(min=1, max=1000))
-    veto_conditions: tuple[str, ...] = setting("veto-conditions", (), "VetoBench -live: conditions, comma-separated: "
-                                               "none, conventions, flatfile, extract-e2e (our extraction over the "
-                                               "decision transcripts, then veto-composite), a system of the run "
-                                               "(ranks the corpus), or any other registered system (e.g. mem0: "
-                                               "ingests the transcripts, its own top 5 as context); default: the "
-                                               "built-ins and the run's systems.", type=CommaList(allow_empty=True))
-    extract_model: str = setting("extract-model", "", "VetoBench -live extract-e2e: the chat model that extracts "
-                                 "the decisions (default: MEMINI_LLM_MODEL, the agent's).")
-    veto_summary: tuple[str, ...] = setting("veto-summary", (), "VetoBench: summarize these -archive files "
-                                            "(comma-separated): violation and acknowledgement rates as min-max "
-                                            "across runs, veto absence (violations with the veto present vs "
-                                            "absent) and what ingestion kept.", type=CommaList(allow_empty=True))
-
-    def __post_init__(self) -> None:
-        if (self.archive or self.veto_runs != 1 or self.veto_conditions) and not self.live:
-            raise BenchError("-archive / -veto-runs / -veto-conditions: need -live")
-        if self.extract_model and EXTRACT_E2E not in self.veto_conditions:
-            raise BenchError(f"-extract-model: only the {EXTRACT_E2E} condition extracts; add it to -veto-conditions")
-
-
-OPTIONS = VetoOptions
-USES = (HybridConfig, EmbedSettings, "holdout", "limit", "systems", "system", "out", "no_write", "plot", "leaks",
-        "recall_timeout")
-
+from memini_bench.vetobench.composite import FILES_KNOWN
+from memini_bench.vetobench.conditions import Makers
+from memini_bench.vetobench.scale import PLOT_NEEDS
 
 GATE_SYSTEM = FILES_KNOWN
 GATE_MIN = 0.80
-
 
 
 def _encoder(opts: RunOptions, name: str) -> TextEncoder:
@@ -170,21 +114,30 @@ def _live_plan(opts: RunOptions, names: list[str], encoders: dict, composite_enc
     return client, makers
 
 
+def veto_settings(opts: RunOptions, data_sha256: dict[str, str], names: list[str]) -> dict:
+    """What VetoBench's results config records of its settings (and its identity holds): the data files' sha256,
+    the systems, -veto-files, -composite-embedder, every hybrid setting, the holdout and limit."""
+    x = opts.mode(VetoOptions)
+    return {"suite": "vetobench", "data_sha256": data_sha256, "systems": names, "veto_files": x.veto_files,
+            "composite_embedder": x.composite_embedder, **shared_parts(opts, "hybrid", "split")}
+
+
+def veto_identity(opts: RunOptions, settings: dict, embedding: dict[str, dict], composite_embedding: dict,
+                  system_settings: list[dict]) -> dict:
+    """VetoBench's results identity (``modes.common.mode_identity``): its ``settings`` (``veto_settings``), the
+    embedders as built, the systems' ``describe()`` and the leak rule."""
+    return mode_identity(opts, "vetobench", settings, shared=("leaks",), measured={
+        "embedding": embedding, "composite_embedding": composite_embedding, "system_settings": system_settings})
+
+
 def _identity(opts: RunOptions, suites: list, names: list[str], encoders: dict, composite_encoder,
               systems: list) -> tuple[dict, dict]:
     """The results file's config (its identity in it) and the identity itself."""
-    x = opts.mode(VetoOptions)
-    config = {"suite": "vetobench", "data": opts.data,
-              "data_sha256": {source.path: source.sha256 for suite in suites for source in suite.sources},
-              "systems": names, "veto_files": x.veto_files, "composite_embedder": x.composite_embedder,
-              **hybrid_settings(opts), "holdout": opts.core.holdout, "limit": opts.core.limit}
-    ident = {"mode": "vetobench", **{k: v for k, v in config.items() if k != "data"},
-             "embedding": {name: embedding_identity(enc) for name, enc in encoders.items()},
-             "composite_embedding": embedding_identity(composite_encoder),
-             "system_settings": [describe(s) for s in systems],
-             **({"leaks": opts.guard.leaks} if opts.guard.leaks != "error" else {})}
-    config["identity"] = ident
-    return config, ident
+    settings = veto_settings(opts, {source.path: source.sha256 for suite in suites for source in suite.sources},
+                             names)
+    ident = veto_identity(opts, settings, {name: embedding_identity(enc) for name, enc in encoders.items()},
+                          embedding_identity(composite_encoder), [describe(s) for s in systems])
+    return {"suite": settings["suite"], "data": opts.data, **settings, "identity": ident}, ident
 
 
 class VetoMode(Mode):
@@ -194,7 +147,6 @@ class VetoMode(Mode):
     results files."""
 
     verb = "vetobench"
-    implied = {"suite": "vetobench"}
 
     def plan(self, opts: RunOptions) -> Plan:
         from memini_bench.loaders.vetobench import read_suites
@@ -224,18 +176,16 @@ class VetoMode(Mode):
             log(f"gate: {GATE_SYSTEM} is not in this run (-systems / -veto-files); the {GATE_MIN:.2f} veto "
                 "recall@5 gate is not checked")
         config, ident = _identity(opts, suites, names, encoders, composite_encoder, runs[0][2])
-        scale_ident = {**ident, "sizes": sizes, "seed": x.scale_seed}
-        out = scale_out = None
-        if not opts.output.no_write:  # the path each results file claims, before any system ingests
-            out = claim(Path(opts.output.out) / "vetobench.json", ident)
-            if x.scale:
-                scale_out = claim(Path(opts.output.out) / "vetobench-scale.json", scale_ident)
         state = {"runs": runs, "systems_for": systems_for, "sizes": sizes, "base": base, "client": client,
-                 "makers": makers, "config": config, "scale_ident": scale_ident, "out": out, "scale_out": scale_out,
-                 "encoders": encoders}
-        return Plan(self.verb, opts, systems=names, questions=sum(len(ds.questions) for _, ds, _ in runs),
-                    items=sum(len(ds.items) for _, ds, _ in runs), identity=ident,
-                    writes=[p for p in (out, scale_out) if p is not None], state=state)
+                 "makers": makers, "config": config, "out": None, "scale_out": None, "encoders": encoders}
+        plan = Plan(self.verb, opts, systems=names, questions=sum(len(ds.questions) for _, ds, _ in runs),
+                    items=sum(len(ds.items) for _, ds, _ in runs), identity=ident, state=state)
+        if not opts.output.no_write:  # the path each results file claims, before any system ingests
+            state["out"] = plan.claim(Path(opts.output.out) / "vetobench.json", ident)
+            if x.scale:
+                state["scale_out"] = plan.claim(Path(opts.output.out) / "vetobench-scale.json",
+                                                {**ident, "sizes": sizes, "seed": x.scale_seed})
+        return plan
 
     def run(self, plan: Plan) -> Outcome:
         opts, st = plan.opts, plan.state
@@ -275,7 +225,8 @@ class VetoMode(Mode):
 
             x, base = opts.mode(VetoOptions), st["base"]
             write_results(st["scale_out"], VetoScaleResults(
-                config={**st["config"], "sizes": st["sizes"], "seed": x.scale_seed, "identity": st["scale_ident"]},
+                config={**st["config"], "sizes": st["sizes"], "seed": x.scale_seed,
+                        "identity": outcome.plan.claims[st["scale_out"]]},
                 points=tuple(scale.as_json(data["points"]))))
             if opts.output.plot:
                 png = st["scale_out"].with_suffix(".png")

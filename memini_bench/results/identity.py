@@ -33,7 +33,7 @@ import orjson
 from memini_bench.core.dataset import MAX_NAME_BYTES, file_safe_name
 from memini_bench.core.options import CoreOptions
 from memini_bench.core.settings import flag_fields
-from memini_bench.embed.factory import EmbedSettings
+from memini_bench.embed.settings import EmbedSettings
 from memini_bench.errors import BenchError
 from memini_bench.loaders import LoadOptions
 from memini_bench.loaders import identity_of as load_identity

@@ -16,58 +16,19 @@ from pathlib import Path
 import orjson
 
 from memini_bench.core.dataset import file_safe_name
-from memini_bench.core.metrics import Metric, parse_list
+from memini_bench.core.metrics import Metric
 from memini_bench.core.runs import RunResult, first_gold_rank
-from memini_bench.core.settings import setting
 from memini_bench.core.table import Cell, Column, Table, fmt_num, fmt_pct
 from memini_bench.core.table import markdown as render_markdown
 from memini_bench.errors import BenchError
 from memini_bench.results.atomic_io import atomic_write, check_destinations
+from memini_bench.results.options import OutputOptions
 from memini_bench.results.schema import CompareResults, ResultsFile, Score
 
 __all__ = ["OutputOptions", "atomic_write", "check_destinations", "markdown", "per_question_rows",
            "results_document", "trec_id", "write_json", "write_jsonl", "write_per_question", "write_trec"]
 
 HYBRID = "memini-hybrid"
-
-
-@dataclasses.dataclass(frozen=True)
-class OutputOptions:
-    """Where results go. The results file is ``<out>/<stem>.json`` with the stem from
-    ``memini_bench.results.identity``."""
-
-    GROUP = "outputs"
-
-    out: str = setting("out", "runs", "Directory for the JSON results file (named after the data set and every "
-                       "non-default setting; see -name).")
-    name: str = setting("name", "", "Label for the results file instead of the settings suffix: "
-                        "<out>/<dataset>-<LABEL>.json.")
-    per_question: str = setting("per-question", "", "Also write per-question JSONL (id, gold, ranked ids and "
-                                "scores, rank, latency) to this file.")
-    trec: str = setting("trec", "", "Also write TREC files to this folder: <stem>.qrels and <stem>.<system>.run "
-                        "(for trec_eval / ir_measures).")
-    plot: bool = setting("plot", False, "Also write a PNG: the per-category bar chart of a normal run "
-                         "(<out>/<stem>-categories.png), the sweep's chart, VetoBench's scale curve (with -scale).")
-    no_write: bool = setting("no-write", False, "Print tables only; write no file (not combinable with "
-                             "-per-question or -trec).")
-    metrics: str = setting("metrics", "", "Comma-separated metrics to print, one column each (e.g. "
-                           "recall_frac@5,mrr@10; without @K: at each -k), also stored in the results file; "
-                           "memini-bench -list metrics lists them. Default: the standard tables.")
-
-    def __post_init__(self) -> None:
-        if self.no_write and (self.per_question or self.trec):
-            flag = "-per-question" if self.per_question else "-trec"
-            raise BenchError(f"{flag}: cannot be combined with -no-write (which writes nothing); drop one of them")
-        if not self.out.strip():
-            raise BenchError("-out '': give a folder for the results file (the default is runs/; '.' is this folder)")
-        if self.name and (set(self.name) & set('/\\\0') or self.name.startswith(".")):
-            raise BenchError(f"-name {self.name!r}: use a plain label (no slashes, not starting with a dot)")
-        if self.metrics:
-            parse_list(self.metrics, flag="-metrics")  # an unknown name: one line naming the closest, before work
-
-    def metric_list(self) -> tuple[Metric, ...]:
-        """The ``-metrics`` asked for (none: the standard tables)."""
-        return parse_list(self.metrics, flag="-metrics") if self.metrics else ()
 
 
 def ingest_columns(s: Score) -> tuple[float, float, float]:

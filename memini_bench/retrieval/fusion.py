@@ -23,9 +23,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from memini_bench.retrieval import kernels
+from memini_bench.retrieval.defaults import DEFAULT_ALPHA, DEFAULT_RRF_K
 
-DEFAULT_ALPHA = 0.5
-DEFAULT_RRF_K = 5.0
 SHORT = 256  # entries in all lists up to which ``_fuse_short`` is used
 
 Ranked = tuple[np.ndarray, np.ndarray]

@@ -39,14 +39,13 @@ from memini_bench.core.table import render as render_table
 from memini_bench.evaluation.guarded import leaked_line
 from memini_bench.retrieval.reserve import reserve_order
 from memini_bench.studies import concepts, entities, published
+from memini_bench.studies.defaults import DEFAULT_CAPS, DEFAULT_VOCABULARY
 from memini_bench.studies.multihop import found, union
 from memini_bench.systems.config import pool_size
 
 ANCHORS = 3
 MAX_PROMOTE = 3
-DEFAULT_CAPS = (1.0, 0.10, 0.05)
 HOP_CAPS = (1.0, 0.10)
-DEFAULT_VOCABULARY = "entities"
 VOCABULARIES: dict[str, Callable[[str], list[str]]] = {"entities": entities.extract, "concepts": concepts.extract}
 
 

@@ -6,24 +6,22 @@ every mode that runs the hybrid.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
 import click
 
 from memini_bench.core.settings import Int, Real, setting
 from memini_bench.errors import BenchError
-from memini_bench.retrieval import temporal
-from memini_bench.retrieval.fusion import DEFAULT_ALPHA, DEFAULT_RRF_K
-from memini_bench.retrieval.keyword import KeywordIndex, NumpyBM25
-from memini_bench.retrieval.keyword_fts5 import FTS5BM25
+from memini_bench.retrieval.defaults import DEFAULT_ALPHA, DEFAULT_RRF_K, EXTRACTOR_NAMES, KEYWORD_BACKENDS
+
+if TYPE_CHECKING:
+    from memini_bench.retrieval.keyword import KeywordIndex
 
 MAX_RECALL_LIMIT = 100
 DEFAULT_POOL_FACTOR = 5
 DEFAULT_POOL_FLOOR = 50
-KEYWORD_BACKENDS: dict[str, Callable[[Sequence[str], Sequence[str]], KeywordIndex]] = {
-    "numpy": NumpyBM25, "fts5": FTS5BM25,
-}
 
 
 def _fusion(value: object, param: object = None, ctx: object = None) -> float:
@@ -61,7 +59,7 @@ class HybridConfig:
     temporal_extractor: str = setting("temporal-extractor", "regex", "Time-phrase extractor for the temporal "
                                       "boost: memini's regex, or extended (+ day-month-year dates, spelled-out/vague "
                                       "counts, weekdays, spans), or llm (a chat completion per query through "
-                                      "MEMINI_LLM_*).", type=click.Choice(list(temporal.EXTRACTOR_NAMES)),
+                                      "MEMINI_LLM_*).", type=click.Choice(list(EXTRACTOR_NAMES)),
                                       token="tx-")
     semantic_reserve: int = setting("semantic-reserve", 0, "Hybrid durable-tier reserve: keep up to R "
                                     "semantic/procedural memories in the top k when they clear the gate max(0.5 x "
@@ -115,6 +113,18 @@ class HybridConfig:
 
 # Hybrid settings added after results files were committed, with their defaults: recorded only when set.
 LATE_FIELDS: dict[str, object] = {"rrf_k": DEFAULT_RRF_K}
+
+
+def keyword_index(name: str, contents: Sequence[str], groups: Sequence[str]) -> KeywordIndex:
+    """The BM25 index ``-keyword-backend NAME`` names (``KEYWORD_BACKENDS``) over ``contents`` in ``groups``."""
+    check_keyword_backend(name)
+    if name == "fts5":
+        from memini_bench.retrieval.keyword_fts5 import FTS5BM25
+
+        return FTS5BM25(contents, groups)
+    from memini_bench.retrieval.keyword import NumpyBM25
+
+    return NumpyBM25(contents, groups)
 
 
 def check_keyword_backend(name: str) -> None:

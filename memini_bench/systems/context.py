@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from memini_bench.embed.factory import EmbedSettings
+from memini_bench.embed.settings import EmbedSettings
 from memini_bench.systems.config import HybridConfig
 from memini_bench.systems.reference_settings import ReferenceSettings
 

@@ -11,18 +11,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from memini_bench.core import hooks
 from memini_bench.core.contract import System
 from memini_bench.core.registry import SYSTEMS
 from memini_bench.core.settings import CommaList, setting
-from memini_bench.embed.encoder import TextEncoder
-from memini_bench.embed.factory import EmbedSettings
+from memini_bench.embed.settings import EmbedSettings
 from memini_bench.errors import BenchError
 from memini_bench.executors import ExecutorOptions, run_encoder
 from memini_bench.systems.config import HybridConfig
 from memini_bench.systems.context import SystemContext
 from memini_bench.systems.reference_settings import ReferenceSettings
+
+if TYPE_CHECKING:
+    from memini_bench.embed.encoder import TextEncoder
 
 DEFAULT_SYSTEMS = ("memini-hybrid", "memini-vector", "memini-keyword")
 REWRITE = {"memini-hybrid": "memini-hybrid-rewrite", "hybrid": "memini-hybrid-rewrite"}

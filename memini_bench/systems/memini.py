@@ -39,7 +39,7 @@ from memini_bench.retrieval.fusion import fuse_legs
 from memini_bench.retrieval.keyword import KeywordIndex
 from memini_bench.retrieval.reserve import PROMOTE_RATIO, TOP_ANCHOR, reserve_order
 from memini_bench.retrieval.vector import VectorIndex
-from memini_bench.systems.config import KEYWORD_BACKENDS, HybridConfig, check_keyword_backend, clamp_limit, pool_size
+from memini_bench.systems.config import HybridConfig, check_keyword_backend, clamp_limit, keyword_index, pool_size
 from memini_bench.systems.context import SystemContext
 
 __all__ = ["HybridSystem", "KeywordSystem", "VectorSystem", "MeminiBackend", "memini_systems", "pool_size",
@@ -84,7 +84,8 @@ class MeminiBackend:
             self.encoder.start_documents(contents)
         t0 = time.perf_counter()
         plain = self.reference and self.keyword_backend == "numpy"
-        self.keyword = (_reference.ReferenceBM25 if plain else KEYWORD_BACKENDS[self.keyword_backend])(contents, groups)
+        self.keyword = (_reference.ReferenceBM25(contents, groups) if plain
+                        else keyword_index(self.keyword_backend, contents, groups))
         t1 = time.perf_counter()
         self.timings_ms["keyword_index_ms"] = (t1 - t0) * 1e3
         if not self.reference:

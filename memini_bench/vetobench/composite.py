@@ -33,14 +33,12 @@ from memini_bench.embed.hashing import VetoHashEmbedder  # noqa: F401  (re-expor
 from memini_bench.errors import BenchError
 from memini_bench.loaders.vetobench import Decision, decision_of
 from memini_bench.systems.context import SystemContext
+from memini_bench.vetobench.defaults import COMPOSITE_EMBEDDER, DEFAULT_FILES, VETO_FILES
 
 HALF_LIFE_DAYS = 30.0
 MAX_AGE_DAYS = 3650.0
 FILES_KNOWN = "veto-composite"
 NO_FILES = "veto-composite-nofiles"
-COMPOSITE_EMBEDDER = "fnv64"  # the doc's embedder (the -composite-embedder default)
-VETO_FILES = ("known", "none", "both")
-DEFAULT_FILES = "both"
 
 
 def default_encoder() -> TextEncoder:

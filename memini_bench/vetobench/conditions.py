@@ -45,12 +45,12 @@ from memini_bench.vetobench.context import (
     recall_context,
     render_decision,
 )
+from memini_bench.vetobench.defaults import EXTRACT_E2E
 from memini_bench.vetobench.evaluate import names_system
 from memini_bench.vetobench.extract import EXTRACTION_PROMPT, Complete, extract_suite
 from memini_bench.vetobench.transcripts import transcript_items
 
 BUILTIN_CONDITIONS = ("none", "conventions", "flatfile")
-EXTRACT_E2E = "extract-e2e"
 BUILTIN, CORPUS, EXTRACTION, THIRD_PARTY = "built-in", "corpus", "extraction", "third-party"
 PER_RUN = (EXTRACTION, THIRD_PARTY)
 

@@ -27,11 +27,10 @@ from memini_bench.evaluation.hits import RunGuardOptions
 from memini_bench.loaders.vetobench import Decision, Rejection, VetoSuite, suite_dataset
 from memini_bench.results.write import atomic_write
 from memini_bench.systems.memini import System
+from memini_bench.vetobench.defaults import DEFAULT_SEED, DEFAULT_SIZES
 from memini_bench.vetobench.evaluate import VetoScore, evaluate
 from memini_bench.vetobench.judge import names_match
 
-DEFAULT_SIZES = (24, 100, 300, 1000, 3000)
-DEFAULT_SEED = 7
 PLOT_NEEDS = "-plot needs the plot extra (matplotlib is not installed): pip install 'memini-bench[plot]'"
 
 

@@ -240,9 +240,11 @@ def test_study_lists_the_studies_and_runs_a_study_script(capsys):
 
 
 def test_every_verb_has_a_row_in_the_flat_forms_table_and_every_mode_a_verb():
-    from memini_bench.modes import MODE_MODULES, all_verbs, mode_for
+    from memini_bench.modes import all_verbs, mode_for
     from memini_bench.modes.routes import FLAT_ROUTES
+    from memini_bench.modes.specs import SPECS
 
     assert {r.verb for r in FLAT_ROUTES} == set(all_verbs())
     assert FLAT_ROUTES[-1].verb == "run"                        # the last row takes everything else
-    assert sorted(mode_for(v).module.__name__ for v in all_verbs()) == sorted(MODE_MODULES)
+    assert sorted(s.verb for s in SPECS) == sorted(all_verbs())  # one spec a verb, one verb a spec
+    assert all(mode_for(v).spec.verb == v for v in all_verbs())

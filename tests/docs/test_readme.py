@@ -161,7 +161,7 @@ def test_the_generator_rewrites_blocks_in_any_page_and_check_reports_them(tmp_pa
     table.main(args)
     readme, page = (tmp_path / "README.md").read_text(), (tmp_path / "docs" / "x.md").read_text()
     assert "| locomo | 1982 | memini-hybrid |" in readme and "old" not in readme
-    assert "| `-suite` | `sample` |" in page and "quoted `<!-- NAME:begin -->` stays" in page
+    assert "| `-suite`, `--suite` | text | `sample` |" in page and "quoted `<!-- NAME:begin -->` stays" in page
     table.main([*args, "-check"])                                          # now current: exit 0
 
 
