@@ -5,7 +5,8 @@ receipts as script files under DIR (``receipts``).
 Pages: ``index.html`` (the boards: ``boards``, with published claims: ``claims``), ``runs.html`` (every run of
 every file, sortable), ``ds-<data set>.html`` (significance matrices, category bars, recall
 against latency with its Pareto front, sweeps), ``receipts-<data set>.html`` (per-question receipts and the
-failure browser; only where per-question files were given), ``vetobench.html`` and ``provenance.html``.
+failure browser; only where per-question files were given), ``vetobench.html``, ``qa.html`` (each QA results file's
+loss-attribution table, through the table model's HTML renderer: every name escaped) and ``provenance.html``.
 
 Bounds: a data set with more than ``MAX_CHARTED_SYSTEMS`` rows gets no figures (recall against latency, category
 bars) and no significance matrices, only the leaderboard's rows and a line saying why (matplotlib's time grows
@@ -23,11 +24,13 @@ from pathlib import Path
 import orjson
 
 from memini_bench.core.registry import require_extra
+from memini_bench.core.table import html_text
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.stats import ALPHA
 from memini_bench.report import boards, claims, model, plots, receipts
 from memini_bench.report.collect import Inputs, Source
 from memini_bench.results.atomic_io import atomic_write
+from memini_bench.results.loss_table import loss_table
 from memini_bench.results.schema import Score
 
 #: A data set with more rows (system, file) than this gets no figures or matrices (module docstring).
@@ -247,7 +250,7 @@ def build(inputs: Inputs, out: Path) -> list[Path]:
             k = max(max(s.results.config.get("ks") or [10]) for s in with_runs)
             receipt_pages[ds] = receipts.build(with_runs, out, slug(ds), k, keep=boards.newest_runs(with_runs))
     nav = {"datasets": [(ds, slug(ds)) for ds in datasets], "receipts": [(ds, slug(ds)) for ds in receipt_pages],
-           "veto": bool(inputs.veto)}
+           "veto": bool(inputs.veto), "qa": bool(inputs.qa)}
     pages = []
 
     def page(name: str, template: str, **ctx) -> None:
@@ -266,6 +269,8 @@ def build(inputs: Inputs, out: Path) -> list[Path]:
              slug=slug(ds), summary=summary)
     if inputs.veto:
         page("vetobench.html", "vetobench.html.j2", title="VetoBench", veto=veto_page(inputs))
+    if inputs.qa:
+        page("qa.html", "qa.html.j2", title="QA: where the wrong answers were lost", qa=qa_page(inputs))
     page("provenance.html", "provenance.html.j2", title="Provenance",
          sources=[{**model.provenance(s), "config_json": orjson.dumps(s.results.config,
                                                                      option=orjson.OPT_INDENT_2).decode()}
@@ -284,4 +289,17 @@ def veto_page(inputs: Inputs) -> list[dict]:
                         "table": None})
         else:
             out.append({"file": doc.path.name, "svgs": [], "table": doc.raw.get("suites")})
+    return out
+
+
+def qa_page(inputs: Inputs) -> list[dict]:
+    """Per QA results file: its data set and the loss-attribution table as HTML (``core.table.html_text`` escapes
+    every arm and category name), or why there is none (blocks checked by ``collect.check_losses``)."""
+    out = []
+    for doc in inputs.qa:
+        block = doc.raw.get("losses")
+        out.append({"file": doc.path.name, "dataset": str(doc.config.get("dataset") or ""),
+                    "table": html_text(loss_table(block)) if block else "",
+                    "why": "" if block else "no loss attribution in this file (written before -qa recorded it, or "
+                                            "no wrong answer)"})
     return out
