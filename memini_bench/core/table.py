@@ -24,9 +24,20 @@ import orjson
 FORMATS = ("md", "csv", "latex", "html", "json")
 
 
-def fmt_pct(x: float | None, digits: int = 1, sign: str = "%") -> str:
-    """A fraction as a percent (``0.8123`` -> ``81.2%``); ``-`` for None."""
-    return "-" if x is None else f"{x * 100:.{digits}f}{sign}"
+def fmt_pct(x: float | None, digits: int = 1, sign: str = "%", signed: bool = False) -> str:
+    """A fraction as a percent (``0.8123`` -> ``81.2%``; ``signed``: a difference in points, ``+1.2``); ``-`` for
+    None. The one place the project turns a fraction into a percent."""
+    return "-" if x is None else f"{x * 100:{'+' if signed else ''}.{digits}f}{sign}"
+
+
+def fmt_share(part: float, whole: float, digits: int = 1) -> str:
+    """``part`` of ``whole`` as a percent (``3, 4`` -> ``75.0%``); ``-`` when ``whole`` is 0."""
+    return fmt_pct(part / whole, digits) if whole else "-"
+
+
+def fmt_interval(low: float, high: float, digits: int = 1) -> str:
+    """A confidence interval of a difference of fractions, in signed points: ``[-1.2, +3.4]``."""
+    return f"[{fmt_pct(low, digits, '', True)}, {fmt_pct(high, digits, '', True)}]"
 
 
 def fmt_num(x: float | None, digits: int = 2) -> str:
