@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memini_bench.core.table import Cell, Column, Table, fmt_num, fmt_pct
+from memini_bench.core.table import Cell, Column, Table, fmt_num, fmt_points
 from memini_bench.core.table import render as render_table
 from memini_bench.report.boards import MIN_QUESTIONS
 from memini_bench.report.model import embedder_label
@@ -29,9 +29,6 @@ from memini_bench.results.schema import (
 
 MAIN_FILES = ("locomo.json", "locomo-sessions.json", "longmemeval.json", "longmemeval-shared.json")
 
-
-def _pct(x: float) -> str:
-    return fmt_pct(x, sign="")
 
 
 def get(results_dir: Path, name: str, kind: type) -> ResultsFile | None:
@@ -54,7 +51,7 @@ def _triple(doc: CompareResults | None, system: str) -> str:
     r5, r10 = doc.score(system, 5), doc.score(system, 10)
     if r5 is None or r10 is None:
         return "-"
-    return f"{_pct(r5.recall_at_k)} / {_pct(r10.recall_at_k)} / {_pct(r10.mrr)}"
+    return f"{fmt_points(r5.recall_at_k)} / {fmt_points(r10.recall_at_k)} / {fmt_points(r10.mrr)}"
 
 
 #: The main table's columns (the report's Markdown export has the same: a test holds the two to one table).
@@ -82,7 +79,7 @@ def _rows(doc: CompareResults, systems: list[str]) -> list[tuple[Cell, ...]]:
             name = f"{name.removesuffix('-held')} (held split)"
         out.append((Cell(name, name), Cell(r10.questions, str(r10.questions)), Cell(system, system),
                     Cell(embedder_label(doc.config, system), embedder_label(doc.config, system)),
-                    *(Cell(v, _pct(v)) for v in (r5.recall_at_k, r10.recall_at_k, r10.recall_all_at_k, r10.mrr,
+                    *(Cell(v, fmt_points(v)) for v in (r5.recall_at_k, r10.recall_at_k, r10.recall_all_at_k, r10.mrr,
                                                  r10.ndcg_at_k)), Cell(r10.p50_ms, fmt_num(r10.p50_ms))))
     return out
 
@@ -185,8 +182,8 @@ def rerank_table(results_dir: Path) -> str:
             for regex, ext, cat, _ in RERANK_COLUMNS:
                 doc = docs[ext if extended else regex]
                 row = doc.row(strategy + ("-extended" if extended else ""), cat) if doc else None
-                cells.append("-" if row is None else f"{_pct(row.recall_at_1)} / {_pct(row.recall_at_k)} / "
-                             f"{_pct(row.mrr)}")
+                cells.append("-" if row is None else f"{fmt_points(row.recall_at_1)} / {fmt_points(row.recall_at_k)} / "
+                             f"{fmt_points(row.mrr)}")
             lines.append(f"| {label} | {' | '.join(cells)} |")
     return "\n".join(lines) + "\n"
 
@@ -203,7 +200,7 @@ def vec_gate(results_dir: Path) -> str:
         lines.append(f"| {side} ({'own group' if side == 'positive' else 'foreign'}) | "
                      + " | ".join(f"{d.get(f'p{p}', 0.0):.3f}" for p in (10, 25, 50, 75, 90)) + " |")
     lines += ["", f"| threshold | pos R@{doc.config.get('gate_k', 5)} | neg injection |", "|--:|--:|--:|"]
-    lines += [f"| {r['threshold']:.2f} | {_pct(r['pos_recall_at_k'])}% | {_pct(r['neg_injection_rate'])}% |"
+    lines += [f"| {r['threshold']:.2f} | {fmt_points(r['pos_recall_at_k'])}% | {fmt_points(r['neg_injection_rate'])}% |"
               for r in doc.rows]
     return "\n".join(lines) + "\n"
 
@@ -315,7 +312,7 @@ def _sweep_rows(phase: dict, published: dict | None = None) -> list[str]:
 
     def trio(scores: list[dict]) -> str:
         by_k = {s.k: s for s in map(Score.from_row, scores)}
-        return f"{_pct(by_k[5].recall_at_k)} / {_pct(by_k[10].recall_at_k)} / {_pct(by_k[10].mrr)}"
+        return f"{fmt_points(by_k[5].recall_at_k)} / {fmt_points(by_k[10].recall_at_k)} / {fmt_points(by_k[10].mrr)}"
 
     def mark(row: dict, text: str) -> str:
         return f"**{text}**" if row["significant"] else text
@@ -374,7 +371,7 @@ def legs(results_dir: Path) -> str:
             if r["metric"] not in ("R@5", "R@10", "MRR"):
                 continue
             lines.append(f"| {level} | {r['system_b'].removeprefix('memini-')} | {r['metric']} | "
-                         f"{_pct(r['mean_a'])} | {_pct(r['mean_b'])} | {r['delta'] * 100:+.1f} "
+                         f"{fmt_points(r['mean_a'])} | {fmt_points(r['mean_b'])} | {r['delta'] * 100:+.1f} "
                          f"[{r['ci_low'] * 100:+.1f}, {r['ci_high'] * 100:+.1f}] | {r['test']} | "
                          f"{r['p_adjusted']:.3g} | {'yes' if r['significant'] else 'no'} |")
     return "\n".join(lines) + "\n"
@@ -414,7 +411,7 @@ def peers(results_dir: Path) -> str:
                     verdict = ("hybrid ahead" if r["delta"] > 0 else "peer ahead") if r["significant"] else "n.s."
                     tests.append(f"{verdict} (p {r['p_adjusted']:.2g})")
             verdict = " / ".join(tests) if tests else ("reference" if system == "memini-hybrid" else "-")
-            body.append((Cell(system, system), *(Cell(v, _pct(v)) for v in (r5.recall_at_k, r10.recall_at_k,
+            body.append((Cell(system, system), *(Cell(v, fmt_points(v)) for v in (r5.recall_at_k, r10.recall_at_k,
                                                                               r10.mrr, r10.ndcg_at_k)),
                          Cell(r10.p50_ms, fmt_num(r10.p50_ms)), Cell(r10.p95_ms, fmt_num(r10.p95_ms)),
                          Cell(r10.ingest_ms, fmt_num(r10.ingest_ms, 0)), Cell(verdict, verdict)))

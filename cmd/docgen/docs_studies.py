@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from docgen import studies
-from memini_bench.core.table import fmt_pct
+from memini_bench.core.table import fmt_points
 from memini_bench.results.schema import Score
 from memini_bench.studies import bridge, published
 
@@ -20,9 +20,6 @@ RRF_SWEEP = "locomo-fusion-1-sweep-rrf-k/summary.json"
 VARIANTS = "quality-variants.json"
 CONCEPTS = "locomo-multihop-entity-bridge-vocab-entities+concepts.json"
 
-
-def _pct(x: float) -> str:
-    return fmt_pct(x, sign="")
 
 
 def rrf_k(doc: dict) -> str:
@@ -39,8 +36,8 @@ def rrf_k(doc: dict) -> str:
         delta = f"{sig['delta'] * 100:+.1f}, {sig['p_adjusted']:.2g}" if sig else "-"
         theirs = published.RRF_K.get(k)
         memini = "-" if theirs is None else " / ".join("-" if v is None else f"{v:.1f}" for v in theirs)
-        out.append(f"| {k:g} | {_pct(five.recall_at_k)} | {_pct(ten.recall_at_k)} | {_pct(five.mrr)} | "
-                   f"{delta} | {memini} |")
+        out.append(f"| {k:g} | {fmt_points(five.recall_at_k)} | {fmt_points(ten.recall_at_k)} | "
+                   f"{fmt_points(five.mrr)} | {delta} | {memini} |")
     return "\n".join(out) + "\n"
 
 

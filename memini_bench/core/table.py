@@ -30,6 +30,12 @@ def fmt_pct(x: float | None, digits: int = 1, sign: str = "%", signed: bool = Fa
     return "-" if x is None else f"{x * 100:{'+' if signed else ''}.{digits}f}{sign}"
 
 
+def fmt_points(x: float | None, digits: int = 1, signed: bool = False) -> str:
+    """A fraction as a percent without the sign (``81.2``; ``signed``: ``+1.2``), for a column whose header or
+    caption says it is in percent; ``-`` for None."""
+    return fmt_pct(x, digits, "", signed)
+
+
 def fmt_share(part: float, whole: float, digits: int = 1) -> str:
     """``part`` of ``whole`` as a percent (``3, 4`` -> ``75.0%``); ``-`` when ``whole`` is 0."""
     return fmt_pct(part / whole, digits) if whole else "-"
@@ -37,7 +43,7 @@ def fmt_share(part: float, whole: float, digits: int = 1) -> str:
 
 def fmt_interval(low: float, high: float, digits: int = 1) -> str:
     """A confidence interval of a difference of fractions, in signed points: ``[-1.2, +3.4]``."""
-    return f"[{fmt_pct(low, digits, '', True)}, {fmt_pct(high, digits, '', True)}]"
+    return f"[{fmt_points(low, digits, True)}, {fmt_points(high, digits, True)}]"
 
 
 def fmt_num(x: float | None, digits: int = 2) -> str:

@@ -33,7 +33,7 @@ from memini_bench.core.dataset import Dataset
 from memini_bench.core.runs import RunResult
 from memini_bench.core.settings import Int, setting
 from memini_bench.core.table import Cell as TableCell
-from memini_bench.core.table import Column, Table, fmt_interval, fmt_pct, render
+from memini_bench.core.table import Column, Table, fmt_interval, fmt_points, render
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.factory import EmbedSettings
 from memini_bench.embed.shipped import ShippedVectors
@@ -234,14 +234,14 @@ def table(phase: Phase, ks: tuple[int, ...], title: str) -> Table:
 
     def line(name: str, scores: list, sig_name: str | None) -> tuple[TableCell, ...]:
         s0, s1 = scores[0], scores[-1]
-        cells_ = [TableCell(name, name), *(TableCell(v, fmt_pct(v, sign="")) for v in (
+        cells_ = [TableCell(name, name), *(TableCell(v, fmt_points(v)) for v in (
             s0.recall_at_k, s1.recall_at_k, s0.mrr, s1.ndcg_at_k))]
         if sig_name is None:
             return (*cells_, *(TableCell(None, "") for _ in range(4)))
         r, m = rows[(sig_name, f"R@{k0}")], rows[(sig_name, "MRR")]
-        return (*cells_, TableCell(r.delta, fmt_pct(r.delta, sign="", signed=True), strong=r.significant),
+        return (*cells_, TableCell(r.delta, fmt_points(r.delta, signed=True), strong=r.significant),
                 TableCell((r.p, r.p_adjusted), f"{r.p:.3g} ({r.p_adjusted:.3g})"),
-                TableCell((m.delta, m.ci_low, m.ci_high), f"{fmt_pct(m.delta, sign='', signed=True)} "
+                TableCell((m.delta, m.ci_low, m.ci_high), f"{fmt_points(m.delta, signed=True)} "
                           f"{fmt_interval(m.ci_low, m.ci_high)}", strong=m.significant),
                 TableCell((m.p, m.p_adjusted), f"{m.p:.3g} ({m.p_adjusted:.3g})"))
 

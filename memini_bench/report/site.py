@@ -24,7 +24,7 @@ from pathlib import Path
 import orjson
 
 from memini_bench.core.registry import require_extra
-from memini_bench.core.table import html_text
+from memini_bench.core.table import fmt_num, fmt_points, html_text
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.stats import ALPHA
 from memini_bench.report import boards, claims, model, plots, receipts
@@ -56,7 +56,8 @@ def _env():
     env = jinja2.Environment(loader=loader, autoescape=jinja2.select_autoescape(["html", "j2"]),
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters["tojson_script"] = script_json
-    env.filters["pct"] = lambda v: "-" if v is None else f"{v * 100:.1f}"
+    env.filters["pct"] = fmt_points
+    env.filters["pp"] = lambda v: fmt_points(v, signed=True)
     return env
 
 
@@ -81,22 +82,18 @@ MARKS = {"best": "best", "tied": "not significantly different from best", "behin
 
 
 def _cells(row, k: int) -> dict[str, str]:
-    def pct(v):
-        return "-" if v is None else f"{v * 100:.1f}"
-
-    p50 = row.value("p50_ms", k)
-    return {"R@5": pct(row.value("recall_at_k", 5)), f"R@{k}": pct(row.value("recall_at_k", k)),
-            "MRR": pct(row.value("mrr", k)), f"nDCG@{k}": pct(row.value("ndcg_at_k", k)),
-            "p50 ms": "-" if p50 is None else f"{p50:.2f}"}
+    return {"R@5": fmt_points(row.value("recall_at_k", 5)), f"R@{k}": fmt_points(row.value("recall_at_k", k)),
+            "MRR": fmt_points(row.value("mrr", k)), f"nDCG@{k}": fmt_points(row.value("ndcg_at_k", k)),
+            "p50 ms": fmt_num(row.value("p50_ms", k))}
 
 
 def _board_row(r, b) -> dict:
     test = r.test
     title = ""
     if test:
-        title = (f"{b.primary}: {test['delta'] * 100:+.1f} pp against {b.leader.name} on {test['questions']} "
-                 f"questions (leader only {test['only_leader']}, this row only {test['only_row']}); McNemar p "
-                 f"{test['p']:.2g}, Holm-adjusted {test['p_adjusted']:.2g}")
+        title = (f"{b.primary}: {fmt_points(test['delta'], signed=True)} pp against {b.leader.name} on "
+                 f"{test['questions']} questions (leader only {test['only_leader']}, this row only "
+                 f"{test['only_row']}); McNemar p {test['p']:.2g}, Holm-adjusted {test['p_adjusted']:.2g}")
     return {"name": r.name, "mark": r.mark, "mark_label": MARKS.get(r.mark, r.mark), "test": test,
             "test_title": title, "cells": _cells(r, b.k), "questions": r.questions,
             "split": SPLITS[boards.split_of(r.source)], "file": r.source.name,
