@@ -134,7 +134,7 @@ def _markdown(rows: Sequence[GateRow], k: int, title: str, column: str) -> str:
     """memini's gate table (its separator widths kept), with a footnote stating N and what each column is."""
     columns = (Column("threshold", column, rule="-" * (len(column) + 1) + ":"),
                Column("pos_recall_at_k", "pos R@K", rule="-" * 8 + ":"),
-               Column("neg_injection_rate", "neg inject %", rule="-" * 12 + ":"))
+               Column("neg_injection_rate", "neg inject %", rule="-" * 13 + ":"))
     body = tuple((Cell(r.threshold, f"{r.threshold:.3f}"), Cell(r.pos_recall_at_k, fmt_pct(r.pos_recall_at_k)),
                   Cell(r.neg_injection_rate, fmt_pct(r.neg_injection_rate))) for r in rows)
     note = (f"N: the queries above, each probed in its own group (pos R@K: gold within {k} and the top score at least "
