@@ -18,6 +18,7 @@ from pathlib import Path
 
 from memini_bench.core.console import run_command
 from memini_bench.core.settings import command, setting
+from memini_bench.core.table import markdown, table_of
 from memini_bench.errors import BenchError
 
 FLAGS = ("<!-- flags:begin -->", "<!-- flags:end -->")
@@ -66,7 +67,7 @@ def flags_table() -> str:
 
     out = []
     for topic in command.topic_list:
-        lines = []
+        rows = []
         for param in command.params_of(topic):
             names = [o for o in param.opts if o.startswith("--")]
             if not names:
@@ -74,10 +75,10 @@ def flags_table() -> str:
             empty = param.default in ("", None) or (isinstance(param.default, list | tuple) and not param.default)
             default = "" if getattr(param, "is_flag", False) or empty else f"`{param.default}`"
             text = (param.help or "").replace("|", "\\|")
-            lines.append(f"| `-{names[0][2:]}` | {default} | {text} |")
-        if lines:
-            out.append(f"### {topic.title}\n\n`memini-bench help {topic.name}`\n\n| flag | default | meaning |\n"
-                       "|---|---|---|\n" + "\n".join(lines) + "\n")
+            rows.append([f"`-{names[0][2:]}`", default, text])
+        if rows:
+            out.append(f"### {topic.title}\n\n`memini-bench help {topic.name}`\n\n"
+                       + markdown(table_of("flag:l|default:l|meaning:l", rows)))
     return "\n".join(out)
 
 

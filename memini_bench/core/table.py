@@ -137,7 +137,7 @@ def markdown(t: Table) -> str:
     out = [t.title, ""] if t.title else []
     out.append("| " + " | ".join(c.header for c in t.columns) + " |")
     out.append("|" + "|".join(c.md_rule for c in t.columns) + "|")
-    out += ["| " + " | ".join(text(c) for c in row) + " |" for row in t.rows]
+    out += ["|" + "".join(f" {text(c)} |" if text(c) else " |" for c in row) for row in t.rows]  # empty: "| |"
     if t.notes_in_markdown and t.notes:
         out += ["", *t.notes]
     return "\n".join(out) + "\n"
@@ -227,6 +227,20 @@ RENDERERS: dict[str, Callable[[Table], str]] = {"md": markdown, "csv": csv_text,
 def render(t: Table, fmt: str, **options: str) -> str:
     """``t`` in ``fmt`` (``FORMATS``); ``options`` go to the renderer (``source`` for LaTeX's first line)."""
     return RENDERERS[fmt](t, **options)  # type: ignore[call-arg]
+
+
+def table_of(header: str, rows: Sequence[Sequence[Cell | tuple[object, str] | str]], **fields: object) -> Table:
+    """A table from a compact spec: ``header`` as ``name:align`` columns joined by ``|`` (align ``l``, ``r`` or
+    ``c``; the name is also the column's key), each row a sequence of ``(value, text)`` pairs or plain texts (their
+    own value) or ``Cell``s; ``fields`` are the rest of ``Table``'s (``title``, ``notes``, ...)."""
+    def column(spec: str) -> Column:
+        name, _, align = spec.rpartition(":")
+        where = {"l": "left", "c": "center"}.get(align, "right")
+        return Column(name, name, where, rule=":-:" if where == "center" else "")
+
+    body = tuple(tuple(c if isinstance(c, Cell) else Cell(*c) if isinstance(c, tuple) else Cell(c, c) for c in r)
+                 for r in rows)
+    return Table(tuple(column(h) for h in header.split("|")), body, **fields)  # type: ignore[arg-type]
 
 
 def rows_of(values: Sequence[Sequence[object]], formatters: Sequence[Callable[[object], str]]) -> tuple:

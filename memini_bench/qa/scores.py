@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 
-from memini_bench.core.table import Cell, Column, Table, fmt_points
+from memini_bench.core.table import fmt_points, table_of
 from memini_bench.core.table import render as render_table
 from memini_bench.qa import lexical
 from memini_bench.qa.agreement import Key, paired
@@ -105,11 +105,8 @@ def cost_block(table: PriceTable, graded: Sequence[Graded], arms: Sequence[str],
 
 
 def _table(header: str, rows: list[list[tuple[object, str]]]) -> str:
-    """A Markdown table through the one table model: ``header`` as ``name:align`` pairs (``l`` or ``r``), each row
-    (value, text) pairs; a blank line after it."""
-    cols = tuple(Column(f"c{i}", name, "left" if align == "l" else "right")
-                 for i, (name, _, align) in enumerate(h.rpartition(":") for h in header.split("|")))
-    return render_table(Table(cols, tuple(tuple(Cell(v, t) for v, t in r) for r in rows)), "md")
+    """A Markdown table through the one table model (``core.table.table_of``)."""
+    return render_table(table_of(header, rows), "md")
 
 
 def render(doc: Mapping) -> str:
