@@ -144,7 +144,7 @@ def speed_block(results_dir: Path) -> str:
                   f"returned list, token counts), LoCoMo turn level, k 10, {o.get('embedder', 'minilm')} vectors, "
                   f"{o['queries']} questions, median of {o['rounds']} runs{own_run}: {o['harness_cpu_ms']:.3f} ms "
                   f"CPU against memini-hybrid's own {o['hybrid_own_cpu_ms']:.3f} ms: "
-                  f"**{o['harness_over_hybrid']:.0%}**"]
+                  f"**{fmt_pct(o['harness_over_hybrid'], 0)}**"]
     p = doc.get("peers")
     if p:
         base = p["p50_ms"]
@@ -185,7 +185,8 @@ def _embedding_lines(e: dict | None, values: dict, recall: dict | None = None) -
     values["bf16_x"] = min(ratios) if ratios else None
     if recall:
         lines.append("- LoCoMo turn level, memini-vector, all questions: " + "; ".join(
-            f"{name} R@5 {row['r5']:.2%} R@10 {row['r10']:.2%} MRR {row['mrr']:.2%}" for name, row in recall.items()))
+            f"{name} R@5 {fmt_pct(row['r5'], 2)} R@10 {fmt_pct(row['r10'], 2)} MRR {fmt_pct(row['mrr'], 2)}"
+            for name, row in recall.items()))
         base, low = recall.get("fp32-torch"), recall.get("bf16-openvino" if variant == "openvino-bf16" else
                                                             "bf16-torch")
         if base and low:

@@ -301,8 +301,8 @@ class SweepMode(Mode):
         if metric is not None:
             values = [metric.of(sc) for sc in tune.scores]
             winner = max(range(len(grid)), key=lambda i: (values[i], -i))
-            text += (f"selected on tune by {metric.name}: {tune.labels[winner]} ({values[winner] * 100:.1f}; "
-                     f"baseline {metric.of(tune.baseline_scores) * 100:.1f}) out of {len(grid)} cells tried. "
+            text += (f"selected on tune by {metric.name}: {tune.labels[winner]} ({fmt_points(values[winner])}; "
+                     f"baseline {fmt_points(metric.of(tune.baseline_scores))}) out of {len(grid)} cells tried. "
                      "The tune figures are optimistic (the winner was picked on them); the held figures below "
                      "are the honest ones.\n\n")
             held = run_phase(runner, opts, axes, [grid[winner]], "held")
