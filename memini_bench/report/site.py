@@ -24,7 +24,7 @@ from pathlib import Path
 import orjson
 
 from memini_bench.core.registry import require_extra
-from memini_bench.core.table import fmt_num, fmt_points, html_text
+from memini_bench.core.table import Cell, Column, Table, fmt_num, fmt_points, html_text
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.stats import ALPHA
 from memini_bench.report import boards, claims, model, plots, receipts
@@ -285,8 +285,21 @@ def veto_page(inputs: Inputs) -> list[dict]:
             out.append({"file": doc.path.name, "svgs": [plots.veto_curve(points, m) for m in metrics],
                         "table": None})
         else:
-            out.append({"file": doc.path.name, "svgs": [], "table": doc.raw.get("suites")})
+            out.append({"file": doc.path.name, "svgs": [], "table": html_text(veto_table(doc.raw.get("suites") or []))})
     return out
+
+
+def veto_table(suites: list[dict]) -> Table:
+    """``vetobench.json``'s veto recall per suite and system, through the table model."""
+    cols = (Column("suite", "suite", "left"), Column("system", "system", "left"),
+            Column("veto_recall@1", "veto_recall@1", better="higher"),
+            Column("veto_recall@5", "veto_recall@5", better="higher"))
+    body = tuple((Cell(suite.get("suite"), str(suite.get("suite", ""))),
+                  Cell(r.get("system"), str(r.get("system", ""))),
+                  *(Cell(r.get(m), fmt_points(r.get(m))) for m in ("veto_recall@1", "veto_recall@5")))
+                 for suite in suites for r in suite.get("veto", []))
+    return Table(cols, body, notes=("Veto recall in percent: the share of the suite's trap scenarios whose veto "
+                                    "decision is in the system's top 1 (top 5). N: each suite's scenarios. No marks.",))
 
 
 def qa_page(inputs: Inputs) -> list[dict]:

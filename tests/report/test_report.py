@@ -217,3 +217,20 @@ def test_a_damaged_losses_block_is_one_line(tmp_path):
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert "losses arm 'arm' is not" in out.stderr and out.stderr.count("\n") == 1
     assert not (tmp_path / "site").exists()
+
+
+def test_the_vetobench_page_table_is_the_model_s(tmp_path):
+    """vetobench.html's table: one row per suite and system, veto recall@1 and @5 in percent as the file holds them,
+    its footnote stating N."""
+    path = RESULTS / "vetobench.json"
+    doc = json.loads(path.read_text())
+    out = _report(str(path), "-o", str(tmp_path / "site"))
+    assert out.returncode == 0, out.stderr
+    parser = _Tables()
+    parser.feed((tmp_path / "site" / "vetobench.html").read_text())
+    (table,) = parser.tables
+    assert table["head"] == ["suite", "system", "veto_recall@1", "veto_recall@5"]
+    metrics = ("veto_recall@1", "veto_recall@5")
+    assert table["rows"] == [[s["suite"], r["system"], *(f"{r[m] * 100:.1f}" for m in metrics)]
+                             for s in doc["suites"] for r in s["veto"]]
+    assert "N: each suite's scenarios" in table["foot"]
