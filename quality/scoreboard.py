@@ -47,6 +47,7 @@ import click
 from memini_bench.core.dataset import Dataset
 from memini_bench.core.runs import RunResult, first_gold_rank
 from memini_bench.core.settings import Int, command, setting
+from memini_bench.core.table import Cell, Column, Table, fmt_pct, markdown
 from memini_bench.embed import endpoints
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.factory import EmbedSettings, build_encoder
@@ -185,26 +186,31 @@ def sanity_violations(rows: Sequence[tuple[Config, RunResult]]) -> list[str]:
         k = min(c.limit, base.depth)
         have, floor = durable_recall(result, k), durable_recall(base, k)
         if have < floor:
-            out.append(f"{c.label}: durable R@{k} {have:.1%} below reserve=0's R@{k} ({floor:.1%})")
+            out.append(f"{c.label}: durable R@{k} {fmt_pct(have)} below reserve=0's R@{k} ({fmt_pct(floor)})")
     return out
 
 
-def _pct(x: float) -> str:
-    return f"{x * 100:.1f}%"
-
-
 def table(embedder: str, ds: Dataset, rows: Sequence[tuple[Config, Board]]) -> str:
+    """One embedder's scoreboard (the module docstring's columns), N and its marks in the footnote."""
     classes = [q.category for q in ds.questions]
-    out = [f"## quality — {embedder}: {len(ds.items)} memories, {classes.count('fact')} fact / "
-           f"{classes.count('episodic') + classes.count('confusable')} no-durable / {classes.count('detail')} "
-           "detail queries\n",
-           "| config | k | reserve | dur R@k / MRR | epi R@k / MRR | P@3 | P@5 | spray q/n | inj q/n | inj fact/det |",
-           "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
-    for c, b in rows:
-        out.append(f"| {c.label} | {c.limit} | {c.reserve} | {_pct(b.dur_recall)} / {b.dur_mrr:.3f} | "
-                   f"{_pct(b.epi_recall)} / {b.epi_mrr:.3f} | {b.p3:.3f} | {b.p5:.3f} | {b.spray_q}/{b.spray_n} | "
-                   f"{b.inj_q}/{b.inj_n} | {b.inj_fact_n}/{b.inj_detail_n} |")
-    return "\n".join(out) + "\n\n"
+    title = (f"## quality — {embedder}: {len(ds.items)} memories, {classes.count('fact')} fact / "
+             f"{classes.count('episodic') + classes.count('confusable')} no-durable / {classes.count('detail')} "
+             "detail queries")
+    columns = (Column("config", "config", "left"), Column("k", "k"), Column("reserve", "reserve"),
+               Column("durable", "dur R@k / MRR"), Column("episodic", "epi R@k / MRR"),
+               Column("p3", "P@3", better="higher"), Column("p5", "P@5", better="higher"),
+               Column("spray", "spray q/n"), Column("injected", "inj q/n"), Column("injected_by_class", "inj fact/det"))
+    body = tuple((Cell(c.label, c.label), Cell(c.limit, str(c.limit)), Cell(c.reserve, str(c.reserve)),
+                  Cell((b.dur_recall, b.dur_mrr), f"{fmt_pct(b.dur_recall)} / {b.dur_mrr:.3f}"),
+                  Cell((b.epi_recall, b.epi_mrr), f"{fmt_pct(b.epi_recall)} / {b.epi_mrr:.3f}"),
+                  Cell(b.p3, f"{b.p3:.3f}"), Cell(b.p5, f"{b.p5:.3f}"),
+                  Cell((b.spray_q, b.spray_n), f"{b.spray_q}/{b.spray_n}"),
+                  Cell((b.inj_q, b.inj_n), f"{b.inj_q}/{b.inj_n}"),
+                  Cell((b.inj_fact_n, b.inj_detail_n), f"{b.inj_fact_n}/{b.inj_detail_n}")) for c, b in rows)
+    note = (f"N: {len(ds.questions)} queries asked in order per config (dur: the fact queries; epi: the detail "
+            "queries; spray: the no-durable ones; P@k and inj: all); q/n = queries with an injection / injections. "
+            "No marks: no test between configs.")
+    return markdown(Table(columns, body, title=title, notes=(note,), notes_in_markdown=True)) + "\n"
 
 
 def query_rows(result: RunResult) -> list[dict]:

@@ -26,6 +26,7 @@ import numpy as np
 
 from memini_bench.core.console import run_command
 from memini_bench.core.settings import Int, command, setting
+from memini_bench.core.table import fmt_pct
 from memini_bench.errors import BenchError
 from memini_bench.results.provenance import bench_start, check_bench_out
 
@@ -127,7 +128,8 @@ def measure(args: GpuOptions) -> dict:
         embedder.batch_size = batches[0]
         recalls[precision] = recall(embedder, ds)
         r = recalls[precision]
-        print(f"{precision}: memini-vector R@5 {r['r5']:.2%}, R@10 {r['r10']:.2%}, MRR {r['mrr']:.2%}", flush=True)
+        print(f"{precision}: memini-vector R@5 {fmt_pct(r['r5'], 2)}, R@10 {fmt_pct(r['r10'], 2)}, "
+              f"MRR {fmt_pct(r['mrr'], 2)}", flush=True)
     return {"rows": rows, "recall": recalls}
 
 

@@ -41,6 +41,7 @@ import numpy as np
 
 from memini_bench.core.console import run_command
 from memini_bench.core.settings import Int, Real, command, setting
+from memini_bench.core.table import Cell, Column, Table, fmt_num, fmt_pct, markdown
 from memini_bench.errors import BenchError
 
 GPU_TEXTS_PER_S = 1000.0
@@ -225,6 +226,31 @@ def main_command(args: RayEstimateOptions) -> int | None:
     return 0
 
 
+def measured_table(emb: dict) -> Table:
+    """Texts per second measured here, per executor."""
+    cols = (Column("executor", "executor", "left"), Column("long", "long texts/s (M-shaped, 512 tokens)"),
+            Column("short", "short texts/s (LoCoMo turns)"), Column("start", "pool start (s)"))
+    body = tuple((Cell(name, f"{name} (measured)"), Cell(emb[key]["long_texts_per_s"],
+                                                         fmt_num(emb[key]["long_texts_per_s"], 1)),
+                  Cell(emb[key]["short_texts_per_s"], fmt_num(emb[key]["short_texts_per_s"], 1)),
+                  Cell(emb[key].get("startup_s"), fmt_num(emb[key].get("startup_s"), 1)))
+                 for key, name in (("local", "local"), ("ray_1", "ray, 1 worker"), ("ray_2", "ray, 2 workers")))
+    return Table(cols, body, notes=("N: one timed pass per executor over the same texts. No marks.",))
+
+
+def extrapolated_table(per_gpus: list[dict]) -> Table:
+    """LongMemEval-M's embedding wall time per GPU count, extrapolated (the pool start measured here)."""
+    cols = (Column("gpus", "GPUs"), Column("docs", "documents (s)"), Column("queries", "questions (s)"),
+            Column("start", "pool start (s, measured here)"), Column("total", "total (s)", better="lower"))
+    body = tuple((Cell(r["gpus"], f"{r['gpus']} (extrapolated)"),
+                  Cell(r["embed_docs_s"], fmt_num(r["embed_docs_s"], 0)),
+                  Cell(r["embed_queries_s"], fmt_num(r["embed_queries_s"], 1)),
+                  Cell(r["startup_s"], fmt_num(r["startup_s"], 1)), Cell(r["total_s"], fmt_num(r["total_s"], 0)))
+                 for r in per_gpus)
+    return Table(cols, body, notes=("Extrapolated, not measured: the texts over the cluster's texts/s, plus the "
+                                    "pool start measured here. No marks.",))
+
+
 def readme_block(results_dir: Path) -> str:
     """The ``ray-estimate`` block (docs/performance.md) from ``results/bench/ray-estimate.json``: the measured
     texts/s here and the extrapolated LongMemEval-M embedding time per GPU count, each row saying which it is."""
@@ -240,30 +266,20 @@ def readme_block(results_dir: Path) -> str:
     gpu = raw["inputs"]["gpu_texts_per_s"]
     out = [f"Measured here ({raw['config']['cpus']} CPUs, no GPU; {emb['model']}, texts/s; Ray vectors "
            f"{'bit-identical to' if emb['bitwise_equal'] else 'DIFFERENT from'} local ones):", "",
-           "| executor | long texts/s (M-shaped, 512 tokens) | short texts/s (LoCoMo turns) | pool start (s) |",
-           "|---|--:|--:|--:|"]
-    for key, name in (("local", "local"), ("ray_1", "ray, 1 worker"), ("ray_2", "ray, 2 workers")):
-        row = emb[key]
-        start = f"{row['startup_s']:.1f}" if "startup_s" in row else "-"
-        out.append(f"| {name} (measured) | {row['long_texts_per_s']:.1f} | {row['short_texts_per_s']:.1f} | "
-                   f"{start} |")
+           markdown(measured_table(emb)).rstrip("\n")]
     ext = raw["extrapolated"]
     overhead = raw["measured"]["ray_call_overhead"]
     out += ["", f"LongMemEval-M shape (measured from the generator): {shape['distinct_session_texts']:,} distinct "
             f"session texts in {shape['session_slots']:,} slots, {shape['questions']} questions, mean "
-            f"{shape['tokens']['mean_tokens']:.0f} tokens ({shape['tokens']['share_at_cap'] * 100:.0f}% at the "
+            f"{shape['tokens']['mean_tokens']:.0f} tokens ({fmt_pct(shape['tokens']['share_at_cap'], 0)} at the "
             f"{shape['tokens']['cap']} cap). Ray call overhead (measured): {overhead['sequential_ms']:.2f} ms one at a "
             f"time, {overhead['pipelined_ms']:.2f} ms pipelined, so one driver feeds at most "
             f"{ext['dispatch_limit_texts_per_s']:,.0f} texts/s in pieces of {ext['piece_texts']} (extrapolated). "
             f"2 workers vs 1 on this machine's 2 shared cores (measured): {ext['cpu_scale_out_2_vs_1']:.2f}x.", "",
             f"Extrapolated embedding wall time of LongMemEval-M on a GPU cluster, at {gpu['value']:g} texts/s per "
             f"GPU ({'an assumption, not measured' if gpu['source'] != 'user-supplied' else 'user-supplied'}):", "",
-            "| GPUs | documents (s) | questions (s) | pool start (s, measured here) | total (s) |",
-            "|--:|--:|--:|--:|--:|"]
-    for row in ext["per_gpus"]:
-        out.append(f"| {row['gpus']} (extrapolated) | {row['embed_docs_s']:.0f} | {row['embed_queries_s']:.1f} | "
-                   f"{row['startup_s']:.1f} | {row['total_s']:.0f} |")
-    out += ["", f"Not included: {ext['not_included']}.", ""]
+            markdown(extrapolated_table(ext["per_gpus"])).rstrip("\n"), "",
+            f"Not included: {ext['not_included']}.", ""]
     return "\n".join(out)
 
 

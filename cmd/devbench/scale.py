@@ -33,6 +33,7 @@ from pathlib import Path
 from devbench import synth
 from memini_bench.core.console import run_command
 from memini_bench.core.settings import Int, Real, command, setting
+from memini_bench.core.table import Cell, Column, Table, fmt_num, markdown
 
 S_SCALES = ((125, "1/4 S"), (250, "1/2 S"), (500, "S"))
 
@@ -153,24 +154,46 @@ def measure(path: Path, label: str, run: str, embedder: str, max_rss_gb: float) 
     return Measured(label, run, wall, own_peak, report)
 
 
-def row(m: Measured) -> str:
+COLUMNS = (Column("scale", "scale", "left"), Column("run", "run", "left"),
+           Column("items", "items / distinct texts", "left"), Column("wall_s", "wall s"), Column("cpu_s", "CPU s"),
+           Column("peak_gb", "peak RSS GB"), Column("load_s", "load s"), Column("keyword_index_s", "keyword index s"),
+           Column("dedup_keys_s", "dedup keys s"), Column("embed_s", "embed s"), Column("ingest_s", "ingest s"),
+           Column("recall_s", "recall s"), Column("hybrid_p50_ms", "hybrid p50 ms"),
+           Column("vector_p50_ms", "vector p50 ms"), Column("keyword_p50_ms", "keyword p50 ms"))
+
+
+def cells(m: Measured) -> tuple[Cell, ...]:
+    """One run's cells under ``COLUMNS``; a failed run: its error in the items cell, ``-`` where nothing was
+    measured."""
+    head = (Cell(m.label, m.label), Cell(m.run, m.run))
     if m.error:
-        return f"| {m.label} | {m.run} | - | {m.wall_s:.1f} | - | {m.peak_gb:.2f} | {m.error} |"
+        return (*head, Cell(m.error, f"failed: {m.error}"), Cell(m.wall_s, fmt_num(m.wall_s, 1)), Cell(None, "-"),
+                Cell(m.peak_gb, fmt_num(m.peak_gb)), *(Cell(None, "-") for _ in COLUMNS[6:]))
     r = m.report
     ph, be, p50 = r["phases_s"], r["backend_s"], r["p50_ms"]
     recall_s = sum(r["recall_s"].values())
-    ingest = ph["ingest+recall"] - recall_s
-    return (f"| {m.label} | {m.run} | {r['items']} / {r['distinct_texts']} | {m.wall_s:.1f} | {r['cpu_s']:.1f} | "
-            f"{m.peak_gb:.2f} | "
-            f"{ph['load']:.1f} | {be.get('keyword_index', 0):.1f} | {be.get('dedup_keys', 0):.1f} | "
-            f"{be.get('embed', 0):.1f} | {ingest:.1f} | {recall_s:.1f} | "
-            f"{p50.get('memini-hybrid', float('nan')):.3f} | {p50.get('memini-vector', float('nan')):.3f} | "
-            f"{p50.get('memini-keyword', float('nan')):.3f} |")
+    seconds = (ph["load"], be.get("keyword_index", 0), be.get("dedup_keys", 0), be.get("embed", 0),
+               ph["ingest+recall"] - recall_s, recall_s)
+    return (*head, Cell((r["items"], r["distinct_texts"]), f"{r['items']} / {r['distinct_texts']}"),
+            Cell(m.wall_s, fmt_num(m.wall_s, 1)), Cell(r["cpu_s"], fmt_num(r["cpu_s"], 1)),
+            Cell(m.peak_gb, fmt_num(m.peak_gb)), *(Cell(x, fmt_num(x, 1)) for x in seconds),
+            *(Cell(p50.get(s, float("nan")), fmt_num(p50.get(s, float("nan")), 3))
+              for s in ("memini-hybrid", "memini-vector", "memini-keyword")))
 
 
-HEADER = ("| scale | run | items / distinct texts | wall s | CPU s | peak RSS GB | load s | keyword index s | "
-          "dedup keys s | embed s | ingest s | recall s | hybrid p50 ms | vector p50 ms | keyword p50 ms |\n"
-          "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+def table(runs: list[Measured]) -> Table:
+    """Every run (``make scale``'s printout and the docs' scale block)."""
+    return Table(COLUMNS, tuple(cells(m) for m in runs),
+                 notes=("N: one run per row, each timed once (cold: an empty embedding cache; warm: the cache the "
+                        "cold run filled; once: the M scale's single run). No marks.",))
+
+
+def row(m: Measured) -> str:
+    """One run's Markdown row (printed as it is measured)."""
+    return markdown(table([m])).splitlines()[2]
+
+
+HEADER = markdown(table([])).rstrip("\n")
 
 
 def ensure(path: Path, source: synth.Source | None, shape: synth.Shape, data: str) -> synth.Source | None:

@@ -36,6 +36,7 @@ import numpy as np
 
 from memini_bench.core.console import run_command
 from memini_bench.core.settings import Int, command, setting
+from memini_bench.core.table import fmt_pct
 from memini_bench.loaders import load
 from memini_bench.results.provenance import bench_start, check_bench_out
 from memini_bench.results.schema import Score
@@ -379,8 +380,8 @@ def main_command(args: SpeedOptions) -> int | None:
     if "recall" not in skip:
         r = figures["precision_recall"] = precision_recall(args.locomo)
         for variant, row in r.items():
-            print(f"LoCoMo turn level, memini-vector, {variant}: R@5 {row['r5']:.2%}, R@10 {row['r10']:.2%}, "
-                  f"MRR {row['mrr']:.2%}", flush=True)
+            print(f"LoCoMo turn level, memini-vector, {variant}: R@5 {fmt_pct(row['r5'], 2)}, "
+                  f"R@10 {fmt_pct(row['r10'], 2)}, MRR {fmt_pct(row['mrr'], 2)}", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         if "end-to-end" not in skip:
             w = figures["end_to_end"] = end_to_end(args.locomo, tmp)
@@ -404,7 +405,7 @@ def main_command(args: SpeedOptions) -> int | None:
             print(f"harness per recall (run_system: hooks, timers, checks), LoCoMo turn level, k 10, "
                   f"{args.hybrid_embedder}, {o['queries']} questions x {o['rounds']}: {o['harness_cpu_ms']:.3f} ms "
                   f"CPU vs memini-hybrid's own {o['hybrid_own_cpu_ms']:.3f} ms -> "
-                  f"{o['harness_over_hybrid']:.0%} of the recall", flush=True)
+                  f"{fmt_pct(o['harness_over_hybrid'], 0)} of the recall", flush=True)
         if "peers" not in skip:
             cache = "" if "end-to-end" in skip else os.path.join(tmp, "cache")
             rows = peers(args.locomo, args.hybrid_embedder, cache)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from memini_bench.core.table import fmt_num, fmt_pct, markdown, table_of
+
 # Issue 15's targets, as (label, limit, at_least): a figure meets its target when it is at most the limit, or at
 # least the limit where ``at_least``.
 SCALE_TARGETS = {"wall_s": ("S warm wall time", 30.0, False), "peak_gb": ("S warm peak RSS (GB)", 2.0, False),
@@ -40,13 +42,18 @@ def _verdict(value: float | None, limit: float, at_least: bool = False) -> str:
 
 def _targets_table(targets: dict, values: dict, verdicts: dict | None = None) -> list[str]:
     """The targets table: each target's limit, the measured value and met / not met (``verdicts`` overrides)."""
-    lines = ["| target | limit | measured | |", "|---|--:|--:|---|"]
+    rows = []
     for key, (label, limit, at_least) in targets.items():
         value = values.get(key)
-        shown = "-" if value is None else f"{value:.3f}" if key in MILLISECONDS else f"{value:.2f}"
         verdict = (verdicts or {}).get(key) or _verdict(value, limit, at_least)
-        lines.append(f"| {label} | {limit:g} | {shown} | {verdict} |")
-    return lines
+        rows.append([label, (limit, f"{limit:g}"), (value, fmt_num(value, 3 if key in MILLISECONDS else 2)),
+                     verdict])
+    return _lines("target:l|limit:r|measured:r|verdict:l", rows)
+
+
+def _lines(header: str, rows: list) -> list[str]:
+    """A table (``core.table.table_of``) as Markdown lines."""
+    return markdown(table_of(header, rows)).rstrip("\n").split("\n")
 
 
 def _machine(config: dict) -> str:
@@ -121,13 +128,14 @@ def speed_block(results_dir: Path) -> str:
         path = "C kernels for the keyword leg, the vector top k and fusion" if compiled else "no C kernels"
         lines += ["", f"Fast path ({path}) vs reference path, LoCoMo turn level, k 10, "
                   f"{h.get('embedder', 'minilm')} vectors, "
-                  f"{h['queries']:.0f} queries interleaved; every ranking and score identical:", "",
-                  "| system | fast p50 ms | reference p50 ms | ratio | fast CPU p50 ms | reference CPU p50 ms |",
-                  "|---|--:|--:|--:|--:|--:|"]
-        for part in ("hybrid", "vector", "keyword"):
-            f, r = h[f"{part}_fast_p50_ms"], h[f"{part}_reference_p50_ms"]
-            fc, rc = h[f"{part}_fast_cpu_p50_ms"], h[f"{part}_reference_cpu_p50_ms"]
-            lines.append(f"| memini-{part} | {f:.3f} | {r:.3f} | {_x(r, f)} | {fc:.3f} | {rc:.3f} |")
+                  f"{h['queries']:.0f} queries interleaved; every ranking and score identical:", ""]
+        rows = [[f"memini-{part}", *((h[f"{part}_{key}"], fmt_num(h[f"{part}_{key}"], 3))
+                                     for key in ("fast_p50_ms", "reference_p50_ms")),
+                 _x(h[f"{part}_reference_p50_ms"], h[f"{part}_fast_p50_ms"]),
+                 *((h[f"{part}_{key}"], fmt_num(h[f"{part}_{key}"], 3))
+                   for key in ("fast_cpu_p50_ms", "reference_cpu_p50_ms"))] for part in ("hybrid", "vector", "keyword")]
+        lines += _lines("system:l|fast p50 ms:r|reference p50 ms:r|ratio:r|fast CPU p50 ms:r|reference CPU p50 ms:r",
+                        rows)
     o = doc.get("overhead")
     if o:
         values["overhead"] = o["harness_over_hybrid"]
@@ -136,13 +144,14 @@ def speed_block(results_dir: Path) -> str:
                   f"returned list, token counts), LoCoMo turn level, k 10, {o.get('embedder', 'minilm')} vectors, "
                   f"{o['queries']} questions, median of {o['rounds']} runs{own_run}: {o['harness_cpu_ms']:.3f} ms "
                   f"CPU against memini-hybrid's own {o['hybrid_own_cpu_ms']:.3f} ms: "
-                  f"**{o['harness_over_hybrid']:.0%}**"]
+                  f"**{fmt_pct(o['harness_over_hybrid'], 0)}**"]
     p = doc.get("peers")
     if p:
         base = p["p50_ms"]
         lines += ["", "Recall p50 on the same 500 LoCoMo questions, one process, one shared encoder, as multiples "
-                  "of memini-hybrid's:", "", "| system | p50 ms | x memini-hybrid |", "|---|--:|--:|"]
-        lines += [f"| {name} | {ms:.3f} | {_x(ms, base['memini-hybrid'])} |" for name, ms in base.items()]
+                  "of memini-hybrid's:", ""]
+        lines += _lines("system:l|p50 ms:r|x memini-hybrid:r",
+                        [[name, (ms, fmt_num(ms, 3)), _x(ms, base["memini-hybrid"])] for name, ms in base.items()])
     return "\n".join([*lines, "", *_targets_table(SPEED_TARGETS, values)]) + "\n"
 
 
@@ -176,7 +185,8 @@ def _embedding_lines(e: dict | None, values: dict, recall: dict | None = None) -
     values["bf16_x"] = min(ratios) if ratios else None
     if recall:
         lines.append("- LoCoMo turn level, memini-vector, all questions: " + "; ".join(
-            f"{name} R@5 {row['r5']:.2%} R@10 {row['r10']:.2%} MRR {row['mrr']:.2%}" for name, row in recall.items()))
+            f"{name} R@5 {fmt_pct(row['r5'], 2)} R@10 {fmt_pct(row['r10'], 2)} MRR {fmt_pct(row['mrr'], 2)}"
+            for name, row in recall.items()))
         base, low = recall.get("fp32-torch"), recall.get("bf16-openvino" if variant == "openvino-bf16" else
                                                             "bf16-torch")
         if base and low:
@@ -197,14 +207,16 @@ def gpu_block(results_dir: Path) -> str:
     c = doc["config"]
     lines = [f"`make gpu` on {c.get('hardware', '?')} (`--device {c.get('device', '?')}`, torch {c.get('torch', '?')}, "
              f"MiniLM at {c.get('max_tokens', '?')} tokens; commit {c.get('git_commit', '?')}); the fastest of "
-             f"{c.get('rounds', '?')} passes, device synchronised:", "",
-             "| precision | batch | texts | texts/s | x fp32 | max 1 - cos vs fp32 |", "|---|--:|---|--:|--:|--:|"]
+             f"{c.get('rounds', '?')} passes, device synchronised:", ""]
     fp32 = {(r["set"], r["batch"]): r["texts_per_s"] for r in doc["rows"] if r["precision"] == "fp32"}
+    rows = []
     for r in doc["rows"]:
         base = fp32.get((r["set"], r["batch"]))
-        ratio = f"{r['texts_per_s'] / base:.2f}x" if base else "-"
-        lines.append(f"| {r['precision']} | {r['batch']} | {r['texts']} {r['set']} | {r['texts_per_s']:.1f} | {ratio} "
-                     f"| {r['max_1_minus_cos']:.1e} |")
-    lines += ["", "| precision | R@5 | R@10 | MRR |", "|---|--:|--:|--:|"]
-    lines += [f"| {p} | {r['r5']:.2%} | {r['r10']:.2%} | {r['mrr']:.2%} |" for p, r in doc["recall"].items()]
+        rows.append([r["precision"], (r["batch"], str(r["batch"])), f"{r['texts']} {r['set']}",
+                     (r["texts_per_s"], fmt_num(r["texts_per_s"], 1)),
+                     f"{r['texts_per_s'] / base:.2f}x" if base else "-",
+                     (r["max_1_minus_cos"], f"{r['max_1_minus_cos']:.1e}")])
+    lines += _lines("precision:l|batch:r|texts:l|texts/s:r|x fp32:r|max 1 - cos vs fp32:r", rows)
+    recall = [[p, *((r[m], fmt_pct(r[m], 2)) for m in ("r5", "r10", "mrr"))] for p, r in doc["recall"].items()]
+    lines += ["", *_lines("precision:l|R@5:r|R@10:r|MRR:r", recall)]
     return "\n".join(lines) + "\n"

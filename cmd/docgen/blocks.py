@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memini_bench.core.table import Cell, Column, Table, fmt_num, fmt_pct
+from memini_bench.core.table import Cell, Column, Table, fmt_interval, fmt_num, fmt_pct, fmt_points, markdown, table_of
 from memini_bench.core.table import render as render_table
 from memini_bench.report.boards import MIN_QUESTIONS
 from memini_bench.report.model import embedder_label
@@ -28,10 +28,6 @@ from memini_bench.results.schema import (
 )
 
 MAIN_FILES = ("locomo.json", "locomo-sessions.json", "longmemeval.json", "longmemeval-shared.json")
-
-
-def _pct(x: float) -> str:
-    return fmt_pct(x, sign="")
 
 
 def get(results_dir: Path, name: str, kind: type) -> ResultsFile | None:
@@ -54,7 +50,7 @@ def _triple(doc: CompareResults | None, system: str) -> str:
     r5, r10 = doc.score(system, 5), doc.score(system, 10)
     if r5 is None or r10 is None:
         return "-"
-    return f"{_pct(r5.recall_at_k)} / {_pct(r10.recall_at_k)} / {_pct(r10.mrr)}"
+    return f"{fmt_points(r5.recall_at_k)} / {fmt_points(r10.recall_at_k)} / {fmt_points(r10.mrr)}"
 
 
 #: The main table's columns (the report's Markdown export has the same: a test holds the two to one table).
@@ -82,7 +78,7 @@ def _rows(doc: CompareResults, systems: list[str]) -> list[tuple[Cell, ...]]:
             name = f"{name.removesuffix('-held')} (held split)"
         out.append((Cell(name, name), Cell(r10.questions, str(r10.questions)), Cell(system, system),
                     Cell(embedder_label(doc.config, system), embedder_label(doc.config, system)),
-                    *(Cell(v, _pct(v)) for v in (r5.recall_at_k, r10.recall_at_k, r10.recall_all_at_k, r10.mrr,
+                    *(Cell(v, fmt_points(v)) for v in (r5.recall_at_k, r10.recall_at_k, r10.recall_all_at_k, r10.mrr,
                                                  r10.ndcg_at_k)), Cell(r10.p50_ms, fmt_num(r10.p50_ms))))
     return out
 
@@ -128,15 +124,15 @@ def reproduction(results_dir: Path) -> str:
     turn = get(results_dir, "locomo.json", CompareResults)
     session = get(results_dir, "locomo-sessions.json", CompareResults)
     reinforce = get(results_dir, "locomo-reinforce-sys-hybrid.json", CompareResults)
-    lines = ["| LoCoMo | published (memini) | this harness |", "|---|---|---|"]
+    rows = []
     for level, doc in (("turn", turn), ("session", session)):
         for system in ("memini-keyword", "memini-vector", "memini-hybrid"):
-            lines.append(f"| {level}, {system.removeprefix('memini-')} | {PUBLISHED[(level, system)]} | "
-                         f"{_triple(doc, system)} |")
+            rows.append([f"{level}, {system.removeprefix('memini-')}", PUBLISHED[(level, system)],
+                         _triple(doc, system)])
         if level == "turn":
-            lines.append(f"| turn, hybrid with `-reinforce` (memini's access-count side effect) | - | "
-                         f"{_triple(reinforce, 'memini-hybrid')} |")
-    return "\n".join(lines) + "\n"
+            rows.append(["turn, hybrid with `-reinforce` (memini's access-count side effect)", "-",
+                         _triple(reinforce, "memini-hybrid")])
+    return markdown(table_of("LoCoMo:l|published (memini):l|this harness:l", rows))
 
 
 TEMPORAL_ROWS = (("`-temporal-boost 0` (memini's bench)", ""), ("`-temporal-boost 0.4` (regex)", "-tboost0.4"),
@@ -145,14 +141,10 @@ TEMPORAL_ROWS = (("`-temporal-boost 0` (memini's bench)", ""), ("`-temporal-boos
 
 def temporal_boost(results_dir: Path) -> str:
     """The hybrid with and without the temporal boost, LoCoMo turn level and the shared LongMemEval sample."""
-    lines = ["| hybrid | LoCoMo turn | LME sample, shared haystack |", "|---|---|---|"]
-    for label, token in TEMPORAL_ROWS:
-        cells = []
-        for base in ("locomo", "longmemeval-shared"):
-            name = f"{base}.json" if not token else f"{base}{token}-sys-hybrid.json"
-            cells.append(_triple(get(results_dir, name, CompareResults), "memini-hybrid"))
-        lines.append(f"| {label} | {' | '.join(cells)} |")
-    return "\n".join(lines) + "\n"
+    rows = [[label, *(_triple(get(results_dir, f"{base}.json" if not token else f"{base}{token}-sys-hybrid.json",
+                                  CompareResults), "memini-hybrid") for base in ("locomo", "longmemeval-shared"))]
+            for label, token in TEMPORAL_ROWS]
+    return markdown(table_of("hybrid:l|LoCoMo turn:l|LME sample, shared haystack:l", rows))
 
 
 # (regex file stem, extended file stem, category, column label): the stems ``make results`` writes.
@@ -173,7 +165,7 @@ def rerank_table(results_dir: Path) -> str:
     for regex, _, cat, label in RERANK_COLUMNS:
         row = docs[regex].row("rrf", cat) if docs[regex] else None
         header.append(label + (f" ({row.questions})" if row else ""))
-    lines = ["| R@1 / R@5 / MRR | " + " | ".join(header) + " |", "|---|" + "---|" * len(header)]
+    rows = []
     strategies = list(dict.fromkeys(r.system for r in first.rows))
     for extended in (False, True):
         for strategy in strategies:
@@ -185,10 +177,10 @@ def rerank_table(results_dir: Path) -> str:
             for regex, ext, cat, _ in RERANK_COLUMNS:
                 doc = docs[ext if extended else regex]
                 row = doc.row(strategy + ("-extended" if extended else ""), cat) if doc else None
-                cells.append("-" if row is None else f"{_pct(row.recall_at_1)} / {_pct(row.recall_at_k)} / "
-                             f"{_pct(row.mrr)}")
-            lines.append(f"| {label} | {' | '.join(cells)} |")
-    return "\n".join(lines) + "\n"
+                cells.append("-" if row is None else f"{fmt_points(row.recall_at_1)} / {fmt_points(row.recall_at_k)} / "
+                             f"{fmt_points(row.mrr)}")
+            rows.append([label, *cells])
+    return markdown(table_of("|".join(["R@1 / R@5 / MRR:l", *(f"{h}:l" for h in header)]), rows))
 
 
 def vec_gate(results_dir: Path) -> str:
@@ -197,15 +189,21 @@ def vec_gate(results_dir: Path) -> str:
     if doc is None:
         return _missing("locomo-vec-gate.json")
     dist = doc.distribution
-    lines = ["| top 1/(1+L2) | p10 | p25 | p50 | p75 | p90 |", "|---|--:|--:|--:|--:|--:|"]
-    for side in ("positive", "negative"):
-        d = dist.get(side, {})
-        lines.append(f"| {side} ({'own group' if side == 'positive' else 'foreign'}) | "
-                     + " | ".join(f"{d.get(f'p{p}', 0.0):.3f}" for p in (10, 25, 50, 75, 90)) + " |")
-    lines += ["", f"| threshold | pos R@{doc.config.get('gate_k', 5)} | neg injection |", "|--:|--:|--:|"]
-    lines += [f"| {r['threshold']:.2f} | {_pct(r['pos_recall_at_k'])}% | {_pct(r['neg_injection_rate'])}% |"
-              for r in doc.rows]
-    return "\n".join(lines) + "\n"
+    percentiles = [[f"{side} ({'own group' if side == 'positive' else 'foreign'})",
+                    *((dist.get(side, {}).get(f"p{p}", 0.0), fmt_num(dist.get(side, {}).get(f"p{p}", 0.0), 3))
+                      for p in (10, 25, 50, 75, 90))] for side in ("positive", "negative")]
+    rows = [[(r["threshold"], f"{r['threshold']:.2f}"), (r["pos_recall_at_k"], fmt_pct(r["pos_recall_at_k"])),
+             (r["neg_injection_rate"], fmt_pct(r["neg_injection_rate"]))] for r in doc.rows]
+    return (markdown(table_of("top 1/(1+L2):l|p10:r|p25:r|p50:r|p75:r|p90:r", percentiles)) + "\n"
+            + markdown(table_of(f"threshold:r|pos R@{doc.config.get('gate_k', 5)}:r|neg injection:r", rows)))
+
+
+def board_cells(r: dict) -> list[str]:
+    """A quality scoreboard row's cells after its label: durable and episodic recall / MRR, P@3 / P@5, spray and
+    injections (``quality.scoreboard``)."""
+    return [f"{fmt_pct(r['dur_recall'], 0)} / {r['dur_mrr']:.3f}",
+            f"{fmt_pct(r['epi_recall'], 0)} / {r['epi_mrr']:.3f}", f"{r['p3']:.3f} / {r['p5']:.3f}",
+            f"{r['spray_q']}/{r['spray_n']}", f"{r['inj_q']}/{r['inj_n']}"]
 
 
 def quality_table(results_dir: Path) -> str:
@@ -213,14 +211,10 @@ def quality_table(results_dir: Path) -> str:
     doc = get(results_dir, "quality.json", QualityResults)
     if doc is None:
         return _missing("quality.json")
-    lines = ["| embedder · config | dur R@k / MRR | epi R@k / MRR | P@3 / P@5 | spray q/n | inj q/n |",
-             "|---|---|---|---|---|---|"]
-    for b in doc.boards:
-        mode = " rerank" if b.get("mode") == "rerank" else ""  # the cross-encoder rows (quality.scoreboard)
-        lines.append(f"| {b['embedder']}{mode} · {b['label']} | {b['dur_recall'] * 100:.0f}% / {b['dur_mrr']:.3f} | "
-                     f"{b['epi_recall'] * 100:.0f}% / {b['epi_mrr']:.3f} | {b['p3']:.3f} / {b['p5']:.3f} | "
-                     f"{b['spray_q']}/{b['spray_n']} | {b['inj_q']}/{b['inj_n']} |")
-    return "\n".join(lines) + "\n"
+    rows = [[f"{b['embedder']}{' rerank' if b.get('mode') == 'rerank' else ''} · {b['label']}",  # cross-encoder rows
+             *board_cells(b)] for b in doc.boards]
+    return markdown(table_of("embedder · config:l|dur R@k / MRR:l|epi R@k / MRR:l|P@3 / P@5:l|spray q/n:l|inj q/n:l",
+                             rows))
 
 
 def _ranks(ranks: dict) -> str:
@@ -233,17 +227,15 @@ def vetobench_table(results_dir: Path) -> str:
     if doc is None:
         return _missing("vetobench.json")
     suites = [s["suite"] for s in doc.suites]
-    lines = ["| system | " + " | ".join(f"{s} R@1 / R@5 (veto ranks)" for s in suites) + " |",
-             "|---|" + "---|" * len(suites)]
-    systems = list(dict.fromkeys(v["system"] for s in doc.suites for v in s["veto"]))
-    for system in systems:
+    rows = []
+    for system in dict.fromkeys(v["system"] for s in doc.suites for v in s["veto"]):
         cells = []
         for s in doc.suites:
             v = next((v for v in s["veto"] if v["system"] == system), None)
             cells.append("-" if v is None else f"{v['veto_recall@1']:.2f} / {v['veto_recall@5']:.2f} "
                          f"{_ranks(v['ranks'])}")
-        lines.append(f"| {system} | {' | '.join(cells)} |")
-    return "\n".join(lines) + "\n"
+        rows.append([system, *cells])
+    return markdown(table_of("|".join(["system:l", *(f"{s} R@1 / R@5 (veto ranks):l" for s in suites)]), rows))
 
 
 def vetobench_scale(results_dir: Path) -> str:
@@ -253,12 +245,9 @@ def vetobench_scale(results_dir: Path) -> str:
         return _missing("vetobench-scale.json")
     sizes = [p["size"] for p in doc.points]
     systems = list(dict.fromkeys(s["system"] for p in doc.points for s in p["systems"]))
-    lines = ["| system | " + " | ".join(map(str, sizes)) + " |", "|---|" + "--:|" * len(sizes)]
-    for system in systems:
-        cells = [next((f"{s['veto_recall@5']:.2f}" for s in p["systems"] if s["system"] == system), "-")
-                 for p in doc.points]
-        lines.append(f"| {system} | {' | '.join(cells)} |")
-    return "\n".join(lines) + "\n"
+    rows = [[system, *(next((f"{s['veto_recall@5']:.2f}" for s in p["systems"] if s["system"] == system), "-")
+                       for p in doc.points)] for system in systems]
+    return markdown(table_of("|".join(["system:l", *(f"{size}:r" for size in sizes)]), rows))
 
 
 def _jsonl(path: Path) -> list[dict]:
@@ -273,12 +262,11 @@ EXTRACTOR_FILES = (("LoCoMo (all categories)", *LOCOMO_RERANK), ("LME sample, sh
 def extractor_diff(results_dir: Path) -> str:
     """regex vs extended temporal extractor, per question (the two ``-rerank`` per-question files): questions
     anchored by each, anchors changed, and for how many the temporal0.40 rank of the gold moved up / down."""
-    lines = ["| data set | anchored (regex) | anchored (extended) | anchor changed | gold up | gold down |",
-             "|---|--:|--:|--:|--:|--:|"]
+    rows = []
     for label, regex_stem, ext_stem in EXTRACTOR_FILES:
         regex_path, ext_path = results_dir / f"{regex_stem}.jsonl", results_dir / f"{ext_stem}.jsonl"
         if not (regex_path.exists() and ext_path.exists()):
-            lines.append(f"| {label} | - | - | - | - | - |")
+            rows.append([label, "-", "-", "-", "-", "-"])
             continue
         regex = {r["id"]: r for r in _jsonl(regex_path)}
         ext = {r["id"]: r for r in _jsonl(ext_path)}
@@ -292,9 +280,10 @@ def extractor_diff(results_dir: Path) -> str:
             before, after = (10**9 if x < 0 else x for x in (before, after))
             up += after < before
             down += after > before
-        lines.append(f"| {label} | {sum(r['anchor'] is not None for r in regex.values())} | "
-                     f"{sum(e['anchor'] is not None for e in ext.values())} | {changed} | {up} | {down} |")
-    return "\n".join(lines) + "\n"
+        rows.append([label, *(str(n) for n in (sum(r["anchor"] is not None for r in regex.values()),
+                                               sum(e["anchor"] is not None for e in ext.values()), changed, up, down))])
+    return markdown(table_of("data set:l|anchored (regex):r|anchored (extended):r|anchor changed:r|gold up:r|"
+                             "gold down:r", rows))
 
 
 # memini's published LoCoMo turn-level hybrid at pool depths 30 / 50 / 80 (R@5 / R@10 / MRR), from anchors.md.
@@ -310,27 +299,33 @@ def _summary(results_dir: Path, folder: str) -> dict | None:
     return orjson.loads(path.read_bytes()) if path.exists() else None
 
 
-def _sweep_rows(phase: dict, published: dict | None = None) -> list[str]:
+SWEEP_HEADER = "cell:l|R@5 / R@10 / MRR:r|Δ R@5 (pp):r|p McNemar (Holm):r|Δ MRR (pp) [95% CI]:r"
+
+
+def _sweep_table(phase: dict, published: dict | None = None) -> str:
+    """The cells of a sweep phase against its baseline (bold: significant after Holm), in Markdown."""
     sig = {(r["system_a"], r["metric"]): r for r in phase["significance"]}
 
     def trio(scores: list[dict]) -> str:
         by_k = {s.k: s for s in map(Score.from_row, scores)}
-        return f"{_pct(by_k[5].recall_at_k)} / {_pct(by_k[10].recall_at_k)} / {_pct(by_k[10].mrr)}"
+        return f"{fmt_points(by_k[5].recall_at_k)} / {fmt_points(by_k[10].recall_at_k)} / {fmt_points(by_k[10].mrr)}"
 
-    def mark(row: dict, text: str) -> str:
-        return f"**{text}**" if row["significant"] else text
-
-    rows = [f"| baseline (defaults) | {trio(phase['baseline'])} | | | |" + (" |" if published is not None else "")]
+    extra = [""] if published is not None else []
+    rows = [["baseline (defaults)", trio(phase["baseline"]), "", "", "", *extra]]
     for cell in phase["cells"]:
         r5, mrr = sig[(cell["cell"], "R@5")], sig[(cell["cell"], "MRR")]
-        d5, dmrr = f"{r5['delta'] * 100:+.1f}", f"{mrr['delta'] * 100:+.1f}"
-        row = (f"| {cell['cell']} | {trio(cell['scores'])} | {mark(r5, d5)} "
-               f"| {r5['p']:.3g} ({r5['p_adjusted']:.3g}) | {mark(mrr, dmrr)} "
-               f"[{mrr['ci_low'] * 100:+.1f}, {mrr['ci_high'] * 100:+.1f}] |")
-        if published is not None:
-            row += f" {published.get(cell['cell'], '-')} |"
-        rows.append(row)
-    return rows
+        rows.append([cell["cell"], trio(cell["scores"]),
+                     Cell(r5["delta"], fmt_points(r5["delta"], signed=True), strong=r5["significant"]),
+                     f"{r5['p']:.3g} ({r5['p_adjusted']:.3g})",
+                     f"{_bold(fmt_points(mrr['delta'], signed=True), mrr['significant'])} "
+                     f"{fmt_interval(mrr['ci_low'], mrr['ci_high'])}",
+                     *([published.get(cell["cell"], "-")] if published is not None else [])])
+    return markdown(table_of(SWEEP_HEADER + ("|memini published:r" if published is not None else ""), rows))
+
+
+def _bold(text: str, on: bool) -> str:
+    """Markdown bold on part of a cell (the rest of a cell in bold comes from its ``strong``)."""
+    return f"**{text}**" if on else text
 
 
 def sweeps(results_dir: Path) -> str:
@@ -343,10 +338,8 @@ def sweeps(results_dir: Path) -> str:
             out.append(_missing(f"{folder}/summary.json"))
             continue
         published = PUBLISHED_POOL if folder == "locomo-sweep-pool" else None
-        head = "| cell | R@5 / R@10 / MRR | Δ R@5 (pp) | p McNemar (Holm) | Δ MRR (pp) [95% CI] |"
         out += [f"**{level}, `-sweep '{summary['config']['sweep']}'`** ({summary['tune']['split']} questions)", "",
-                head + (" memini published |" if published else ""),
-                "|---|--:|--:|--:|--:|" + ("--:|" if published else ""), *_sweep_rows(summary["tune"], published), ""]
+                _sweep_table(summary["tune"], published)]
     return "\n".join(out)
 
 
@@ -355,29 +348,28 @@ def selection(results_dir: Path) -> str:
     summary = _summary(results_dir, "locomo-tune-sweep-fusion")
     if summary is None:
         return _missing("locomo-tune-sweep-fusion/summary.json")
-    head = ["| cell | R@5 / R@10 / MRR | Δ R@5 (pp) | p McNemar (Holm) | Δ MRR (pp) [95% CI] |",
-            "|---|--:|--:|--:|--:|"]
     out = [f"Tune split, {summary['config']['cells']} cells tried, selected by {summary['config']['select']}: "
-           f"**{summary['selected']}**", "", *head, *_sweep_rows(summary["tune"]), ""]
+           f"**{summary['selected']}**", "", _sweep_table(summary["tune"])]
     if summary.get("held"):
-        out += ["Held split (the honest number):", "", *head, *_sweep_rows(summary["held"]), ""]
+        out += ["Held split (the honest number):", "", _sweep_table(summary["held"])]
     return "\n".join(out)
 
 
 def legs(results_dir: Path) -> str:
     """Is the hybrid ahead of each leg, significantly? (``-significance`` on the main LoCoMo runs.)"""
-    lines = ["| level | hybrid vs | metric | hybrid | leg | Δ (pp) [95% CI] | test | p (Holm) | significant |",
-             "|---|---|---|--:|--:|---|---|--:|:-:|"]
+    rows = []
     for level, name in (("turn", "locomo.json"), ("session", "locomo-sessions.json")):
         doc = get(results_dir, name, CompareResults)
         for r in (doc.raw.get("significance", []) if doc else []):
             if r["metric"] not in ("R@5", "R@10", "MRR"):
                 continue
-            lines.append(f"| {level} | {r['system_b'].removeprefix('memini-')} | {r['metric']} | "
-                         f"{_pct(r['mean_a'])} | {_pct(r['mean_b'])} | {r['delta'] * 100:+.1f} "
-                         f"[{r['ci_low'] * 100:+.1f}, {r['ci_high'] * 100:+.1f}] | {r['test']} | "
-                         f"{r['p_adjusted']:.3g} | {'yes' if r['significant'] else 'no'} |")
-    return "\n".join(lines) + "\n"
+            delta = f"{fmt_points(r['delta'], signed=True)} {fmt_interval(r['ci_low'], r['ci_high'])}"
+            rows.append([level, r["system_b"].removeprefix("memini-"), r["metric"],
+                         (r["mean_a"], fmt_points(r["mean_a"])), (r["mean_b"], fmt_points(r["mean_b"])),
+                         (r["delta"], delta), r["test"], (r["p_adjusted"], f"{r['p_adjusted']:.3g}"),
+                         "yes" if r["significant"] else "no"])
+    return markdown(table_of("level:l|hybrid vs:l|metric:l|hybrid:r|leg:r|Δ (pp) [95% CI]:l|test:l|p (Holm):r|"
+                             "significant:c", rows))
 
 
 PEER_SETS = (("LoCoMo turn level", "locomo"), ("LoCoMo session level", "locomo-sessions"),
@@ -414,7 +406,7 @@ def peers(results_dir: Path) -> str:
                     verdict = ("hybrid ahead" if r["delta"] > 0 else "peer ahead") if r["significant"] else "n.s."
                     tests.append(f"{verdict} (p {r['p_adjusted']:.2g})")
             verdict = " / ".join(tests) if tests else ("reference" if system == "memini-hybrid" else "-")
-            body.append((Cell(system, system), *(Cell(v, _pct(v)) for v in (r5.recall_at_k, r10.recall_at_k,
+            body.append((Cell(system, system), *(Cell(v, fmt_points(v)) for v in (r5.recall_at_k, r10.recall_at_k,
                                                                               r10.mrr, r10.ndcg_at_k)),
                          Cell(r10.p50_ms, fmt_num(r10.p50_ms)), Cell(r10.p95_ms, fmt_num(r10.p95_ms)),
                          Cell(r10.ingest_ms, fmt_num(r10.ingest_ms, 0)), Cell(verdict, verdict)))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from docgen.blocks import get
+from memini_bench.core.table import fmt_points, markdown, table_of
 from memini_bench.results.schema import CompareResults
 
 FILES = ("beam-100k.json", "locomo-observations.json", "locomo-summaries.json",
@@ -21,7 +22,7 @@ def _cell(doc: CompareResults, system: str, k: int) -> str:
     s = doc.score(system, k)
     if s is None:
         return "-"
-    return f"{s.recall_at_k * 100:.1f} / {s.recall_all_at_k * 100:.1f} / {s.ndcg_at_k * 100:.1f}"
+    return f"{fmt_points(s.recall_at_k)} / {fmt_points(s.recall_all_at_k)} / {fmt_points(s.ndcg_at_k)}"
 
 
 def table(results_dir: Path) -> str:
@@ -29,14 +30,14 @@ def table(results_dir: Path) -> str:
     if not docs:
         return "_(none of these results files is committed yet: the commands above write them)_\n"
     k = max(s.k for _, d in docs for s in d.scores)
-    out = ["| file | items | questions | notes | " + " | ".join(SYSTEMS) + " |",
-           "|---|--:|--:|---|" + "---|" * len(SYSTEMS)]
+    rows = []
     for name, doc in docs:
         notes = "; ".join(n for n in doc.config.get("notes", []) if "skipped" in n or "left out" in n or
                           "excluded" in n or "misses" in n).replace("|", "/")
-        out.append(f"| `results/{name}` | {doc.config.get('items', '?')} | {doc.config.get('questions', '?')} | "
-                   f"{notes or '-'} | " + " | ".join(_cell(doc, s, k) for s in SYSTEMS) + " |")
-    return (f"recall_any@{k} / recall_all@{k} / nDCG@{k} (percent):\n\n" + "\n".join(out) + "\n")
+        rows.append([f"`results/{name}`", str(doc.config.get("items", "?")), str(doc.config.get("questions", "?")),
+                     notes or "-", *(_cell(doc, s, k) for s in SYSTEMS)])
+    header = "|".join(["file:l", "items:r", "questions:r", "notes:l", *(f"{s}:l" for s in SYSTEMS)])
+    return f"recall_any@{k} / recall_all@{k} / nDCG@{k} (percent):\n\n" + markdown(table_of(header, rows))
 
 
 def catalog_table(results_dir: Path) -> str:
@@ -44,10 +45,10 @@ def catalog_table(results_dir: Path) -> str:
     count, size, license and where its checksums come from."""
     from memini_bench.data.registry import catalog
 
-    out = ["| name | suite | files | size | license | checksum source |", "|---|---|--:|--:|---|---|"]
+    rows = []
     for ds in catalog().values():
         size = f"{ds.size:,} B" if ds.size is not None else (
             "partly unknown" if any(f.size for f in ds.files) else "unknown (SHA-256 only)")
-        out.append(f"| `{ds.name}` | {ds.suite} | {len(ds.files)} | {size} | {ds.license} | "
-                   f"{ds.checksum_source.replace('|', '/')} |")
-    return "\n".join(out) + "\n"
+        rows.append([f"`{ds.name}`", ds.suite, str(len(ds.files)), size, ds.license,
+                     ds.checksum_source.replace("|", "/")])
+    return markdown(table_of("name:l|suite:l|files:r|size:r|license:l|checksum source:l", rows))

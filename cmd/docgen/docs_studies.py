@@ -11,7 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from docgen import studies
-from memini_bench.core.table import fmt_pct
+from docgen.blocks import board_cells
+from memini_bench.core.table import fmt_pct, fmt_points, markdown, table_of
 from memini_bench.results.schema import Score
 from memini_bench.studies import bridge, published
 
@@ -21,51 +22,41 @@ VARIANTS = "quality-variants.json"
 CONCEPTS = "locomo-multihop-entity-bridge-vocab-entities+concepts.json"
 
 
-def _pct(x: float) -> str:
-    return fmt_pct(x, sign="")
-
-
 def rrf_k(doc: dict) -> str:
     """The hybrid with RRF fusion over rrf-k, each cell against the baseline (``-sweep`` summary)."""
     phase = doc["tune"]
     rows = {s["system_a"]: s for s in phase["significance"] if s["metric"] == "R@5"}
-    out = ["| rrf-k | R@5 | R@10 | MRR | Δ R@5 vs the baseline, rrf-k 5 (pp), p (Holm) | memini R@5 / R@10 |",
-           "|--:|--:|--:|--:|--:|--:|"]
+    out = []
     for cell in phase["cells"]:
         k = float(cell["cell"].split("=", 1)[1])
         by_k = {s.k: s for s in map(Score.from_row, cell["scores"])}
         five, ten = by_k[min(by_k)], by_k[max(by_k)]
         sig = rows.get(cell["cell"])
-        delta = f"{sig['delta'] * 100:+.1f}, {sig['p_adjusted']:.2g}" if sig else "-"
+        delta = f"{fmt_points(sig['delta'], signed=True)}, {sig['p_adjusted']:.2g}" if sig else "-"
         theirs = published.RRF_K.get(k)
         memini = "-" if theirs is None else " / ".join("-" if v is None else f"{v:.1f}" for v in theirs)
-        out.append(f"| {k:g} | {_pct(five.recall_at_k)} | {_pct(ten.recall_at_k)} | {_pct(five.mrr)} | "
-                   f"{delta} | {memini} |")
-    return "\n".join(out) + "\n"
-
-
-def _board(r: dict) -> str:
-    return (f"{r['dur_recall'] * 100:.0f}% / {r['dur_mrr']:.3f} | {r['epi_recall'] * 100:.0f}% / {r['epi_mrr']:.3f} "
-            f"| {r['p3']:.3f} / {r['p5']:.3f} | {r['spray_q']}/{r['spray_n']} | {r['inj_q']}/{r['inj_n']}")
+        out.append([f"{k:g}", *(fmt_points(v) for v in (five.recall_at_k, ten.recall_at_k, five.mrr)), delta, memini])
+    return markdown(table_of("rrf-k:r|R@5:r|R@10:r|MRR:r|Δ R@5 vs the baseline, rrf-k 5 (pp), p (Holm):r|"
+                             "memini R@5 / R@10:r", out))
 
 
 def quality_variants(doc: dict) -> str:
     """Every embedder x variant x config, then the pre-fix -> fixed comparisons memini quotes."""
     rows = doc["results"]
-    out = ["| embedder · variant · config | dur R@k / MRR | epi R@k / MRR | P@3 / P@5 | spray q/n | inj q/n |",
-           "|---|---|---|---|---|---|"]
-    for r in rows:
-        out.append(f"| {r['embedder']} · {r.get('variant', 'fixed')} · {r['label']} | {_board(r)} |")
-    out += ["", "| embedder | injections, production: pre-fix -> fixed | change | durable MRR, production: pre-fix "
-            "-> fixed |", "|---|--:|--:|--:|"]
+    boards = [[f"{r['embedder']} · {r.get('variant', 'fixed')} · {r['label']}", *board_cells(r)] for r in rows]
+    changes = []
     for name in dict.fromkeys(r["embedder"] for r in rows):
         cell = {(r.get("variant", "fixed"), r["label"]): r for r in rows if r["embedder"] == name}
         pre, fixed = cell.get(("pre-fix", "production")), cell.get(("fixed", "production"))
         if pre is None or fixed is None:
             continue
-        change = f"{(fixed['inj_n'] - pre['inj_n']) / pre['inj_n'] * 100:+.0f}%" if pre["inj_n"] else "-"
-        out.append(f"| {name} | {pre['inj_n']} -> {fixed['inj_n']} | {change} | {pre['dur_mrr']:.3f} -> "
-                   f"{fixed['dur_mrr']:.3f} |")
+        change = fmt_pct((fixed["inj_n"] - pre["inj_n"]) / pre["inj_n"], 0, signed=True) if pre["inj_n"] else "-"
+        changes.append([name, f"{pre['inj_n']} -> {fixed['inj_n']}", change,
+                        f"{pre['dur_mrr']:.3f} -> {fixed['dur_mrr']:.3f}"])
+    out = [markdown(table_of("embedder · variant · config:l|dur R@k / MRR:l|epi R@k / MRR:l|P@3 / P@5:l|spray q/n:l|"
+                             "inj q/n:l", boards)).rstrip("\n"), "",
+           markdown(table_of("embedder:l|injections, production: pre-fix -> fixed:r|change:r|durable MRR, production: "
+                             "pre-fix -> fixed:r", changes)).rstrip("\n")]
     lo, hi = published.QUALITY_INJECTION_CHANGE
     a, b = published.QUALITY_DURABLE_MRR_MINILM
     counts = ", ".join(f"{k} {p} -> {f}" for k, (p, f) in published.QUALITY_INJECTIONS.items())

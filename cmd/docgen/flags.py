@@ -14,6 +14,7 @@ from pathlib import Path
 import click
 
 from memini_bench.core.settings import HELP_SETTINGS
+from memini_bench.core.table import markdown, table_of
 
 ROOT = str(Path(__file__).resolve().parents[2]) + os.sep
 WIDTH = {"max_content_width": HELP_SETTINGS["max_content_width"], "terminal_width": HELP_SETTINGS["terminal_width"]}
@@ -57,7 +58,7 @@ def default_of(param: click.Parameter) -> str:
     return f"`{str(value).replace(ROOT, '').replace('|', chr(92) + '|')}`"
 
 
-def rows(params: list[click.Parameter]) -> list[str]:
+def rows(params: list[click.Parameter]) -> list[list[str]]:
     """One table row per option (an argument is named in the section's usage line instead)."""
     out = []
     for param in params:
@@ -65,7 +66,7 @@ def rows(params: list[click.Parameter]) -> list[str]:
             continue
         names = sorted(param.opts + param.secondary_opts, key=len)
         text = " ".join((param.help or "").split()).replace("|", "\\|")
-        out.append(f"| `{'`, `'.join(names)}` | {type_of(param)} | {default_of(param)} | {text} |")
+        out.append([f"`{'`, `'.join(names)}`", type_of(param), default_of(param), text])
     return out
 
 
@@ -73,7 +74,7 @@ def table(title: str, params: list[click.Parameter]) -> str:
     body = rows(params)
     if not body:
         return ""
-    return f"**{title}**\n\n| flag | type | default | meaning |\n|---|---|---|---|\n" + "\n".join(body) + "\n"
+    return f"**{title}**\n\n" + markdown(table_of("flag:l|type:l|default:l|meaning:l", body))
 
 
 def usage(cmd: click.Command, prog: str) -> str:
@@ -110,10 +111,10 @@ def flat_section() -> str:
     """The flat form: every flag above, the verb picked by the first row of ``FLAT_ROUTES`` whose flags are given."""
     from memini_bench.modes.routes import FLAT_ROUTES
 
-    lines = "\n".join(f"| `{r.flags}` | `{r.verb}` |" for r in FLAT_ROUTES)
+    routes = markdown(table_of("flags given:l|runs:l", [[f"`{r.flags}`", f"`{r.verb}`"] for r in FLAT_ROUTES]))
     return ("### The flat form: memini-bench [FLAGS]\n\nThe Go-style form of memini's `cmd/bench` takes every flag "
             "above (`memini-bench --help-all` lists them) and runs the verb of the first row whose flags are given:"
-            "\n\n| flags given | runs |\n|---|---|\n" + lines + "\n")
+            "\n\n" + routes)
 
 
 def reference() -> str:

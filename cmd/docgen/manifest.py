@@ -18,6 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from memini_bench.core.table import render, table_of
+
 ROOT = Path(__file__).resolve().parents[2]
 MANIFEST = ROOT / "cmd" / "results_manifest.txt"
 #: What make results leaves in results/: the measurements of make speed, make scale and make ray-estimate
@@ -76,12 +78,11 @@ def argv(words: list[str], python: str) -> list[str]:
 def markdown(path: Path = MANIFEST) -> str:
     """The reproduction page's block: every file and its command, the variables at their defaults."""
     variables, entries = read(path)
-    lines = ["| results file | command |", "|---|---|"]
+    rows = []
     for e in entries:
-        files = "<br>".join(f"`{p}`" for p in e.paths)
         cmd = shlex.join(shlex.split(expand(e.command, variables))).replace("|", "\\|")
-        lines.append(f"| {files} | `{cmd}` |")
-    return "\n".join(lines)
+        rows.append(["<br>".join(f"`{p}`" for p in e.paths), f"`{cmd}`"])
+    return render(table_of("results file:l|command:l", rows), "md").rstrip("\n")
 
 
 def _empty_results(root: Path) -> None:

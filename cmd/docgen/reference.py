@@ -22,6 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from docgen.blocks import get
+from memini_bench.core.table import Cell, fmt_num, fmt_points, markdown, table_of
 from memini_bench.results.schema import CompareResults
 
 METRICS = (("R@5", 5, "recall_at_k"), ("R@10", 10, "recall_at_k"), ("MRR", 10, "mrr"))
@@ -36,19 +37,18 @@ def table(doc: CompareResults) -> str:
     against = rows[0]["system_a"] if rows else "reference"
     sig = {(r["system_b"], r["metric"]): r for r in rows if r.get("system_a") == against}
     systems = sorted(doc.systems, key=lambda s: -by[(s, 5)].recall_at_k)
-    lines = [f"**{doc.dataset}** ({doc.config.get('questions', '?')} questions)", "",
-             f"| system | R@5 | R@10 | MRR | p50 ms | {against} - system: R@5 / R@10 / MRR (pp, Holm p) |",
-             "|---|--:|--:|--:|--:|---|"]
+    body = []
     for s in systems:
-        cells = [f"{getattr(by[(s, k)], attr) * 100:.1f}" for _, k, attr in METRICS]
+        cells = [(getattr(by[(s, k)], attr), fmt_points(getattr(by[(s, k)], attr))) for _, k, attr in METRICS]
         diffs = []
         for name, _, _ in METRICS:
             row = sig.get((s, name))
             if row is not None:
-                mark = "**" if row["significant"] else ""
-                diffs.append(f"{mark}{row['delta'] * 100:+.1f}{mark} (p {row['p_adjusted']:.2g})")
-        lines.append(f"| {s} | {' | '.join(cells)} | {by[(s, 10)].p50_ms:.2f} | {' / '.join(diffs) or '-'} |")
-    return "\n".join(lines) + "\n"
+                delta = fmt_points(row["delta"], signed=True)
+                diffs.append(f"{f'**{delta}**' if row['significant'] else delta} (p {row['p_adjusted']:.2g})")
+        body.append([s, *cells, (by[(s, 10)].p50_ms, fmt_num(by[(s, 10)].p50_ms)), " / ".join(diffs) or "-"])
+    header = f"system:l|R@5:r|R@10:r|MRR:r|p50 ms:r|{against} - system: R@5 / R@10 / MRR (pp, Holm p):l"
+    return f"**{doc.dataset}** ({doc.config.get('questions', '?')} questions)\n\n" + markdown(table_of(header, body))
 
 
 def _tables(results_dir: Path, pattern: str, make: str, folder: str = FOLDER) -> str:
@@ -95,19 +95,15 @@ def selection(results_dir: Path) -> str:
     sets = doc["datasets"]
     lines = [f"{doc['cells_tried']} cells on the tune splits of {', '.join(sets)}. Left out: the data set the rule "
              "did not see; regret = the best cell's objective there minus the picked cell's, in points; rank of "
-             "the picked cell there among all cells.", "",
-             "| rule | " + " | ".join(f"{d} left out: regret / rank" for d in sets) + " | worst regret |",
-             "|---|" + "--:|" * (len(sets) + 1)]
-    for rule, rows in doc["leave_one_out"].items():
-        mark = "**" if rule == doc["rule_chosen"] else ""
-        cells = [f"{r['regret'] * 100:.2f} / {r['rank']}" for r in rows]
-        worst = max(r["regret"] for r in rows) * 100
-        lines.append(f"| {mark}{rule}{mark} | {' | '.join(cells)} | {worst:.2f} |")
+             "the picked cell there among all cells.", ""]
+    rules = [[Cell(rule, rule, strong=rule == doc["rule_chosen"]),
+              *(f"{fmt_points(r['regret'], 2)} / {r['rank']}" for r in rows),
+              fmt_points(max(r["regret"] for r in rows), 2)] for rule, rows in doc["leave_one_out"].items()]
+    lines.append(markdown(table_of("|".join(["rule:l", *(f"{d} left out: regret / rank:r" for d in sets),
+                                             "worst regret:r"]), rules)))
     top = doc["ranking"][0]
-    lines += ["", f"Selected (rule **{doc['rule_chosen']}** on every data set): `{doc['selected']}`", "",
-              "| data set | R@5 | R@10 | MRR | regret | rank |", "|---|--:|--:|--:|--:|--:|"]
-    for d in sets:
-        row = top["per_dataset"][d]
-        lines.append(f"| {d} | {row['R@K0'] * 100:.1f} | {row['R@K1'] * 100:.1f} | {row['MRR'] * 100:.1f} | "
-                     f"{row['regret'] * 100:.2f} | {row['rank']} |")
-    return "\n".join(lines) + "\n"
+    lines.append(f"Selected (rule **{doc['rule_chosen']}** on every data set): `{doc['selected']}`\n")
+    picked = [[d, *(fmt_points(top["per_dataset"][d][key]) for key in ("R@K0", "R@K1", "MRR")),
+               fmt_points(top["per_dataset"][d]["regret"], 2), str(top["per_dataset"][d]["rank"])] for d in sets]
+    lines.append(markdown(table_of("data set:l|R@5:r|R@10:r|MRR:r|regret:r|rank:r", picked)))
+    return "\n".join(lines)

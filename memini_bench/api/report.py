@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memini_bench.core.table import Cell, Column, Table, fmt_num, fmt_points, latex
 from memini_bench.errors import BenchError
 from memini_bench.results.schema import CompareResults, Score
 
@@ -72,17 +73,20 @@ class Report:
         return results_document(self.config, self.scores, **self.extra)
 
     def to_latex(self, k: int | None = None) -> str:
-        """A LaTeX ``tabular`` (booktabs rules) of every system at ``k`` (default the first K): recall_any@K,
-        recall_all@K, MRR, nDCG@K as percentages with one decimal, and the p50 recall latency in ms."""
+        """A LaTeX ``tabular`` (booktabs rules, through the one table model) of every system at ``k`` (default the
+        first K): recall_any@K, recall_all@K, MRR, nDCG@K as percentages with one decimal, and the p50 recall latency
+        in ms; the best of each column bold, N and what bold means in comment lines under it."""
         k = self.ks[0] if k is None else k
-        head = " & ".join(["system", *(title.replace("K", str(k)) for _, title in METRICS)])
-        lines = [r"\begin{tabular}{l" + "r" * len(METRICS) + "}", r"\toprule", head + r" \\", r"\midrule"]
-        for system in self.systems:
-            s = self.score(system, k)
-            cells = [f"{getattr(s, name) * 100:.1f}" if name != "p50_ms" else f"{s.p50_ms:.2f}"
-                     for name, _ in METRICS]
-            lines.append(" & ".join([_latex_escape(system), *cells]) + r" \\")
-        return "\n".join([*lines, r"\bottomrule", r"\end{tabular}"]) + "\n"
+        cols = (Column("system", "system", "left"), *(Column(name, title.replace("K", str(k)),
+                                                             better="lower" if name == "p50_ms" else "higher")
+                                                      for name, title in METRICS))
+        scores = [self.score(system, k) for system in self.systems]
+        body = tuple((Cell(s.system, s.system), *(Cell(getattr(s, name), fmt_num(s.p50_ms) if name == "p50_ms"
+                                                       else fmt_points(getattr(s, name))) for name, _ in METRICS))
+                     for s in scores)
+        n = max((s.questions for s in scores), default=0)
+        note = f"N = {n} questions per system; bold: the best of each column (ties all bold; no test of a difference)."
+        return latex(Table(cols, body, notes=(note,)).with_best())
 
     def to_dataframe(self):
         """A pandas DataFrame, one row per system and K (``rows``); needs pandas."""
@@ -105,7 +109,3 @@ class Report:
         with RunOutputs():
             write_results(target, self.document())
         return target
-
-
-def _latex_escape(text: str) -> str:
-    return "".join("\\" + c if c in "&%$#_{}" else c for c in text)

@@ -24,9 +24,26 @@ import orjson
 FORMATS = ("md", "csv", "latex", "html", "json")
 
 
-def fmt_pct(x: float | None, digits: int = 1, sign: str = "%") -> str:
-    """A fraction as a percent (``0.8123`` -> ``81.2%``); ``-`` for None."""
-    return "-" if x is None else f"{x * 100:.{digits}f}{sign}"
+def fmt_pct(x: float | None, digits: int = 1, sign: str = "%", signed: bool = False) -> str:
+    """A fraction as a percent (``0.8123`` -> ``81.2%``; ``signed``: a difference in points, ``+1.2``); ``-`` for
+    None. The one place the project turns a fraction into a percent."""
+    return "-" if x is None else f"{x * 100:{'+' if signed else ''}.{digits}f}{sign}"
+
+
+def fmt_points(x: float | None, digits: int = 1, signed: bool = False) -> str:
+    """A fraction as a percent without the sign (``81.2``; ``signed``: ``+1.2``), for a column whose header or
+    caption says it is in percent; ``-`` for None."""
+    return fmt_pct(x, digits, "", signed)
+
+
+def fmt_share(part: float, whole: float, digits: int = 1) -> str:
+    """``part`` of ``whole`` as a percent (``3, 4`` -> ``75.0%``); ``-`` when ``whole`` is 0."""
+    return fmt_pct(part / whole, digits) if whole else "-"
+
+
+def fmt_interval(low: float, high: float, digits: int = 1) -> str:
+    """A confidence interval of a difference of fractions, in signed points: ``[-1.2, +3.4]``."""
+    return f"[{fmt_points(low, digits, True)}, {fmt_points(high, digits, True)}]"
 
 
 def fmt_num(x: float | None, digits: int = 2) -> str:
@@ -120,7 +137,7 @@ def markdown(t: Table) -> str:
     out = [t.title, ""] if t.title else []
     out.append("| " + " | ".join(c.header for c in t.columns) + " |")
     out.append("|" + "|".join(c.md_rule for c in t.columns) + "|")
-    out += ["| " + " | ".join(text(c) for c in row) + " |" for row in t.rows]
+    out += ["|" + "".join(f" {text(c)} |" if text(c) else " |" for c in row) for row in t.rows]  # empty: "| |"
     if t.notes_in_markdown and t.notes:
         out += ["", *t.notes]
     return "\n".join(out) + "\n"
@@ -210,6 +227,20 @@ RENDERERS: dict[str, Callable[[Table], str]] = {"md": markdown, "csv": csv_text,
 def render(t: Table, fmt: str, **options: str) -> str:
     """``t`` in ``fmt`` (``FORMATS``); ``options`` go to the renderer (``source`` for LaTeX's first line)."""
     return RENDERERS[fmt](t, **options)  # type: ignore[call-arg]
+
+
+def table_of(header: str, rows: Sequence[Sequence[Cell | tuple[object, str] | str]], **fields: object) -> Table:
+    """A table from a compact spec: ``header`` as ``name:align`` columns joined by ``|`` (align ``l``, ``r`` or
+    ``c``; the name is also the column's key), each row a sequence of ``(value, text)`` pairs or plain texts (their
+    own value) or ``Cell``s; ``fields`` are the rest of ``Table``'s (``title``, ``notes``, ...)."""
+    def column(spec: str) -> Column:
+        name, _, align = spec.rpartition(":")
+        where = {"l": "left", "c": "center"}.get(align, "right")
+        return Column(name, name, where, rule=":-:" if where == "center" else "")
+
+    body = tuple(tuple(c if isinstance(c, Cell) else Cell(*c) if isinstance(c, tuple) else Cell(c, c) for c in r)
+                 for r in rows)
+    return Table(tuple(column(h) for h in header.split("|")), body, **fields)  # type: ignore[arg-type]
 
 
 def rows_of(values: Sequence[Sequence[object]], formatters: Sequence[Callable[[object], str]]) -> tuple:

@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import TextIO
 
 from memini_bench.clients.http import RETRY_STATUS
+from memini_bench.core.table import fmt_pct
 from memini_bench.data.registry import DataFile
 from memini_bench.errors import BenchError
 
@@ -104,7 +105,7 @@ class Progress:
         now = time.monotonic()
         if total:
             step = min(10, done * 10 // total)
-            text = f"{self.label}: {done / 1e6:,.1f} of {total / 1e6:,.1f} MB ({done / total:.0%})"
+            text = f"{self.label}: {done / 1e6:,.1f} of {total / 1e6:,.1f} MB ({fmt_pct(done / total, 0)})"
         else:
             step = done >> 24  # every 16 MiB when the size is unknown
             text = f"{self.label}: {done / 1e6:,.1f} MB"

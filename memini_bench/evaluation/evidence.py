@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from memini_bench.core.dataset import Dataset
 from memini_bench.core.runs import RunResult
-from memini_bench.core.table import Cell, Column, Table
+from memini_bench.core.table import Cell, Column, Table, fmt_pct
 from memini_bench.core.table import render as render_table
 from memini_bench.evaluation.metrics import recall_all, recall_any
 from memini_bench.loaders.locomo import DISTANCE
@@ -60,8 +60,8 @@ def distance_table(results: Sequence[RunResult], ks: Sequence[int]) -> tuple[str
     for b in present:
         n = next(rows[b]["questions"] for rows in systems.values() if b in rows)
         cells = [Cell((rows[b]["recall_any"], rows[b]["recall_all"]),
-                      f"{rows[b]['recall_any']:.1%} / {rows[b]['recall_all']:.1%}") if b in rows else Cell(None, "")
-                 for rows in systems.values()]
+                      f"{fmt_pct(rows[b]['recall_any'])} / {fmt_pct(rows[b]['recall_all'])}")
+                 if b in rows else Cell(None, "") for rows in systems.values()]
         body.append((Cell(b, b), Cell(n, str(n)), *cells))
     table = Table(cols, tuple(body), title=f"### By evidence distance (sessions back from the question to its "
                                            f"earliest evidence; recall_any@{k} / recall_all@{k})")

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from memini_bench.core.console import run_command
 from memini_bench.core.settings import command, setting
+from memini_bench.core.table import fmt_points
 from memini_bench.errors import BenchError
 from memini_bench.results.provenance import harness
 from memini_bench.results.read import load
@@ -152,12 +153,12 @@ def main_command(args: SelectionOptions) -> int:
                                                             "sweeps": args.sweeps, **harness()}, extra=chosen))
     print(f"rule kept: {chosen['rule_chosen']}; selected {chosen['selected']} out of {chosen['cells_tried']} cells")
     for rule, rows in chosen["leave_one_out"].items():
-        held = ", ".join(f"{r['held_out']} regret {r['regret'] * 100:.2f} (rank {r['rank']})" for r in rows)
+        held = ", ".join(f"{r['held_out']} regret {fmt_points(r['regret'], 2)} (rank {r['rank']})" for r in rows)
         print(f"  {rule}: {held}")
     top = chosen["ranking"][0]
     for d, row in top["per_dataset"].items():
-        print(f"  {d}: R@K0 {row['R@K0'] * 100:.1f}, R@K1 {row['R@K1'] * 100:.1f}, MRR {row['MRR'] * 100:.1f}, "
-              f"regret {row['regret'] * 100:.2f}, rank {row['rank']}")
+        print(f"  {d}: R@K0 {fmt_points(row['R@K0'])}, R@K1 {fmt_points(row['R@K1'])}, MRR {fmt_points(row['MRR'])}, "
+              f"regret {fmt_points(row['regret'], 2)}, rank {row['rank']}")
     return 0
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memini_bench.core.runs import QuestionRun, RunResult
-from memini_bench.core.table import Cell, Column, Table, fmt_pct
+from memini_bench.core.table import Cell, Column, Table, fmt_interval, fmt_pct, fmt_points
 from memini_bench.core.table import render as render_table
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.metrics import ndcg, recall_any, reciprocal_rank
@@ -170,8 +170,8 @@ def table(result: Significance) -> Table:
         p = _p(c.p, bound=c.test == "bootstrap" and c.p <= floor * (1 + 1e-9))
         rows.append((Cell(c.system_a, c.system_a), Cell(c.system_b, c.system_b), Cell(c.metric, c.metric),
                      Cell(c.mean_a, fmt_pct(c.mean_a)), Cell(c.mean_b, fmt_pct(c.mean_b)),
-                     Cell(c.delta, f"{c.delta * 100:+.1f}", strong=c.significant),
-                     Cell((c.ci_low, c.ci_high), f"[{c.ci_low * 100:+.1f}, {c.ci_high * 100:+.1f}]"),
+                     Cell(c.delta, fmt_points(c.delta, signed=True), strong=c.significant),
+                     Cell((c.ci_low, c.ci_high), fmt_interval(c.ci_low, c.ci_high)),
                      Cell(c.test, "McNemar" if c.test == "mcnemar" else "bootstrap"),
                      Cell((c.only_a, c.only_b), f"{c.only_a} / {c.only_b}"), Cell(c.p, p),
                      Cell(c.p_adjusted, _p(c.p_adjusted)), Cell(c.significant, "yes" if c.significant else "no")))

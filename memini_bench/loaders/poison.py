@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from memini_bench.core.dataset import Dataset, Item
 from memini_bench.core.settings import Int, setting
-from memini_bench.core.table import Cell, Column, Table
+from memini_bench.core.table import Cell, Column, Table, fmt_points
 from memini_bench.core.table import render as render_table
 from memini_bench.errors import BenchError
 
@@ -63,7 +63,7 @@ def render(clean: dict, poisoned: dict) -> str:
     n = poisoned["config"].get("identity", {}).get("mode_settings", {}).get("poison", "?")
 
     def moved(m0: float, m1: float) -> Cell:
-        return Cell((m0, m1), f"{m0 * 100:.1f} → {m1 * 100:.1f} ({(m1 - m0) * 100:+.1f})")
+        return Cell((m0, m1), f"{fmt_points(m0)} → {fmt_points(m1)} ({fmt_points(m1 - m0, signed=True)})")
 
     cols = (Column("system", "system", "left"), *(Column(f"r{k}", f"R@{k} clean → poisoned") for k in ks),
             Column("mrr", "MRR clean → poisoned"))

@@ -33,6 +33,7 @@ from dataclasses import asdict, dataclass
 
 from memini_bench.core.dataset import Question
 from memini_bench.core.runs import gold_rank
+from memini_bench.core.table import Cell, Column, Table, fmt_pct, render
 from memini_bench.embed.factory import build_encoder
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.metrics import percentile
@@ -97,11 +98,16 @@ def _distribution_lines(label: str, pos: list[float], neg: list[float], n: int, 
 
 
 def _markdown(rows: Sequence[GateRow], k: int, title: str, column: str) -> str:
-    out = [f"## {title} — recall_any@{k} (positive) vs injection (negative)", "",
-           f"| {column} | pos R@K | neg inject % |", f"|{'-' * (len(column) + 1)}:|--------:|-------------:|"]
-    out += [f"| {r.threshold:.3f} | {r.pos_recall_at_k * 100:.1f}% | {r.neg_injection_rate * 100:.1f}% |"
-            for r in rows]
-    return "\n".join(out) + "\n"
+    """memini's gate table (its separator widths kept), with a footnote stating N and what each column is."""
+    columns = (Column("threshold", column, rule="-" * (len(column) + 1) + ":"),
+               Column("pos_recall_at_k", "pos R@K", rule="-" * 8 + ":"),
+               Column("neg_injection_rate", "neg inject %", rule="-" * 13 + ":"))
+    body = tuple((Cell(r.threshold, f"{r.threshold:.3f}"), Cell(r.pos_recall_at_k, fmt_pct(r.pos_recall_at_k)),
+                  Cell(r.neg_injection_rate, fmt_pct(r.neg_injection_rate))) for r in rows)
+    note = (f"N: the queries above, each probed in its own group (pos R@K: gold within {k} and the top score at least "
+            "the threshold) and in a foreign group (neg inject %: the top score at least the threshold). No marks.")
+    return render(Table(columns, body, title=f"## {title} — recall_any@{k} (positive) vs injection (negative)",
+                        notes=(note,), notes_in_markdown=True), "md")
 
 
 def _vector_top(backend: MeminiBackend, group: str, query: str, k: int) -> float:

@@ -230,9 +230,6 @@ def _checked_inputs(opts: RunOptions) -> dict:
     x = opts.mode(QAOptions)
     if x.estimate and opts.output.no_write:
         raise BenchError("-estimate writes nothing already; drop -no-write")
-    if x.estimate and x.qa_hypotheses:
-        raise BenchError("-estimate: does not price a -qa-hypotheses arm (it would count reader calls that are not "
-                         "made); drop one of them")
     check_outputs(opts)
     if not opts.output.no_write:
         check_destinations(files=[("-qa-checkpoint", x.qa_checkpoint), ("-qa-archive", x.qa_archive)])
@@ -245,9 +242,6 @@ def _checked_inputs(opts: RunOptions) -> dict:
         prices.require([reader.model, judge.model, *(j.model for j in extra)])
     if x.qa_judged_k > max(x.qa_k):
         raise BenchError(f"-qa-judged-k {x.qa_judged_k}: above the recall depth {max(x.qa_k)} (-qa-k); lower it")
-    if x.estimate and x.qa_hypotheses:
-        raise BenchError("-estimate: does not price a -qa-hypotheses arm (it would count reader calls that are not "
-                         "made); drop one of them")
     return {"x": x, "reader": reader, "judge": judge, "extra": extra, "pset": pset, "labels": labels,
             "prices": prices, "opts": opts}
 

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 
 from memini_bench.core.dataset import Question
 from memini_bench.core.runs import QuestionRun, RunResult, first_gold_rank
+from memini_bench.core.table import Cell, Column, Table, fmt_pct, render
 from memini_bench.evaluation.metrics import score_by_category
 from memini_bench.results.schema import RankRow
 
@@ -57,16 +58,23 @@ class RankTally:
         return out
 
 
-def markdown(rows: Sequence[RankRow], k: int, title: str, labels: dict[str, str] | None = None) -> str:
-    """memini's RerankMarkdown table (``title`` replaces its heading's subject)."""
+def table(rows: Sequence[RankRow], k: int, title: str, labels: dict[str, str] | None = None) -> Table:
+    """memini's RerankMarkdown table (``title`` replaces its heading's subject), with a footnote stating N."""
     labels = labels or {}
-    out = [f"## {title} (recall@1 / recall@{k} / MRR)", "", "| Category | System | Q | R@1 | R@K | MRR |",
-           "|---|---|--:|--:|--:|--:|"]
-    for r in rows:
-        cat = f"{r.category} ({labels[r.category]})" if r.category in labels else r.category
-        out.append(f"| {cat} | {r.system} | {r.questions} | {r.recall_at_1 * 100:.1f}% | "
-                   f"{r.recall_at_k * 100:.1f}% | {r.mrr * 100:.1f}% |")
-    return "\n".join(out) + "\n"
+    columns = (Column("category", "Category", "left"), Column("system", "System", "left"), Column("questions", "Q"),
+               Column("recall_at_1", "R@1", better="higher"), Column("recall_at_k", "R@K", better="higher"),
+               Column("mrr", "MRR", better="higher"))
+    body = tuple((Cell(r.category, f"{r.category} ({labels[r.category]})" if r.category in labels else r.category),
+                  Cell(r.system, r.system), Cell(r.questions, str(r.questions)),
+                  *(Cell(v, fmt_pct(v)) for v in (r.recall_at_1, r.recall_at_k, r.mrr))) for r in rows)
+    note = (f"N: Q, the questions of each category (all: every question). R@1, R@K: recall_any at 1 and {k}; MRR over "
+            "each strategy's whole list (not cut at K). No marks: no test is run between the strategies.")
+    return Table(columns, body, title=f"## {title} (recall@1 / recall@{k} / MRR)", notes=(note,),
+                 notes_in_markdown=True)
+
+
+def markdown(rows: Sequence[RankRow], k: int, title: str, labels: dict[str, str] | None = None) -> str:
+    return render(table(rows, k, title, labels), "md")
 
 
 def as_dicts(rows: Sequence[RankRow]) -> list[dict]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 from dataclasses import asdict
 
+from memini_bench.core.table import Cell, Column, Table, fmt_num, render
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.factory import build_encoder
 from memini_bench.evaluation.metrics import percentile
@@ -76,9 +77,14 @@ def _compare(hybrid: HybridSystem, reranker: Reranker, ds, k: int, head_n: int) 
 
 def _tables(rows: list, timing: dict, reranker: Reranker, k: int, head_n: int, labels, note: str) -> str:
     text = _ranking.markdown(rows, k, f"Hybrid vs {reranker.name} over the top {head_n}", labels)
-    text += "\n| Latency per question | p50 (ms) | p95 (ms) | mean (ms) |\n|---|--:|--:|--:|\n"
-    for name, t in (("baseline (hybrid)", timing["baseline"]), (f"+ {reranker.name} (added)", timing["rerank_added"])):
-        text += f"| {name} | {t['p50_ms']:.2f} | {t['p95_ms']:.2f} | {t['mean_ms']:.2f} |\n"
+    columns = (Column("what", "Latency per question", "left"), Column("p50_ms", "p50 (ms)", better="lower"),
+               Column("p95_ms", "p95 (ms)", better="lower"), Column("mean_ms", "mean (ms)", better="lower"))
+    body = tuple((Cell(name, name), *(Cell(t[key], fmt_num(t[key])) for key in ("p50_ms", "p95_ms", "mean_ms")))
+                 for name, t in (("baseline (hybrid)", timing["baseline"]),
+                                 (f"+ {reranker.name} (added)", timing["rerank_added"])))
+    latency_note = ("N: every question, timed once each; the reranker's row is what the re-rank adds to the "
+                    "hybrid's. No marks.")
+    text += "\n" + render(Table(columns, body, notes=(latency_note,), notes_in_markdown=True), "md")
     return text + (f"\nNote: {note}.\n" if note else "")
 
 

@@ -27,6 +27,7 @@ import click
 
 from memini_bench.core.settings import CommaList, Int, Real, setting
 from memini_bench.core.settings import command as settings_command
+from memini_bench.core.table import Cell, Column, Table, fmt_num, fmt_pct, render
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.external import Gold, as_result, questions_from_dataset, questions_from_qrels
 from memini_bench.loaders import LoadOptions
@@ -36,6 +37,7 @@ from memini_bench.loaders.longmemeval import ABSTENTION_MODES
 from memini_bench.loaders.longmemeval_turns import GRANULARITIES
 from memini_bench.results.rankings import Rankings, read_qrels, read_rankings
 from memini_bench.results.schema import Score
+from memini_bench.results.write import category_table
 
 
 @dataclass(frozen=True)
@@ -117,30 +119,34 @@ def labels(runs: list[Rankings]) -> list[str]:
     return out
 
 
+def _table(rows: list[Score], gold: Gold, k: int, tokens: bool, leaks: bool) -> Table:
+    """One K's table: a row per run (recall_any@K descending), N and the marks in its footnote."""
+    cols = [Column("run", "Run", "left"), Column("recall_any", f"Recall@{k}", better="higher"),
+            Column("recall_all", f"RecallAll@{k}", better="higher"), Column("mrr", "MRR", better="higher"),
+            Column("ndcg", f"nDCG@{k}", better="higher")]
+    cols += [Column("tokens_injected", "inj tok")] if tokens else []
+    cols += [Column("leaked", "leaked")] if leaks else []
+    body = tuple((Cell(s.system, s.system), *(Cell(v, fmt_pct(v)) for v in (s.recall_at_k, s.recall_all_at_k, s.mrr,
+                                                                             s.ndcg_at_k)),
+                  *([Cell(s.tokens_injected_mean, fmt_num(s.tokens_injected_mean, 0))] if tokens else []),
+                  *([Cell(s.leaked, str(s.leaked))] if leaks else [])) for s in rows)
+    title = f"## {gold.dataset} — {rows[0].questions} questions, recall_any@{k}"
+    note = (f"N = {rows[0].questions} questions per run. No marks here: the paired tests between the runs, when "
+            "there are several, follow in their own table.")
+    return Table(tuple(cols), body, title=f"{title}\n\n{gold.caption}." if gold.caption else title, notes=(note,),
+                 notes_in_markdown=True)
+
+
 def markdown(scores: list[Score], gold: Gold) -> str:
     """Per K: recall_any, recall_all, MRR and nDCG (and the injected tokens with a data set, the leaked hits
     when any), rows by recall_any@K descending; then each run's per-category table at the largest K."""
-    out: list[str] = []
     ks = sorted({s.k for s in scores})
-    leaks, tokens, names = any(s.leaked for s in scores), gold.content_of is not None, gold.category_labels or {}
-    for k in ks:
-        rows = sorted((s for s in scores if s.k == k), key=lambda s: -s.recall_at_k)
-        out += [f"## {gold.dataset} — {rows[0].questions} questions, recall_any@{k}\n",
-                *([f"{gold.caption}.\n"] if gold.caption else []),
-                f"| Run | Recall@{k} | RecallAll@{k} | MRR | nDCG@{k} |" + (" inj tok |" if tokens else "")
-                + (" leaked |" if leaks else ""),
-                "|---|--:|--:|--:|--:|" + ("--:|" if tokens else "") + ("--:|" if leaks else "")]
-        out += [f"| {s.system} | {_pct(s.recall_at_k)} | {_pct(s.recall_all_at_k)} | {_pct(s.mrr)} | "
-                f"{_pct(s.ndcg_at_k)} |" + (f" {s.tokens_injected_mean:.0f} |" if tokens else "")
-                + (f" {s.leaked} |" if leaks else "") for s in rows]
-        out.append("")
-    for s in (s for s in scores if s.k == ks[-1] and s.per_category):
-        out += [f"### {s.system} by category (recall_any@{ks[-1]} / recall_all@{ks[-1]})\n",
-                "| Category | n | Recall | RecallAll |", "|---|--:|--:|--:|"]
-        out += [f"| {f'{cat} ({names[cat]})' if cat in names else cat} | {s.per_category_questions[cat]} | "
-                f"{_pct(v)} | {_pct(s.per_category_all.get(cat, 0.0))} |" for cat, v in s.per_category.items()]
-        out.append("")
-    return "\n".join(out) + "\n"
+    leaks, tokens = any(s.leaked for s in scores), gold.content_of is not None
+    tables = [_table(sorted((s for s in scores if s.k == k), key=lambda s: -s.recall_at_k), gold, k, tokens, leaks)
+              for k in ks]
+    tables += [category_table(s.system, s, ks[-1], gold.category_labels or {})
+               for s in scores if s.k == ks[-1] and s.per_category]
+    return "".join(render(t, "md") + "\n" for t in tables)
 
 
 @settings_command(ScoreOptions, name="score")
@@ -220,10 +226,6 @@ def _write(o: ScoreOptions, gold: Gold, runs: list[Rankings], scores: list[Score
               "leaks": o.leaks, "exclude": o.exclude, "caption": gold.caption,
               "protocol": protocol_of(o.suite, o) if o.suite else "", "identity": ident, **harness()}
     write_results(out, results_document(config, scores, **extra))
-
-
-def _pct(x: float) -> str:
-    return f"{x * 100:.1f}%"
 
 
 def _log(message: str) -> None:

@@ -31,6 +31,8 @@ from pathlib import Path
 
 from memini_bench.core.dataset import Dataset
 from memini_bench.core.runs import RunResult
+from memini_bench.core.table import Cell as TableCell
+from memini_bench.core.table import Column, Table, fmt_interval, fmt_points, render
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.settings import EmbedSettings
 from memini_bench.embed.shipped import ShippedVectors
@@ -193,31 +195,41 @@ def run_phase(runner: CellRunner, opts: RunOptions, axes: list[Axis], grid: list
                  score_all([baseline], opts.k, extra), sig)
 
 
-def markdown(phase: Phase, ks: tuple[int, ...], title: str) -> str:
+def table(phase: Phase, ks: tuple[int, ...], title: str) -> Table:
+    """The phase's cells against its baseline: scores, and each cell's paired tests against the baseline (bold:
+    significant after Holm); the footnote states N and the marks."""
     k0, k1 = ks[0], ks[-1]
     rows = {(r.system_a, r.metric): r for r in phase.significance.rows}
-    out = [f"## {title}", "", f"| cell | R@{k0} | R@{k1} | MRR | nDCG@{k1} | Δ R@{k0} (pp) | p McNemar (Holm) | "
-           f"Δ MRR (pp) [95% CI] | p (Holm) |", "|---|--:|--:|--:|--:|--:|--:|--:|--:|"]
+    columns = (Column("cell", "cell", "left"), Column("recall_at_k0", f"R@{k0}", better="higher"),
+               Column("recall_at_k1", f"R@{k1}", better="higher"), Column("MRR", "MRR", better="higher"),
+               Column(f"nDCG@{k1}", f"nDCG@{k1}", better="higher"), Column("delta_r", f"Δ R@{k0} (pp)"),
+               Column("p_r", "p McNemar (Holm)"), Column("delta_mrr", "Δ MRR (pp) [95% CI]"),
+               Column("p_mrr", "p (Holm)"))
 
-    def pct(x: float) -> str:
-        return f"{x * 100:.1f}"
-
-    def line(name: str, scores: list, sig_name: str | None) -> str:
+    def line(name: str, scores: list, sig_name: str | None) -> tuple[TableCell, ...]:
         s0, s1 = scores[0], scores[-1]
-        cells_ = [name, pct(s0.recall_at_k), pct(s1.recall_at_k), pct(s0.mrr), pct(s1.ndcg_at_k)]
+        cells_ = [TableCell(name, name), *(TableCell(v, fmt_points(v)) for v in (
+            s0.recall_at_k, s1.recall_at_k, s0.mrr, s1.ndcg_at_k))]
         if sig_name is None:
-            cells_ += ["", "", "", ""]
-        else:
-            r, m = rows[(sig_name, f"R@{k0}")], rows[(sig_name, "MRR")]
-            mark = lambda row: "**" if row.significant else ""  # noqa: E731
-            cells_ += [f"{mark(r)}{r.delta * 100:+.1f}{mark(r)}", f"{r.p:.3g} ({r.p_adjusted:.3g})",
-                       f"{mark(m)}{m.delta * 100:+.1f}{mark(m)} [{m.ci_low * 100:+.1f}, {m.ci_high * 100:+.1f}]",
-                       f"{m.p:.3g} ({m.p_adjusted:.3g})"]
-        return "| " + " | ".join(cells_) + " |"
+            return (*cells_, *(TableCell(None, "") for _ in range(4)))
+        r, m = rows[(sig_name, f"R@{k0}")], rows[(sig_name, "MRR")]
+        return (*cells_, TableCell(r.delta, fmt_points(r.delta, signed=True), strong=r.significant),
+                TableCell((r.p, r.p_adjusted), f"{r.p:.3g} ({r.p_adjusted:.3g})"),
+                TableCell((m.delta, m.ci_low, m.ci_high), f"{fmt_points(m.delta, signed=True)} "
+                          f"{fmt_interval(m.ci_low, m.ci_high)}", strong=m.significant),
+                TableCell((m.p, m.p_adjusted), f"{m.p:.3g} ({m.p_adjusted:.3g})"))
 
-    out.append(line("baseline (the run's settings)", phase.baseline_scores, None))
-    out += [line(lbl, sc, lbl) for lbl, sc in zip(phase.labels, phase.scores, strict=True)]
-    return "\n".join(out) + "\n\nBold: significant at 0.05 after Holm across the grid.\n\n"
+    body = (line("baseline (the run's settings)", phase.baseline_scores, None),
+            *(line(lbl, sc, lbl) for lbl, sc in zip(phase.labels, phase.scores, strict=True)))
+    notes = (f"N: {len(phase.baseline.questions)} questions of the {phase.split} split, every cell and the baseline "
+             "on the same ones; scores in percent, Δ in points against the baseline.",
+             "Bold: significant at 0.05 after Holm across the grid (McNemar for R@K, paired bootstrap for MRR); "
+             "not bold: tested, not significant.")
+    return Table(columns, body, title=f"## {title}", notes=notes, notes_in_markdown=True)
+
+
+def markdown(phase: Phase, ks: tuple[int, ...], title: str) -> str:
+    return render(table(phase, ks, title), "md") + "\n"
 
 
 def _checked_grid(opts: RunOptions) -> tuple[list[Axis], list[Cell], object]:
@@ -266,8 +278,8 @@ class SweepMode(Mode):
         if metric is not None:
             values = [metric.of(sc) for sc in tune.scores]
             winner = max(range(len(grid)), key=lambda i: (values[i], -i))
-            text += (f"selected on tune by {metric.name}: {tune.labels[winner]} ({values[winner] * 100:.1f}; "
-                     f"baseline {metric.of(tune.baseline_scores) * 100:.1f}) out of {len(grid)} cells tried. "
+            text += (f"selected on tune by {metric.name}: {tune.labels[winner]} ({fmt_points(values[winner])}; "
+                     f"baseline {fmt_points(metric.of(tune.baseline_scores))}) out of {len(grid)} cells tried. "
                      "The tune figures are optimistic (the winner was picked on them); the held figures below "
                      "are the honest ones.\n\n")
             held = run_phase(runner, opts, axes, [grid[winner]], "held")

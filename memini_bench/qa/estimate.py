@@ -3,12 +3,14 @@
 For the answers not yet in the checkpoint (every (arm, question, run) still to grade):
 
 - calls: one reader call per answer, one per judge (``-qa-judges``), and ``K`` relevance calls per question of each
-  id-less system (``-qa-judged-k``);
+  id-less system (``-qa-judged-k``); an answer from a hypotheses file (``-qa-hypotheses``) makes no reader call,
+  only its judge calls;
 - reader input tokens: the reader's system prompt plus its user message with the recalled memories, exactly as it
   will be sent, counted with the reader's own tokenizer when ``MEMINI_LLM_TOKENIZER`` names its ``tokenizer.json``
   (a local model; Hugging Face ``tokenizers``), otherwise estimated as ``(UTF-8 bytes + 3) // 4`` (memini's
   CountingChat rule) -- the output says which;
 - judge input tokens: the judge's prompt for the question and reference with an answer of the mean reader output;
+  for an answer from a hypotheses file, the judge's prompt with that answer in it (counted exactly, per judge);
 - output tokens per call: the mean over the checkpoint's graded answers when it has some (measured), otherwise
   ``ASSUMED_OUT`` (stated as assumed: reader 256, judge 8, relevance 8);
 - money: those tokens at the price table's prices (``qa.cost``), per arm and in total, when a table is given;
@@ -58,6 +60,7 @@ class Plan:
     """What ``-estimate`` prints (module docstring)."""
 
     answers: int
+    external: int
     reader_calls: int
     judge_calls: int
     relevance_calls: int
@@ -87,11 +90,12 @@ def plan(pending: Sequence[Task], graded: Sequence[Graded], prompt_set: PromptSe
     judge_in_by_arm: dict[str, int] = {}
     for t in pending:
         q = t.question
-        reader_in_by_arm[t.arm] = reader_in_by_arm.get(t.arm, 0) + system_tokens + count(
-            prompts.reader_message(q.query, t.memories, q.now))
-        _, system, user = prompt_set.judge(t.category, q.id, q.query, q.answer, "")
+        read = t.hypothesis is None
+        reader_in_by_arm[t.arm] = reader_in_by_arm.get(t.arm, 0) + (system_tokens + count(
+            prompts.reader_message(q.query, t.memories, q.now)) if read else 0)
+        _, system, user = prompt_set.judge(t.category, q.id, q.query, q.answer, "" if read else t.hypothesis)
         judge_in_by_arm[t.arm] = judge_in_by_arm.get(t.arm, 0) + judges * (
-            count(system) + count(user) + round(out["reader"]))
+            count(system) + count(user) + (round(out["reader"]) if read else 0))
     rel_system = count(RELEVANCE_SYSTEM)
     relevance_in = sum(rel_system + count(relevance_message(*r)) for r in relevance)
     dollars = None
@@ -99,7 +103,8 @@ def plan(pending: Sequence[Task], graded: Sequence[Graded], prompt_set: PromptSe
         dollars = {}
         for arm, tokens_in in reader_in_by_arm.items():
             n = sum(t.arm == arm for t in pending)
-            d = prices.price(reader).cost(tokens_in, round(n * out["reader"]))
+            reads = sum(t.arm == arm and t.hypothesis is None for t in pending)
+            d = prices.price(reader).cost(tokens_in, round(reads * out["reader"]))
             d += sum(prices.price(m).cost(judge_in_by_arm[arm] / judges, round(n * out["judge"]))
                      for m in judge_models)
             dollars[arm] = d
@@ -111,7 +116,9 @@ def plan(pending: Sequence[Task], graded: Sequence[Graded], prompt_set: PromptSe
         per_answer = sum(g.reader.seconds + g.judge.seconds + sum(v.call.seconds for v in g.extra)
                          for g in graded) / len(graded)
     seconds = len(pending) * per_answer / max(1, concurrency) if per_answer is not None else None
-    return Plan(len(pending), len(pending), judges * len(pending), len(relevance), sum(reader_in_by_arm.values()),
+    external = sum(t.hypothesis is not None for t in pending)
+    return Plan(len(pending), external, len(pending) - external, judges * len(pending), len(relevance),
+                sum(reader_in_by_arm.values()),
                 sum(judge_in_by_arm.values()), relevance_in, out, measured, counted, dollars, seconds, per_answer)
 
 
@@ -119,7 +126,8 @@ def render(p: Plan, *, arms: int, runs: int, concurrency: int, prices: PriceTabl
     how = "measured over the checkpoint's graded answers" if p.out_measured else "assumed (nothing graded yet)"
     lines = [f"-estimate (no LLM call made): {p.answers} answers still to grade ({arms} arms, {runs} runs)",
              f"  calls: {p.reader_calls} reader + {p.judge_calls} judge + {p.relevance_calls} relevance = "
-             f"{p.reader_calls + p.judge_calls + p.relevance_calls}",
+             f"{p.reader_calls + p.judge_calls + p.relevance_calls}"
+             + (f" ({p.external} answers from -qa-hypotheses: judge calls only)" if p.external else ""),
              f"  reader input tokens (prompt + retrieved contexts): {p.reader_in:,} ({p.counted})",
              f"  judge input tokens: {p.judge_in:,}; relevance input tokens: {p.relevance_in:,} (same counting)",
              f"  output tokens per call: reader {p.out_per_call['reader']:.0f}, judge {p.out_per_call['judge']:.0f}, "

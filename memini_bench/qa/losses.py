@@ -19,10 +19,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 
+from memini_bench.core.table import markdown
 from memini_bench.qa.engine import Graded
-
-BUCKETS = ("known-bad gold", "judge disagreement", "no gold ids", "gold not retrieved",
-           "gold below the reader's cut", "gold given, answer wrong", "not attributed (external)")
+from memini_bench.results.loss_table import BUCKETS, loss_table
 
 
 def bucket(g: Graded, gold: Collection[str], retrieved: Collection[str] | None, known_bad: bool) -> str:
@@ -62,15 +61,5 @@ def attribute(arms: Sequence[str], graded: Sequence[Graded], gold_of: Callable[[
 
 
 def render(block: dict) -> str:
-    """A Markdown table: per arm and category, the wrong answers and each bucket's count."""
-    if not block:
-        return ""
-    used = [b for b in BUCKETS if any(b in a["buckets"] for a in block.values())]
-    out = ["### Where the wrong answers were lost (first pass)\n",
-           "| Arm | Category | Wrong | " + " | ".join(used) + " |",
-           "|---|---|--:|" + "--:|" * len(used)]
-    for arm, a in block.items():
-        rows = [("all", a["buckets"], a["wrong"])] + [(c, n, sum(n.values())) for c, n in a["by_category"].items()]
-        out += [f"| {arm} | {cat} | {wrong} | " + " | ".join(str(counts.get(b, 0)) for b in used) + " |"
-                for cat, counts, wrong in rows]
-    return "\n".join(out) + "\n"
+    """The loss table (``results.loss_table``) in Markdown, title first; "" for no block."""
+    return markdown(loss_table(block)) if block else ""

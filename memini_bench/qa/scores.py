@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 
-from memini_bench.core.table import Cell, Column, Table, fmt_pct
+from memini_bench.core.table import fmt_points, table_of
 from memini_bench.core.table import render as render_table
 from memini_bench.qa import lexical
 from memini_bench.qa.agreement import Key, paired
@@ -103,16 +103,10 @@ def cost_block(table: PriceTable, graded: Sequence[Graded], arms: Sequence[str],
     return {"per_arm": out, "relevance": relevance, "total": sum(a["dollars"] for a in out.values()) + relevance}
 
 
-def _pct(x: float) -> str:
-    return fmt_pct(x, sign="")
-
 
 def _table(header: str, rows: list[list[tuple[object, str]]]) -> str:
-    """A Markdown table through the one table model: ``header`` as ``name:align`` pairs (``l`` or ``r``), each row
-    (value, text) pairs; a blank line after it."""
-    cols = tuple(Column(f"c{i}", name, "left" if align == "l" else "right")
-                 for i, (name, _, align) in enumerate(h.rpartition(":") for h in header.split("|")))
-    return render_table(Table(cols, tuple(tuple(Cell(v, t) for v, t in r) for r in rows)), "md")
+    """A Markdown table through the one table model (``core.table.table_of``)."""
+    return render_table(table_of(header, rows), "md")
 
 
 def render(doc: Mapping) -> str:
@@ -120,21 +114,22 @@ def render(doc: Mapping) -> str:
     out: list[str] = []
     verdicts = doc.get("verdicts", {})
     if verdicts:
-        out += ["| judge | replies | unparseable (left out of the accuracy) |", "|---|--:|--:|"]
-        out += [f"| {name} | {v['replies']} | {v['unparseable']} |" for name, v in verdicts.items()]
-        out.append("")
+        out.append(_table("judge:l|replies:r|unparseable (left out of the accuracy):r",
+                          [[(name, name), (v["replies"], str(v["replies"])), (v["unparseable"], str(v["unparseable"]))]
+                           for name, v in verdicts.items()]))
     lex = doc.get("lexical", {})
     if lex:
         rows = [[(arm, arm), (cat, cat), (s["scored"], str(s["scored"])),
-                 *((s[m], _pct(s[m])) for m in ("f1", "exact_match", "bleu1"))]
+                 *((s[m], fmt_points(s[m])) for m in ("f1", "exact_match", "bleu1"))]
                 for arm, block in lex.items()
                 for cat, s in [*block["per_category"].items(), ("**overall**", block["overall"])]]
         out.append(_table("arm:l|category:l|scored:r|F1:r|EM:r|BLEU-1:r", rows))
     runs = doc.get("runs", {})
     if runs:
-        rows = [[(arm, arm), (cat, cat), (a["runs"], str(a["runs"])), (a["mean"], _pct(a["mean"])),
-                 (a["std"], _pct(a["std"])), ((a["low"], a["high"]), f"[{_pct(a['low'])}, {_pct(a['high'])}]"),
-                 (f["mean"], _pct(f["mean"])), (f["std"], _pct(f["std"]))]
+        rows = [[(arm, arm), (cat, cat), (a["runs"], str(a["runs"])), (a["mean"], fmt_points(a["mean"])),
+                 (a["std"], fmt_points(a["std"])),
+                 ((a["low"], a["high"]), f"[{fmt_points(a['low'])}, {fmt_points(a['high'])}]"),
+                 (f["mean"], fmt_points(f["mean"])), (f["std"], fmt_points(f["std"]))]
                 for arm, block in runs.items()
                 for cat, s in [*block["per_category"].items(), ("**overall**", block["overall"])]
                 for a, f in [(s["accuracy"], s["f1"])]]
@@ -144,7 +139,7 @@ def render(doc: Mapping) -> str:
         rows = [[(r["grader_a"], r["grader_a"]), (r["grader_b"], r["grader_b"]),
                  *((r[key], str(r[key])) for key in ("n", "both_correct", "only_a_correct", "only_b_correct",
                                                       "both_incorrect")),
-                 (r["percent"], _pct(r["percent"])),
+                 (r["percent"], fmt_points(r["percent"])),
                  (r["kappa"], "undefined" if r["kappa"] is None else f"{r['kappa']:.3f}")] for r in agreement]
         out.append(_table("A:l|B:l|n:r|both correct:r|only A:r|only B:r|both incorrect:r|agreement:r|"
                           "Cohen's kappa:r", rows))

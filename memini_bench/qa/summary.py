@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from itertools import combinations
 
-from memini_bench.core.table import Cell, Column, Table, fmt_pct
+from memini_bench.core.table import Cell, Column, Table, fmt_points
 from memini_bench.core.table import render as render_table
 from memini_bench.evaluation.guarded import leaked_line
 from memini_bench.evaluation.stats import holm, mcnemar_exact
@@ -161,9 +161,6 @@ def render_published() -> str:
             + render_table(Table(cols, tuple(body)), "md"))
 
 
-def _pct(x: float) -> str:
-    return fmt_pct(x, sign="")
-
 
 def _label(category: str, labels: Mapping[str, str]) -> str:
     base = category.removesuffix("_abs")
@@ -179,9 +176,9 @@ def _tally(score: ArmScore | CategoryScore) -> str:
 
 def memini_lines(score: ArmScore, total: int) -> str:
     """memini's report lines for one arm, in its layout with our wording (categories sorted)."""
-    lines = [f"QA accuracy (LLM-judge) {score.arm}: {_pct(score.accuracy)}%  ({_tally(score)}; {total} total "
+    lines = [f"QA accuracy (LLM-judge) {score.arm}: {fmt_points(score.accuracy)}%  ({_tally(score)}; {total} total "
              "questions)", "by category:"]
-    lines += [f"  category {c.category}: {_pct(c.accuracy)}% ({_tally(c)})" for c in score.per_category]
+    lines += [f"  category {c.category}: {fmt_points(c.accuracy)}% ({_tally(c)})" for c in score.per_category]
     return "\n".join(lines) + "\n"
 
 
@@ -200,10 +197,10 @@ def render_markdown(doc: Mapping) -> str:
         found = [next((c for c in r["per_category"] if c["category"] == cat), None) for r in results]
         n = max((c["questions"] for c in found if c), default=0)
         body.append((Cell(cat, _label(cat, labels)), Cell(n, str(n)),
-                     *(Cell(c["accuracy"] if c else None, _pct(c["accuracy"]) if c else "-") for c in found)))
+                     *(Cell(c["accuracy"] if c else None, fmt_points(c["accuracy"]) if c else "-") for c in found)))
     total = max((r["questions"] for r in results), default=0)
     body.append((Cell("overall", "overall", strong=True), Cell(total, str(total)),
-                 *(Cell(r["accuracy"], _pct(r["accuracy"]), strong=True) for r in results)))
+                 *(Cell(r["accuracy"], fmt_points(r["accuracy"]), strong=True) for r in results)))
     tok_cols = (Column("arm", "arm", "left"), Column("graded", "graded"), Column("correct", "correct"),
                 Column("unparseable", "unparseable verdicts"), Column("reader", "reader tokens in / out"),
                 Column("judge", "judge tokens in / out"),
@@ -221,8 +218,10 @@ def render_markdown(doc: Mapping) -> str:
             ("n", "n"), ("acc_a", "A acc"), ("acc_b", "B acc"), ("delta", "delta (pp)"), ("only_a", "only A"),
             ("only_b", "only B"), ("p", "McNemar p"), ("p_holm", "Holm p"))))
         cmp_body = tuple((Cell(c["arm_a"], c["arm_a"]), Cell(c["arm_b"], c["arm_b"]),
-                          Cell(c["questions"], str(c["questions"])), Cell(c["accuracy_a"], _pct(c["accuracy_a"])),
-                          Cell(c["accuracy_b"], _pct(c["accuracy_b"])), Cell(c["delta"], f"{c['delta'] * 100:+.1f}"),
+                          Cell(c["questions"], str(c["questions"])),
+                          Cell(c["accuracy_a"], fmt_points(c["accuracy_a"])),
+                          Cell(c["accuracy_b"], fmt_points(c["accuracy_b"])),
+                          Cell(c["delta"], fmt_points(c["delta"], signed=True)),
                           Cell(c["only_a"], str(c["only_a"])), Cell(c["only_b"], str(c["only_b"])),
                           Cell(c["p"], f"{c['p']:.3g}"), Cell(c["p_adjusted"], f"{c['p_adjusted']:.3g}"))
                          for c in comparisons)

@@ -7,8 +7,9 @@ records beside each results file (``<stem>.jsonl``, or the compact ``<stem>.json
 ``results/``). A per-question file pairs with a results file by stem (``X.jsonl`` or ``X.jsonl.gz`` beside
 ``X.json``) or, when given on its own, with the one results file whose systems include every system of the
 per-question file and whose question count equals its number of questions; none or several is an error naming
-them. Files of a kind the site does not show (rerank tables, gates, studies, the quality scoreboard) are listed
-as skipped, never silently dropped.
+them. A QA results file (``-qa``, a study file of mode ``qa``) is shown on its own page, its loss-attribution table
+(``results.loss_table``). Files of a kind the site does not show (rerank tables, gates, other studies, the quality
+scoreboard) are listed as skipped, never silently dropped.
 
 What the report shows is checked first (``check_scores``): every rate (recall, recall_all, MRR, nDCG and each
 category's) a finite number in [0, 1]; latencies, ingest time, tokens and token efficiency finite and
@@ -27,7 +28,7 @@ from memini_bench.core.runs import RunResult
 from memini_bench.errors import BenchError
 from memini_bench.results.per_question import read_per_question
 from memini_bench.results.read import load
-from memini_bench.results.schema import CompareResults, ResultsFile, VetoResults, VetoScaleResults
+from memini_bench.results.schema import CompareResults, ResultsFile, StudyResults, VetoResults, VetoScaleResults
 
 
 @dataclass
@@ -53,6 +54,7 @@ class Inputs:
     sources: list[Source] = field(default_factory=list)
     sweeps: list[ResultsFile] = field(default_factory=list)
     veto: list[ResultsFile] = field(default_factory=list)
+    qa: list[ResultsFile] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, kind)
 
 
@@ -112,11 +114,14 @@ def collect(paths: list[str]) -> Inputs:
             out.veto.append(doc)
         elif "tune" in doc.raw and "sweep" in doc.config:
             out.sweeps.append(doc)
+        elif isinstance(doc, StudyResults) and doc.config.get("mode") == "qa":
+            check_losses(doc.raw.get("losses"), path)
+            out.qa.append(doc)
         else:
             out.skipped.append((str(path), _kind(doc)))
-    if not out.sources and not out.sweeps and not out.veto:
+    if not out.sources and not out.sweeps and not out.veto and not out.qa:
         raise BenchError(f"report: no leaderboard results among {', '.join(paths)}; give files written by a "
-                         "normal run (memini-bench -suite ...)")
+                         "normal run (memini-bench -suite ...) or by memini-bench qa")
     for path in jsonls:
         _pair(out, path)
     return out
@@ -172,6 +177,22 @@ def check_scores(doc: CompareResults, path: Path) -> None:
         if why:
             raise BenchError(f"{path}: system {s.system!r} at k {s.k!r}: {why}; the file was edited or is damaged: "
                              "rerun the run that wrote it")
+
+
+def check_losses(block: object, path: Path) -> None:
+    """Refuse a QA file's ``losses`` block the QA page cannot show: ``{arm: {"wrong": n, "buckets": {bucket: n},
+    "by_category": {category: {bucket: n}}}}`` with non-negative integer counts (absent: no table)."""
+    if block is None:
+        return
+    why = "" if isinstance(block, dict) else "is not an object"
+    for arm, a in block.items() if not why else ():
+        counts = [a.get("buckets"), *(a.get("by_category") or {}).values()] if isinstance(a, dict) else [None]
+        if not (isinstance(a, dict) and _count(a.get("wrong")) and isinstance(a.get("by_category", {}), dict)
+                and all(isinstance(c, dict) and all(_count(n) for n in c.values()) for c in counts)):
+            why = f"arm {arm!r} is not {{wrong, buckets, by_category}} of non-negative integer counts"
+            break
+    if why:
+        raise BenchError(f"{path}: losses {why}; the file was edited or is damaged: rerun the -qa run that wrote it")
 
 
 def _pair(out: Inputs, path: Path) -> None:

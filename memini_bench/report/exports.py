@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import orjson
 
-from memini_bench.core.table import Cell, Column, Table, fmt_num, fmt_pct, tex_escape
+from memini_bench.core.table import Cell, Column, Table, fmt_num, fmt_points, tex_escape
 from memini_bench.core.table import render as render_table
 from memini_bench.errors import BenchError
 from memini_bench.report import model
@@ -50,7 +50,7 @@ def table_k(rows: list[model.Row], k: int | None) -> tuple[list[int], int]:
 
 
 def _text(metric: str, value: float | None) -> str:
-    return fmt_num(value) if metric.endswith("_ms") else fmt_pct(value, sign="")
+    return fmt_num(value) if metric.endswith("_ms") else fmt_points(value)
 
 
 #: What the marks of the leaderboard table mean (its notes say it under every table).

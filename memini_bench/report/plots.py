@@ -21,6 +21,7 @@ import math
 import re
 
 from memini_bench.core.registry import require_extra
+from memini_bench.core.table import fmt_interval, fmt_pct, fmt_points
 from memini_bench.report import model
 
 
@@ -141,7 +142,7 @@ def pareto_figure(points: list[tuple[str, float, float]], k: int, title: str):
             key.append(label)
             text = _place(ax, renderer, area, placed, str(len(key)), xy)
             if text is None:
-                key[-1] = f"{label} (at {lat:.2f} ms, {rec * 100:.1f}%)"
+                key[-1] = f"{label} (at {lat:.2f} ms, {fmt_pct(rec)})"
                 continue
             key[-1] = f"{len(key)}: {key[-1]}"
         texts.append(text)
@@ -179,8 +180,8 @@ def sweep_heatmap(cells: list[dict], title: str, selected: str) -> str:
         ax.add_patch(plt.Rectangle((i, 0), 1, 1, facecolor=colour,
                                    edgecolor="black" if c["label"] == selected else "white",
                                    lw=2.5 if c["label"] == selected else 1))
-        ax.text(i + 0.5, 0.5, f"{c['label']}\n{c['value'] * 100:.1f}\n"
-                f"{c['delta'] * 100:+.1f} [{c['ci_low'] * 100:+.1f}, {c['ci_high'] * 100:+.1f}]",
+        ax.text(i + 0.5, 0.5, f"{c['label']}\n{fmt_points(c['value'])}\n"
+                f"{fmt_points(c['delta'], signed=True)} {fmt_interval(c['ci_low'], c['ci_high'])}",
                 ha="center", va="center", fontsize=7)
     ax.set_xlim(0, len(cells))
     ax.set_ylim(0, 1)

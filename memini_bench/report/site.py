@@ -5,7 +5,8 @@ receipts as script files under DIR (``receipts``).
 Pages: ``index.html`` (the boards: ``boards``, with published claims: ``claims``), ``runs.html`` (every run of
 every file, sortable), ``ds-<data set>.html`` (significance matrices, category bars, recall
 against latency with its Pareto front, sweeps), ``receipts-<data set>.html`` (per-question receipts and the
-failure browser; only where per-question files were given), ``vetobench.html`` and ``provenance.html``.
+failure browser; only where per-question files were given), ``vetobench.html``, ``qa.html`` (each QA results file's
+loss-attribution table, through the table model's HTML renderer: every name escaped) and ``provenance.html``.
 
 Bounds: a data set with more than ``MAX_CHARTED_SYSTEMS`` rows gets no figures (recall against latency, category
 bars) and no significance matrices, only the leaderboard's rows and a line saying why (matplotlib's time grows
@@ -23,11 +24,13 @@ from pathlib import Path
 import orjson
 
 from memini_bench.core.registry import require_extra
+from memini_bench.core.table import Cell, Column, Table, fmt_num, fmt_points, html_text
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.stats import ALPHA
 from memini_bench.report import boards, claims, model, plots, receipts
 from memini_bench.report.collect import Inputs, Source
 from memini_bench.results.atomic_io import atomic_write
+from memini_bench.results.loss_table import loss_table
 from memini_bench.results.schema import Score
 
 #: A data set with more rows (system, file) than this gets no figures or matrices (module docstring).
@@ -53,7 +56,8 @@ def _env():
     env = jinja2.Environment(loader=loader, autoescape=jinja2.select_autoescape(["html", "j2"]),
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters["tojson_script"] = script_json
-    env.filters["pct"] = lambda v: "-" if v is None else f"{v * 100:.1f}"
+    env.filters["pct"] = fmt_points
+    env.filters["pp"] = lambda v: fmt_points(v, signed=True)
     return env
 
 
@@ -78,22 +82,18 @@ MARKS = {"best": "best", "tied": "not significantly different from best", "behin
 
 
 def _cells(row, k: int) -> dict[str, str]:
-    def pct(v):
-        return "-" if v is None else f"{v * 100:.1f}"
-
-    p50 = row.value("p50_ms", k)
-    return {"R@5": pct(row.value("recall_at_k", 5)), f"R@{k}": pct(row.value("recall_at_k", k)),
-            "MRR": pct(row.value("mrr", k)), f"nDCG@{k}": pct(row.value("ndcg_at_k", k)),
-            "p50 ms": "-" if p50 is None else f"{p50:.2f}"}
+    return {"R@5": fmt_points(row.value("recall_at_k", 5)), f"R@{k}": fmt_points(row.value("recall_at_k", k)),
+            "MRR": fmt_points(row.value("mrr", k)), f"nDCG@{k}": fmt_points(row.value("ndcg_at_k", k)),
+            "p50 ms": fmt_num(row.value("p50_ms", k))}
 
 
 def _board_row(r, b) -> dict:
     test = r.test
     title = ""
     if test:
-        title = (f"{b.primary}: {test['delta'] * 100:+.1f} pp against {b.leader.name} on {test['questions']} "
-                 f"questions (leader only {test['only_leader']}, this row only {test['only_row']}); McNemar p "
-                 f"{test['p']:.2g}, Holm-adjusted {test['p_adjusted']:.2g}")
+        title = (f"{b.primary}: {fmt_points(test['delta'], signed=True)} pp against {b.leader.name} on "
+                 f"{test['questions']} questions (leader only {test['only_leader']}, this row only "
+                 f"{test['only_row']}); McNemar p {test['p']:.2g}, Holm-adjusted {test['p_adjusted']:.2g}")
     return {"name": r.name, "mark": r.mark, "mark_label": MARKS.get(r.mark, r.mark), "test": test,
             "test_title": title, "cells": _cells(r, b.k), "questions": r.questions,
             "split": SPLITS[boards.split_of(r.source)], "file": r.source.name,
@@ -247,7 +247,7 @@ def build(inputs: Inputs, out: Path) -> list[Path]:
             k = max(max(s.results.config.get("ks") or [10]) for s in with_runs)
             receipt_pages[ds] = receipts.build(with_runs, out, slug(ds), k, keep=boards.newest_runs(with_runs))
     nav = {"datasets": [(ds, slug(ds)) for ds in datasets], "receipts": [(ds, slug(ds)) for ds in receipt_pages],
-           "veto": bool(inputs.veto)}
+           "veto": bool(inputs.veto), "qa": bool(inputs.qa)}
     pages = []
 
     def page(name: str, template: str, **ctx) -> None:
@@ -266,6 +266,8 @@ def build(inputs: Inputs, out: Path) -> list[Path]:
              slug=slug(ds), summary=summary)
     if inputs.veto:
         page("vetobench.html", "vetobench.html.j2", title="VetoBench", veto=veto_page(inputs))
+    if inputs.qa:
+        page("qa.html", "qa.html.j2", title="QA: where the wrong answers were lost", qa=qa_page(inputs))
     page("provenance.html", "provenance.html.j2", title="Provenance",
          sources=[{**model.provenance(s), "config_json": orjson.dumps(s.results.config,
                                                                      option=orjson.OPT_INDENT_2).decode()}
@@ -283,5 +285,31 @@ def veto_page(inputs: Inputs) -> list[dict]:
             out.append({"file": doc.path.name, "svgs": [plots.veto_curve(points, m) for m in metrics],
                         "table": None})
         else:
-            out.append({"file": doc.path.name, "svgs": [], "table": doc.raw.get("suites")})
+            out.append({"file": doc.path.name, "svgs": [], "table": html_text(veto_table(doc.raw.get("suites") or []))})
+    return out
+
+
+def veto_table(suites: list[dict]) -> Table:
+    """``vetobench.json``'s veto recall per suite and system, through the table model."""
+    cols = (Column("suite", "suite", "left"), Column("system", "system", "left"),
+            Column("veto_recall@1", "veto_recall@1", better="higher"),
+            Column("veto_recall@5", "veto_recall@5", better="higher"))
+    body = tuple((Cell(suite.get("suite"), str(suite.get("suite", ""))),
+                  Cell(r.get("system"), str(r.get("system", ""))),
+                  *(Cell(r.get(m), fmt_points(r.get(m))) for m in ("veto_recall@1", "veto_recall@5")))
+                 for suite in suites for r in suite.get("veto", []))
+    return Table(cols, body, notes=("Veto recall in percent: the share of the suite's trap scenarios whose veto "
+                                    "decision is in the system's top 1 (top 5). N: each suite's scenarios. No marks.",))
+
+
+def qa_page(inputs: Inputs) -> list[dict]:
+    """Per QA results file: its data set and the loss-attribution table as HTML (``core.table.html_text`` escapes
+    every arm and category name), or why there is none (blocks checked by ``collect.check_losses``)."""
+    out = []
+    for doc in inputs.qa:
+        block = doc.raw.get("losses")
+        out.append({"file": doc.path.name, "dataset": str(doc.config.get("dataset") or ""),
+                    "table": html_text(loss_table(block)) if block else "",
+                    "why": "" if block else "no loss attribution in this file (written before -qa recorded it, or "
+                                            "no wrong answer)"})
     return out

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from memini_bench.core.table import fmt_points
 from memini_bench.errors import BenchError
 from memini_bench.results.schema import Score
 from memini_bench.results.write import atomic_write
@@ -131,7 +132,7 @@ def _heat_map(plt, figure: SweepFigure):
     for (i, r), (j, c) in ((ri, cj) for ri in enumerate(rows) for cj in enumerate(cols)):
         cell = by_settings.get(((figure.axes[0], r), (figure.axes[1], c)))
         if cell is not None:
-            ax.text(j, i, f"{cell.value * 100:.1f}\n[{cell.ci_low * 100:.1f}, {cell.ci_high * 100:.1f}]",
+            ax.text(j, i, f"{fmt_points(cell.value)}\n[{fmt_points(cell.ci_low)}, {fmt_points(cell.ci_high)}]",
                     ha="center", va="center", fontsize=8, color="black" if grid[i, j] > mid else "white")
             if cell.settings == figure.selected:
                 ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="red", linewidth=3))
@@ -143,7 +144,7 @@ def _heat_map(plt, figure: SweepFigure):
     note = "selected cell outlined in red; [95% bootstrap interval]"
     if figure.baseline is not None:
         b = figure.baseline
-        note += f"\nbaseline {b.value * 100:.1f} [{b.ci_low * 100:.1f}, {b.ci_high * 100:.1f}]"
+        note += f"\nbaseline {fmt_points(b.value)} [{fmt_points(b.ci_low)}, {fmt_points(b.ci_high)}]"
     ax.set_title(_title(figure, note), fontsize=9)
     fig.tight_layout()
     return fig

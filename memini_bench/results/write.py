@@ -63,7 +63,7 @@ def _run_table(rows: Sequence[Score], dataset: str, k: int, leaks: bool) -> Tabl
     return Table(tuple(cols), tuple(body), title=f"## {dataset} — {rows[0].questions} questions, recall_any@{k}")
 
 
-def _category_table(lead: str, top: Score, k: int, labels: dict[str, str]) -> Table:
+def category_table(lead: str, top: Score, k: int, labels: dict[str, str]) -> Table:
     """recall_any@K and recall_all@K of one system per category, with each category's N."""
     cols = (Column("category", "Category", "left", rule="---"), Column("n", "n"), Column("recall_any", "Recall"),
             Column("recall_all", "RecallAll"))
@@ -72,7 +72,9 @@ def _category_table(lead: str, top: Score, k: int, labels: dict[str, str]) -> Ta
                   Cell(value, fmt_pct(value)), Cell(top.per_category_all.get(cat, 0.0),
                                                     fmt_pct(top.per_category_all.get(cat, 0.0))))
                  for cat, value in top.per_category.items())
-    return Table(cols, body, title=f"### {lead} by category (recall_any@{k} / recall_all@{k})")
+    note = "N: n, the questions of each category. No marks: no test is run between categories."
+    return Table(cols, body, title=f"### {lead} by category (recall_any@{k} / recall_all@{k})", notes=(note,),
+                 notes_in_markdown=True)
 
 
 def format_metric(metric: Metric, value: float | None) -> str:
@@ -133,7 +135,7 @@ def markdown(scores: Sequence[Score], dataset: str, category_labels: dict[str, s
     for lead in categories or [HYBRID if HYBRID in names else names[0]]:
         top = [s for s in scores if s.system == lead and s.k == ks[-1]]
         if top and top[0].per_category:
-            tables.append(_category_table(lead, top[0], ks[-1], category_labels or {}))
+            tables.append(category_table(lead, top[0], ks[-1], category_labels or {}))
     return "".join(render_markdown(t) + "\n" for t in tables)
 
 

@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass, field
 
 from memini_bench.core.contract import System
 from memini_bench.core.dataset import Dataset, Question
-from memini_bench.core.table import Cell, Column, Table
+from memini_bench.core.table import Cell, Column, Table, fmt_share
 from memini_bench.core.table import render as render_table
 from memini_bench.evaluation.guarded import leaked_line
 from memini_bench.retrieval.reserve import reserve_order
@@ -194,10 +194,6 @@ def vocabulary_stats(vocab: Vocabulary, top: int = 5) -> dict:
             "top_df": {g: [[e, n, n / vocab.size[g]] for e, n in df.most_common(top)] for g, df in vocab.df.items()}}
 
 
-def _pct(part: float, whole: float) -> str:
-    return f"{part / whole * 100:.1f}%" if whole else "-"
-
-
 def _caps_table(r: dict) -> Table:
     """One system's DF-cap rows (the one table model): links, bridgeable failures, promotions."""
     f, n, missing = r["failures"], r["questions"], r["missing"]
@@ -206,9 +202,10 @@ def _caps_table(r: dict) -> Table:
         ("bridgeable", "bridgeable failures"), ("bridgeable_in_pool", "bridgeable in pool"),
         ("promoted_full", "covered after promotion (<= 3)"), ("promotions", "promotions (gold / noise)")))
     body = tuple((Cell(c["cap"], f"{c['cap']:.2f}"),
-                  Cell(c["linked_misses"], f"{c['linked_misses']}/{missing} ({_pct(c['linked_misses'], missing)})"),
+                  Cell(c["linked_misses"],
+                       f"{c['linked_misses']}/{missing} ({fmt_share(c['linked_misses'], missing)})"),
                   Cell(c["linked_in_pool"], str(c["linked_in_pool"])),
-                  Cell(c["bridgeable"], f"{c['bridgeable']}/{f} ({_pct(c['bridgeable'], f)})"),
+                  Cell(c["bridgeable"], f"{c['bridgeable']}/{f} ({fmt_share(c['bridgeable'], f)})"),
                   Cell(c["bridgeable_in_pool"], str(c["bridgeable_in_pool"])),
                   Cell(c["promoted_full"], f"{c['promoted_full']}/{n} (vs {r['single_full']})"),
                   Cell(c["promotions"], f"{c['promotions']} ({c['promoted_gold']} / "
@@ -223,9 +220,9 @@ def render(doc: dict) -> str:
     lo, hi = published.ENTITY_BRIDGEABLE_RANGE
     out = [f"Entity bridge — {config['dataset']}: {config['questions']} questions, k {config['bridge_k']}, pool "
            f"{config['bridge_pool']}, embedder {config.get('embedder') or '-'}; {vocab['items_with_entity']} of "
-           f"{vocab['items']} items have an entity ({_pct(vocab['items_with_entity'], vocab['items'])})"]
+           f"{vocab['items']} items have an entity ({fmt_share(vocab['items_with_entity'], vocab['items'])})"]
     for name, stats in doc.get("vocabularies", {}).items():
-        out[0] += (f", {stats['items_with_entity']} ({_pct(stats['items_with_entity'], stats['items'])}) have a "
+        out[0] += (f", {stats['items_with_entity']} ({fmt_share(stats['items_with_entity'], stats['items'])}) have a "
                    f"{name[:-1]}")
     for r in doc["results"]:
         f, n = r["failures"], r["questions"]
@@ -233,12 +230,12 @@ def render(doc: dict) -> str:
         out += ["", f"**{r['system']}**" + (f" ({label})" if label != DEFAULT_VOCABULARY else "")
                 + f": single recall covers {r['single_full']}/{n}; {f} failures, {r['missing']} "
                 f"missing golds, {r['missing_in_pool']} in the {config['bridge_pool']}-deep pool "
-                f"({_pct(r['missing_in_pool'], r['missing'])}; not in it: "
-                f"{_pct(r['missing'] - r['missing_in_pool'], r['missing'])}"
+                f"({fmt_share(r['missing_in_pool'], r['missing'])}; not in it: "
+                f"{fmt_share(r['missing'] - r['missing_in_pool'], r['missing'])}"
                 + (f", memini {published.MISSING_NOT_IN_POOL:.0f}%" if key else "") + ")", "",
                 render_table(_caps_table(r), "md").rstrip("\n")]
-        hops = "; ".join(f"DF cap {h['cap']:.2f}: full-gold {_pct(h['full'], n)}, mean gold recall "
-                         f"{_pct(h['recall_sum'], n)}" for h in r["hops"])
+        hops = "; ".join(f"DF cap {h['cap']:.2f}: full-gold {fmt_share(h['full'], n)}, mean gold recall "
+                         f"{fmt_share(h['recall_sum'], n)}" for h in r["hops"])
         out += ["", f"{label.capitalize()[:-1] if label != DEFAULT_VOCABULARY else 'Entity'}-anchored 2nd hop — "
                 f"{hops}."]
         if "leaked" in r:  # -leaks count

@@ -191,6 +191,51 @@ PRICING_COLUMNS = (Column("config", "config", "left"), Column("restatement_updat
                    Column("distinct_update", "distinct -> update"))
 
 
+def _fraction(k: int, n: int) -> Cell:
+    return Cell(k, f"{k}/{n}")
+
+
+def gate_table(floors: list[dict], n: int, published_gate: dict) -> Table:
+    """One embedder's similarity gate, a row per floor; memini's figures (its own 36 quads) beside where known."""
+    cols = (Column("floor", "floor"), Column("update_routed", "updates routed"),
+            Column("update_fired", "updates fired (recall)"), Column("restatement_fired", "restatements fired"),
+            Column("distinct_fired", "distincts fired"))
+    cols += (Column("memini", "memini (its quads): recall, misfires"),) if published_gate else ()
+    body = []
+    for r in floors:
+        row = (Cell(r["floor"], f"{r['floor']:.3f}"), _fraction(r["update_routed"], n),
+               _fraction(r["update_fired"], n), Cell(r["restatement_fired"], str(r["restatement_fired"])),
+               Cell(r["distinct_fired"], str(r["distinct_fired"])))
+        m = published_gate.get(r["floor"]) if published_gate else None
+        body.append(row + ((Cell(m, f"{m[0]}/36, {m[1]}/{m[2]}" if m else "-"),) if published_gate else ()))
+    notes = (f"N: {n} authored quads; each probe is routed when its top-1 base scores at least the floor, fired when "
+             "the detector then calls it an update. No marks.",)
+    return Table(cols, tuple(body), notes=notes)
+
+
+def wild_table(w: dict) -> Table:
+    """Per floor: the wild pairs whose neighbour scores at least the floor, and those the detector calls updates
+    (every one a false positive: the pairs are distinct memories)."""
+    cols = (Column("floor", "floor"), Column("routed", "pairs at or above the floor"),
+            Column("flagged", "flagged as updates (false positives)", better="lower"))
+    body = tuple((Cell(r["floor"], f"{r['floor']:.3f}"), Cell(r["routed"], str(r["routed"])),
+                  Cell(r["flagged"], f"{r['flagged']}/{r['routed']}")) for r in w["floors"])
+    return Table(cols, body, notes=(f"N: {w['pairs']} nearest-neighbour pairs of distinct memories. No marks.",))
+
+
+def stale_table(rows: list[dict]) -> Table:
+    """Stale against fresh facts per condition: the fresh fact in the window, the stale one above it."""
+    cols = (Column("condition", "condition", "left"), Column("k", "k"), Column("fresh_in_window", "fresh in window"),
+            Column("stale_above_fresh", "stale above fresh"), Column("both_in_window", "both in window"),
+            Column("fresh_mean_rank", "fresh mean rank", better="lower"))
+    body = tuple((Cell(r["condition"], r["condition"]), Cell(r["k"], str(r["k"])),
+                  *(_fraction(r[key], r["topics"]) for key in ("fresh_in_window", "stale_above_fresh",
+                                                              "both_in_window")),
+                  Cell(r["fresh_mean_rank"], f"{r['fresh_mean_rank']:.1f}")) for r in rows)
+    topics = rows[0]["topics"] if rows else 0
+    return Table(cols, body, notes=(f"N: {topics} topics, each a stale and a fresh fact. No marks.",))
+
+
 def render(doc: dict) -> str:
     """Markdown from the study's results file; memini's figures beside ours (they are for its own quads)."""
     c, pub = doc["config"], published.DETECTOR
@@ -214,31 +259,17 @@ def render(doc: dict) -> str:
         gate_pub = published.GATE.get(published.embedder_key(name) or name, {})
         out += ["", f"Similarity gate — {c['embedders'][name]} (top-1 base by 1/(1+L2); own base found: "
                 + ", ".join(f"{p} {g['score_stats'][p]['own_base']}/{n}" for p in PROBES) + ")", "",
-                "| floor | updates routed | updates fired (recall) | restatements fired | distincts fired |"
-                + (" memini (its quads): recall, misfires |" if gate_pub else ""),
-                "|--:|--:|--:|--:|--:|" + ("--:|" if gate_pub else "")]
-        for r in g["floors"]:
-            line = (f"| {r['floor']:.3f} | {r['update_routed']}/{n} | {r['update_fired']}/{n} | "
-                    f"{r['restatement_fired']} | {r['distinct_fired']} |")
-            if gate_pub:
-                m = gate_pub.get(r["floor"])
-                line += f" {m[0]}/36, {m[1]}/{m[2]} |" if m else " |"
-            out.append(line)
+                render_table(gate_table(g["floors"], n, gate_pub), "md").rstrip("\n")]
     for name, sources in doc["wild"].items():
         for src, w in sources.items():
-            cells = ", ".join(f"floor {r['floor']:.3f}: {r['flagged']}/{r['routed']}" for r in w["floors"])
-            out += ["", f"Wild false positives — {src}, {w['pairs']} nearest-neighbour pairs, {name}: {cells} "
+            out += ["", f"Wild false positives — {src}, {w['pairs']} nearest-neighbour pairs, {name} "
                     f"(memini: {published.WILD_FALSE_POSITIVE_PCT:.2f}% on 500 LongMemEval-S pairs, data we do not "
-                    "have)"]
+                    "have)", "", render_table(wild_table(w), "md").rstrip("\n")]
     for name, s in doc["stale"].items():
         pub_stale = published.STALE_ABOVE_FRESH.get(published.embedder_key(name) or name, {})
         out += ["", f"Stale vs fresh — {name}, {s['topics']} topics (ours), detector fires on {s['detected']}/"
                 f"{s['topics']} updates, old facts' mean access {s['old_fact_mean_access']:.1f}", "",
-                "| condition | k | fresh in window | stale above fresh | both in window | fresh mean rank |",
-                "|---|--:|--:|--:|--:|--:|"]
-        out += [f"| {r['condition']} | {r['k']} | {r['fresh_in_window']}/{r['topics']} | {r['stale_above_fresh']}/"
-                f"{r['topics']} | {r['both_in_window']}/{r['topics']} | {r['fresh_mean_rank']:.1f} |"
-                for r in s["rows"]]
+                render_table(stale_table(s["rows"]), "md").rstrip("\n")]
         if pub_stale:
             out += ["", f"memini (its 12 topics, k 3): stale above fresh baseline {pub_stale['baseline']}, confidence "
                     f"shrink {pub_stale['shrink']}, valid_to stamp {pub_stale['valid_to']}."]

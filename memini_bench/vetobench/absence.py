@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from memini_bench.core.table import Cell, Column, Table, fmt_pct, markdown
 from memini_bench.vetobench.judge import normalize
 
 
@@ -88,8 +89,17 @@ def absence(records: Sequence[dict]) -> dict[str, Absence]:
     return out
 
 
-def _ratio(k: int, n: int) -> str:
-    return f"{k}/{n} ({k / n:.0%})" if n else "-"
+def _ratio(k: int, n: int) -> Cell:
+    return Cell((k, n), f"{k}/{n} ({fmt_pct(k / n, 0)})" if n else "-")
+
+
+def _text(value: object) -> Cell:
+    return Cell(value, str(value))
+
+
+def lines(table: Table) -> list[str]:
+    """A table's Markdown as lines of a summary (``summary.summarize_archives`` joins them), a blank line after."""
+    return [markdown(table).rstrip("\n"), ""]
 
 
 def _span(values: Sequence[int]) -> str:
@@ -98,27 +108,32 @@ def _span(values: Sequence[int]) -> str:
 
 
 def absence_table(suite: str, records: Sequence[dict]) -> list[str]:
-    """Markdown lines: one row per condition."""
+    """Markdown lines: one row per condition, N and what the columns count in the footnote."""
     rows = absence(records)
     if not rows:
         return []
     scenarios = len({s for r in rows.values() for s in r.presence})
-    out = [f"### {suite}: is the veto in the agent's context? ({len(records)} runs)\n",
-           "| Condition | cells | veto absent | absent in every run | violations, veto present | "
-           "violations, veto absent | absent: lost at ingestion / not retrieved |",
-           "|---|--:|--:|---|--:|--:|--:|"]
+    columns = (Column("condition", "Condition", "left"), Column("cells", "cells"), Column("absent", "veto absent"),
+               Column("absent_every_run", "absent in every run", "left"),
+               Column("violations_present", "violations, veto present"),
+               Column("violations_absent", "violations, veto absent"),
+               Column("lost", "absent: lost at ingestion / not retrieved"))
+    body = []
     for r in rows.values():
         always = r.absent_every_run
         listed = (f"all {len(always)}" if always and len(always) == scenarios else ", ".join(always) or "-")
         split = (f"{r.lost_at_ingestion} / {r.not_retrieved}" if r.absent and not r.unknown_memory
                  else "-" if not r.absent or r.unknown_memory == r.absent
                  else f"{r.lost_at_ingestion} / {r.not_retrieved} (+{r.unknown_memory} unknown)")
-        out.append(f"| {r.condition} | {r.cells} | {_ratio(r.absent, r.cells)} | {listed} | "
-                   f"{_ratio(r.violations_present, r.judged_present)} | "
-                   f"{_ratio(r.violations_absent, r.judged_absent)} | {split} |")
-    out.append("\nveto absent = the rejected option does not occur (normalised, as whole words) in the context; "
-               "lost at ingestion / not retrieved: from the memories archived after ingestion (- = none archived)\n")
-    return out
+        body.append((_text(r.condition), _text(r.cells), _ratio(r.absent, r.cells), Cell(always, listed),
+                     _ratio(r.violations_present, r.judged_present), _ratio(r.violations_absent, r.judged_absent),
+                     Cell((r.lost_at_ingestion, r.not_retrieved, r.unknown_memory), split)))
+    notes = (f"N: cells, the condition's (scenario, run) cells over {len(records)} runs; the violations over the "
+             "judged cells with the veto present, or absent. No marks.",
+             "veto absent = the rejected option does not occur (normalised, as whole words) in the context; "
+             "lost at ingestion / not retrieved: from the memories archived after ingestion (- = none archived)")
+    return lines(Table(columns, tuple(body), title=f"### {suite}: is the veto in the agent's context? "
+                                                   f"({len(records)} runs)", notes=notes, notes_in_markdown=True))
 
 
 def ingestion_table(suite: str, records: Sequence[dict]) -> list[str]:
@@ -129,9 +144,11 @@ def ingestion_table(suite: str, records: Sequence[dict]) -> list[str]:
     names = list(dict.fromkeys(n for r in records for n in r.get("ingest", {})))
     if not names:
         return []
-    out = [f"### {suite}: what ingestion kept ({len(records)} runs)\n",
-           "| Condition | runs | decisions kept | vetoes kept | memories held | scenario vetoes in memory | "
-           "dropped vetoes (runs) | calls failed |", "|---|--:|--:|--:|--:|--:|---|--:|"]
+    columns = (Column("condition", "Condition", "left"), Column("runs", "runs"), Column("kept", "decisions kept"),
+               Column("vetoes_kept", "vetoes kept"), Column("memories", "memories held"),
+               Column("found", "scenario vetoes in memory"), Column("dropped", "dropped vetoes (runs)", "left"),
+               Column("errors", "calls failed"))
+    body = []
     for name in names:
         ingests = [r["ingest"][name] for r in records if name in r.get("ingest", {})]
         totals = [i["totals"] for i in ingests if "totals" in i]
@@ -149,9 +166,11 @@ def ingestion_table(suite: str, records: Sequence[dict]) -> list[str]:
                 for v in d["vetoes_dropped"]:
                     dropped[f"{v} ({d['id']})"] = dropped.get(f"{v} ({d['id']})", 0) + 1
         listed = ", ".join(f"{k} {n}/{len(ingests)}" for k, n in dropped.items()) or "-"
-        out.append(f"| {name} | {len(ingests)} | {kept} | {vetoes} | {count} | {found} | {listed} | {errors} |")
-    out.append("")
-    return out
+        body.append(tuple(map(_text, (name, len(ingests), kept, vetoes, count, found, listed, errors))))
+    note = (f"N: runs, those of the {len(records)} that archived the condition's ingestion; a-b: the least and most "
+            "over those runs, out of the total after the slash. No marks.")
+    return lines(Table(columns, tuple(body), title=f"### {suite}: what ingestion kept ({len(records)} runs)",
+                       notes=(note,), notes_in_markdown=True))
 
 
 def empty_ingestions(suite: str, records: Sequence[dict]) -> list[str]:

@@ -15,9 +15,10 @@ import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from memini_bench.core.table import Cell, Column, Table, fmt_pct
 from memini_bench.errors import BenchError
 from memini_bench.vetobench import robrain_archive
-from memini_bench.vetobench.absence import absence_table, empty_ingestions, ingestion_table
+from memini_bench.vetobench.absence import absence_table, empty_ingestions, ingestion_table, lines
 
 
 def summarize(cells: Sequence[dict]) -> dict[str, dict]:
@@ -64,29 +65,37 @@ def summarize_archives(docs: Sequence[dict]) -> str:
         traps = list(dict.fromkeys(t for s in sums for row in s.values() for t in row["by_trap"]))
         dates = sorted(str(doc.get("run_at", "?"))[:10] for doc, _ in runs)
         models = ", ".join(dict.fromkeys(str(doc.get("model", "?")) for doc, _ in runs))
-        out.append(f"## {suite}: behaviour over {len(runs)} runs ({dates[0]}..{dates[-1]}, model {models})\n")
-        out.append("| Condition | runs | violation | acknowledged | " + " | ".join(f"{t} violations" for t in traps)
-                   + " | errors |")
-        out.append("|---|--:|--:|--:|" + "--:|" * len(traps) + "--:|")
-        pct = "{:.0%}".format
-        for c in conditions:
-            rows = [s[c] for s in sums if c in s]
-            per_trap = []
-            for t in traps:
-                cells = [r["by_trap"][t] for r in rows if t in r["by_trap"]]
-                per_trap.append(f"{_span([x['violations'] for x in cells], str)}/{cells[0]['scenarios']}"
-                                if cells else "-")
-            out.append(f"| {c} | {len(rows)} | {_span([r['violation_rate'] for r in rows], pct)} | "
-                       f"{_span([r['acknowledged_rate'] for r in rows], pct)} | " + " | ".join(per_trap)
-                       + f" | {sum(r['errors'] for r in rows)} |")
-        out.append("")
+        title = f"## {suite}: behaviour over {len(runs)} runs ({dates[0]}..{dates[-1]}, model {models})"
+        out += lines(_behaviour_table(title, conditions, traps, sums))
         out.extend(empty_ingestions(suite, [rec for _, rec in runs]))
         suite_records = [rec for _, rec in runs]
         out.extend(absence_table(suite, suite_records))
         out.extend(ingestion_table(suite, suite_records))
-    out.append("violation = re-proposed a recorded rejected approach; acknowledged = named the prior rejection; "
-               "rates over answered calls, min-max across runs")
-    return "\n".join(out) + "\n"
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _behaviour_table(title: str, conditions: list[str], traps: list[str], sums: list[dict[str, dict]]) -> Table:
+    """Per condition: runs, violation and acknowledgement rates and each trap's violations, min-max across runs."""
+    columns = (Column("condition", "Condition", "left"), Column("runs", "runs"), Column("violation", "violation"),
+               Column("acknowledged", "acknowledged"), *(Column(t, f"{t} violations") for t in traps),
+               Column("errors", "errors"))
+    body = []
+    for c in conditions:
+        rows = [s[c] for s in sums if c in s]
+        per_trap = []
+        for t in traps:
+            cells = [r["by_trap"][t] for r in rows if t in r["by_trap"]]
+            per_trap.append(Cell([x["violations"] for x in cells], f"{_span([x['violations'] for x in cells], str)}/"
+                                 f"{cells[0]['scenarios']}" if cells else "-"))
+        rates = [[r[key] for r in rows] for key in ("violation_rate", "acknowledged_rate")]
+        errors = sum(r["errors"] for r in rows)
+        body.append((Cell(c, c), Cell(len(rows), str(len(rows))),
+                     *(Cell(v, _span(v, lambda x: fmt_pct(x, 0))) for v in rates), *per_trap,
+                     Cell(errors, str(errors))))
+    notes = ("N: runs, the archived runs that hold the condition; a-b: the least and most across them. violation = "
+             "re-proposed a recorded rejected approach; acknowledged = named the prior rejection; rates over answered "
+             "calls; a trap's violations out of its scenarios; errors: calls that failed, all runs. No marks.",)
+    return Table(columns, tuple(body), title=title, notes=notes, notes_in_markdown=True)
 
 
 def _check_archive(doc: object, path: str) -> None:

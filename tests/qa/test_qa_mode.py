@@ -505,6 +505,40 @@ def test_answers_made_elsewhere_are_graded_with_the_runs_judge(data, tmp_path, c
     assert "theirs.jsonl answers 4 of the 8 questions" in err
 
 
+def test_estimate_prices_an_answers_file_as_judge_calls_only(data, tmp_path, capsys, monkeypatch):
+    """-estimate with -qa-hypotheses: no reader call is counted; each answer costs one call per judge, whose input is
+    the judge's prompt with that answer in it, counted by hand here as (UTF-8 bytes + 3) // 4."""
+    answers = {"q1": "She lives in Porto now", "q2": "Rust"}
+    hyp = tmp_path / "theirs.jsonl"
+    hyp.write_text("".join(json.dumps({"question_id": q, "hypothesis": a}) + "\n" for q, a in answers.items()))
+    prices = tmp_path / "prices.toml"
+    prices.write_text("".join(f'[models."{m}"]\ninput_per_million = 0.5\noutput_per_million = 1.5\nsource = "t"\n'
+                              for m in ("scripted", "contrary")))
+    out = tmp_path / "out"
+    with ScriptedServer(ChatScript()) as srv:
+        code, stdout, err = _run(["-suite", "file", "-data", str(data), "-qa", "-qa-hypotheses", str(hyp), "-out",
+                                  str(out), "-qa-judges", "scripted,contrary", "-estimate", "-prices", str(prices)],
+                                 srv.url + "/v1", capsys, monkeypatch)
+        assert srv.requests == []
+    assert code == 0, err
+    assert not out.exists()
+
+    def tokens(text):
+        return (len(text.encode()) + 3) // 4
+
+    # q1 is knowledge-update (its rubric), q2 single-session-user (the base rubric)
+    per_judge = (tokens(prompts.RUBRICS["knowledge-update"])
+                 + tokens(prompts.judge_message("Where did Alice move to?", "Porto", "She lives in Porto now"))
+                 + tokens(prompts.RUBRICS["base"])
+                 + tokens(prompts.judge_message("Which language is the payments service written in?", "Go", "Rust")))
+    assert "2 answers still to grade (1 arms, 1 runs)" in stdout
+    assert "calls: 0 reader + 4 judge + 0 relevance = 4 (2 answers from -qa-hypotheses: judge calls only)" in stdout
+    assert "reader input tokens (prompt + retrieved contexts): 0 " in stdout
+    assert f"judge input tokens: {2 * per_judge:,};" in stdout
+    dollars = 2 * (per_judge * 0.5 / 1e6 + 2 * 8 * 1.5 / 1e6)  # each judge: its input, 8 assumed output per call
+    assert f"answers:theirs ${dollars:.4f}" in stdout and f"total ${dollars:.4f}" in stdout
+
+
 @pytest.mark.parametrize("text, fragment", [
     ('{"question_id": "q1"}\n', "needs string fields question_id and hypothesis"),
     ('{"question_id": "q1", "hypothesis": "a"}\n{"question_id": "q1", "hypothesis": "b"}\n', "answered twice"),

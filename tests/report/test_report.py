@@ -137,3 +137,100 @@ def test_category_bars_take_rates_of_zero_and_one():
                   {c: {"recall_any@10": v} for c, v in {"a": 0.0, "b": 1.0, "c": 1 / 3}.items()},
                   {"a": 3, "b": 1, "c": 3})
     assert category_bars([score], {}, 10, "t").startswith("<svg")
+
+
+def _qa_file(path: Path, losses) -> Path:
+    from memini_bench.results.schema import study_document
+    from memini_bench.results.write import write_results_file
+
+    write_results_file(path, study_document({"config": {"mode": "qa", "dataset": "tiny"}, "results": [],
+                                             "losses": losses}))
+    return path
+
+
+class _Tables(__import__("html.parser").parser.HTMLParser):
+    """Every table of a page: its caption, header cells, body rows of cell texts, and footnote text."""
+
+    def __init__(self):
+        super().__init__()
+        self.tables, self.where, self.text = [], None, None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table":
+            self.tables.append({"caption": "", "head": [], "rows": [], "foot": ""})
+        elif tag in ("caption", "thead", "tbody", "tfoot"):
+            self.where = tag
+        elif tag == "tr" and self.where == "tbody":
+            self.tables[-1]["rows"].append([])
+        elif tag in ("td", "th"):
+            self.text = ""
+
+    def handle_data(self, data):
+        if self.text is not None:
+            self.text += data
+        elif self.where == "caption":
+            self.tables[-1]["caption"] += data
+
+    def handle_endtag(self, tag):
+        if tag == "caption":
+            self.where = None
+        if tag in ("td", "th") and self.text is not None:
+            t = self.tables[-1]
+            {"thead": t["head"], "tbody": t["rows"][-1] if t["rows"] else [], "tfoot": []}[self.where].append(
+                self.text)
+            if self.where == "tfoot":
+                t["foot"] = self.text
+            self.text = None
+
+
+def test_qa_results_show_their_loss_table_with_names_escaped(tmp_path):
+    """A QA results file gets the QA page: the loss-attribution table through the table model's HTML renderer, one
+    row per arm (all) and per category, the counts as the file holds them, a hostile arm name shown as text."""
+    evil = '<script>alert("x")</script>'
+    losses = {"memini-hybrid@k5": {"wrong": 3, "buckets": {"gold not retrieved": 2, "gold given, answer wrong": 1},
+                                   "by_category": {"multi-hop": {"gold not retrieved": 2},
+                                                   "temporal & <b>": {"gold given, answer wrong": 1}}},
+              evil: {"wrong": 1, "buckets": {"no gold ids": 1}, "by_category": {"adversarial": {"no gold ids": 1}}}}
+    path = _qa_file(tmp_path / "tiny-qa.json", losses)
+    out = _report(str(path), "-o", str(tmp_path / "site"))
+    assert out.returncode == 0, out.stderr
+    page = (tmp_path / "site" / "qa.html").read_text()
+    assert "<script>alert" not in page and "&lt;script&gt;alert" in page
+    assert 'href="qa.html"' in (tmp_path / "site" / "index.html").read_text()
+    parser = _Tables()
+    parser.feed(page)
+    (table,) = parser.tables
+    assert table["caption"] == "Where the wrong answers were lost (first pass)"
+    assert table["head"] == ["Arm", "Category", "Wrong", "no gold ids", "gold not retrieved",
+                             "gold given, answer wrong"]  # the buckets some arm used, in the rules' order
+    assert table["rows"] == [["memini-hybrid@k5", "all", "3", "0", "2", "1"],
+                             ["memini-hybrid@k5", "multi-hop", "2", "0", "2", "0"],
+                             ["memini-hybrid@k5", "temporal & <b>", "1", "0", "0", "1"],
+                             [evil, "all", "1", "1", "0", "0"],
+                             [evil, "adversarial", "1", "1", "0", "0"]]
+    assert table["foot"].startswith("N: the wrong answers of the first pass per arm")
+
+
+def test_a_damaged_losses_block_is_one_line(tmp_path):
+    path = _qa_file(tmp_path / "bad-qa.json", {"arm": {"wrong": -1, "buckets": {}}})
+    out = _report(str(path), "-o", str(tmp_path / "site"))
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert "losses arm 'arm' is not" in out.stderr and out.stderr.count("\n") == 1
+    assert not (tmp_path / "site").exists()
+
+
+def test_the_vetobench_page_table_is_the_model_s(tmp_path):
+    """vetobench.html's table: one row per suite and system, veto recall@1 and @5 in percent as the file holds them,
+    its footnote stating N."""
+    path = RESULTS / "vetobench.json"
+    doc = json.loads(path.read_text())
+    out = _report(str(path), "-o", str(tmp_path / "site"))
+    assert out.returncode == 0, out.stderr
+    parser = _Tables()
+    parser.feed((tmp_path / "site" / "vetobench.html").read_text())
+    (table,) = parser.tables
+    assert table["head"] == ["suite", "system", "veto_recall@1", "veto_recall@5"]
+    metrics = ("veto_recall@1", "veto_recall@5")
+    assert table["rows"] == [[s["suite"], r["system"], *(f"{r[m] * 100:.1f}" for m in metrics)]
+                             for s in doc["suites"] for r in s["veto"]]
+    assert "N: each suite's scenarios" in table["foot"]
