@@ -359,16 +359,33 @@ def call_bounded(system: str, hook: str, seconds: float, fn: Callable[..., R], *
             signal.setitimer(signal.ITIMER_REAL, max(outer - (time.monotonic() - start), 1e-6))
 
 
+_OWN: set[type] = set()
+
+
+def own_system(cls: type[R]) -> type[R]:
+    """Class decorator: instances of exactly ``cls`` (not of a subclass) are memini-bench's own systems, whose
+    hooks never start a thread, change the working folder or close a standard stream; ``HookLoop`` leaves those
+    per-call checks out for them (what they raise and the recall bound are handled as for any system)."""
+    _OWN.add(cls)
+    return cls
+
+
+def is_own(system: object) -> bool:
+    """Whether ``system`` is exactly of a class marked ``own_system``."""
+    return type(system) in _OWN
+
+
 class HookLoop:
     """``call_bounded`` for one system's calls of one hook in a loop (the run's recalls), under the same contract,
     with what holds for the whole loop done once, on entering: ``os._exit`` guarded, the alarm's handler
     installed, the working folder read, the threads counted. Each call then does only what can change with it:
     the alarm armed and disarmed (its handler put back first if the previous call replaced it), the threads
     counted (and looked at when there are more), the standard streams and the working folder checked against the
-    loop's. Off the main thread, or under an outer alarm already running, each call is ``call_bounded`` itself."""
+    loop's; for one of memini-bench's own systems (``own``, see ``own_system``) the last three are left out. Off
+    the main thread, or under an outer alarm already running, each call is ``call_bounded`` itself."""
 
-    def __init__(self, system: str, seconds: float) -> None:
-        self.system, self.seconds = system, seconds
+    def __init__(self, system: str, seconds: float, *, own: bool = False) -> None:
+        self.system, self.seconds, self.own = system, seconds, own
         self.bounded = 0 < seconds < math.inf and hasattr(signal, "setitimer")
         self.fast, self.outer, self.previous, self.cwd, self.threads, self.started = False, False, None, "", 0, 0
 
@@ -416,6 +433,8 @@ class HookLoop:
             if failed is exc:
                 raise
             raise failed from None
+        if self.own:
+            return result
         if _thread_count() != self.started:  # a thread began or ended during the call
             self.threads = _scan_threads(self.system, hook, self.threads)
             self.started = _thread_count()

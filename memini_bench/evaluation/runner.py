@@ -51,10 +51,8 @@ def run_system(system: System, ds: Dataset, depth: int, guard: RunGuardOptions |
     if isinstance(system, Preparable):  # e.g. embed every query in batches before the timed recalls
         hooks.call(name, "prepare", system.prepare, [q.query for q in ds.questions])
     group_of = {item.id: item.group for item in ds.items}
-    runs = []
-    leaked = 0
-    tokens_of = TokenMemo()
-    with hooks.HookLoop(name, guard.recall_timeout) as recalls:
+    recalled = []
+    with hooks.HookLoop(name, guard.recall_timeout, own=hooks.is_own(system)) as recalls:
         for q in progress(ds.questions, len(ds.questions), f"{name} recall", unit="questions"):
             context = dict(q.context)
             asked = f"question {q.id!r}"
@@ -62,12 +60,14 @@ def run_system(system: System, ds: Dataset, depth: int, guard: RunGuardOptions |
             hits = recalls.call("recall for " + asked, system.recall, q.group, q.query, depth, now=q.now,
                                 context=context)
             latency = (time.perf_counter() - t) * 1e3
-            checked = check_hits(name, asked, q.group, hits, depth, group_of, guard.leaks)
-            leaked += checked.leaked
-            runs.append(QuestionRun(q, checked.ids, checked.scores,
-                                    tuple(map(tokens_of.__getitem__, checked.contents)), latency))
+            recalled.append((q, check_hits(name, asked, q.group, hits, depth, group_of, guard.leaks), latency))
+    # the token counts after the loop, in one pass (a recall in between would push the memo out of the caches)
+    tokens_of = TokenMemo()
+    runs = tuple(QuestionRun(q, checked.ids, checked.scores, tuple(map(tokens_of.__getitem__, checked.contents)),
+                             latency) for q, checked, latency in recalled)
     corpus_tokens = sum(tokens_of[item.content] for item in ds.items)
-    return RunResult(name, ds.name, depth, ingest_ms, corpus_tokens, tuple(runs), leaked, load_ms, embed_ms)
+    leaked = sum(checked.leaked for _, checked, _ in recalled)
+    return RunResult(name, ds.name, depth, ingest_ms, corpus_tokens, runs, leaked, load_ms, embed_ms)
 
 
 def run_all(systems: Sequence[System], ds: Dataset, depth: int, *, close: bool = True,
