@@ -50,28 +50,26 @@ def test_torch_bf16_below_2x_and_a_fallback_are_shown(tmp_path):
     assert "| -precision bf16 LoCoMo vector R@5 vs fp32 (pp, absolute) | 0.3 | 0.40 | **not met** |" in text
 
 
-def test_the_harness_overhead_and_its_target(tmp_path):
-    (tmp_path / "bench").mkdir()
-    over = {"queries": 1982, "rounds": 3, "embedder": "minilm", "harness_cpu_ms": 0.03, "hybrid_own_cpu_ms": 0.12,
-            "harness_over_hybrid": 0.25}
-    doc = {"config": {"cpus": 2, "load_average": [1.0], "git_commit": "abc1234"}, "overhead": over}
+def _overhead_block(tmp_path, **over) -> str:
+    """The speed block of a speed.json holding only the overhead part ``over``."""
+    (tmp_path / "bench").mkdir(exist_ok=True)
+    doc = {"config": {"cpus": 2, "load_average": [1.0], "git_commit": "abc1234"},
+           "overhead": {"queries": 1982, "rounds": 3, "embedder": "minilm", **over}}
     (tmp_path / "bench" / "speed.json").write_text(json.dumps(doc))
-    text = speed_block(tmp_path)
+    return speed_block(tmp_path)
+
+
+def test_the_harness_overhead_and_its_target(tmp_path):
+    text = _overhead_block(tmp_path, harness_cpu_ms=0.03, hybrid_own_cpu_ms=0.12, harness_over_hybrid=0.25)
     assert "0.030 ms CPU against memini-hybrid's own 0.120 ms: **25%**" in text
     assert "| harness CPU per recall / memini-hybrid's own | 0.2 | 0.25 | **not met** |" in text
-    over["harness_over_hybrid"] = 0.15
-    (tmp_path / "bench" / "speed.json").write_text(json.dumps(doc))
-    assert "| harness CPU per recall / memini-hybrid's own | 0.2 | 0.15 | met |" in speed_block(tmp_path)
+    text = _overhead_block(tmp_path, harness_cpu_ms=0.03, hybrid_own_cpu_ms=0.12, harness_over_hybrid=0.15)
+    assert "| harness CPU per recall / memini-hybrid's own | 0.2 | 0.15 | met |" in text
 
 
 def test_the_same_hybrid_guarded_as_a_plugin_is_shown_beside(tmp_path):
-    (tmp_path / "bench").mkdir()
-    over = {"queries": 1982, "rounds": 3, "embedder": "minilm", "harness_cpu_ms": 0.016, "hybrid_own_cpu_ms": 0.1,
-            "harness_over_hybrid": 0.16, "plugin_harness_cpu_ms": 0.019, "plugin_hybrid_own_cpu_ms": 0.105,
-            "plugin_harness_over_hybrid": 0.18}
-    doc = {"config": {"cpus": 2, "load_average": [1.0], "git_commit": "abc1234"}, "overhead": over}
-    (tmp_path / "bench" / "speed.json").write_text(json.dumps(doc))
-    text = speed_block(tmp_path)
+    text = _overhead_block(tmp_path, harness_cpu_ms=0.016, hybrid_own_cpu_ms=0.1, harness_over_hybrid=0.16,
+                           plugin_harness_cpu_ms=0.019, plugin_hybrid_own_cpu_ms=0.105, plugin_harness_over_hybrid=0.18)
     assert "0.016 ms CPU against memini-hybrid's own 0.100 ms: **16%**; the same system guarded as a plugin" in text
     assert "0.019 ms against 0.105 ms, 18%" in text
     assert "| harness CPU per recall / memini-hybrid's own | 0.2 | 0.16 | met |" in text
