@@ -29,7 +29,8 @@ What a plugin does to the process is guarded too, while its hook runs and right 
 ``call_bounded`` also bounds the wall clock of one call with ``SIGALRM`` (``signal.setitimer``): the alarm raises
 ``HookTimeout`` inside the call as soon as the interpreter runs Python code again (a blocking ``time.sleep`` or
 socket read is interrupted; a long C loop that never returns to Python is not). The bound holds only on the main
-thread of a POSIX process; elsewhere the call runs unbounded.
+thread of a POSIX process; elsewhere the call runs unbounded. ``HookLoop`` is ``call_bounded`` for a loop of calls
+(the run's recalls): the same checks after each call, with what holds for the whole loop set up once.
 """
 
 from __future__ import annotations
