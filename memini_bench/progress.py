@@ -33,6 +33,7 @@ from contextlib import contextmanager
 FIRST_S = 2.0  # a task shorter than this shows nothing
 INTERVAL_S = 10.0  # off a terminal: one line every INTERVAL_S
 REDRAW_S = 0.5  # in a terminal: the status line is redrawn this often
+TICK_S = 0.05  # progress() adds its items to the count at most this often (and at the end)
 _env_s = os.environ.get("MEMINI_BENCH_PROGRESS_S", "")
 if _env_s.replace(".", "", 1).isdigit():
     FIRST_S = INTERVAL_S = REDRAW_S = float(_env_s)
@@ -152,10 +153,21 @@ def progress(iterable: Iterable, total: int, desc: str, unit: str = "it") -> Ite
 
 
 def _counted(iterable: Iterable, task: Task) -> Iterator:
+    """``iterable``, ticking ``task`` with what was counted at most every ``min(TICK_S, REDRAW_S, INTERVAL_S)``
+    (a tick takes the board's lock: per item it was a recall loop's cost) and at the end."""
+    every = min(TICK_S, REDRAW_S, INTERVAL_S)
     with task:
-        for item in iterable:
-            yield item
-            task.tick()
+        counted, due = 0, 0.0
+        try:
+            for item in iterable:
+                yield item
+                counted += 1
+                if every <= 0 or time.monotonic() >= due:
+                    task.tick(counted)
+                    counted, due = 0, time.monotonic() + every
+        finally:
+            if counted:
+                task.tick(counted)
 
 
 @contextmanager

@@ -88,9 +88,10 @@ class ChatScript:
     """A ``tests.loopback.ScriptedServer`` handler (see the module docstring); ``calls`` counts requests."""
 
     def __init__(self, *, fail: frozenset[int] = frozenset(), garbage: frozenset[int] = frozenset(),
-                 usage: bool = True, die_after: int = 0, delay: float = 0.0) -> None:
+                 usage: bool = True, die_after: int = 0, delay: float = 0.0, hold_after: int = 0) -> None:
         self.fail, self.garbage, self.usage, self.die_after = fail, garbage, usage, die_after
-        self.delay = delay
+        self.delay, self.hold_after = delay, hold_after
+        self.release = threading.Event()   # ends the hold of the calls after ``hold_after``
         self.calls = 0
         self._lock = threading.Lock()
 
@@ -100,6 +101,8 @@ class ChatScript:
             n = self.calls
         if self.die_after and n > self.die_after:
             os._exit(0)
+        if self.hold_after and n > self.hold_after:  # a client stopped at a known point, however slow the machine
+            self.release.wait(600)
         if self.delay:
             time.sleep(self.delay)
         if n in self.fail:

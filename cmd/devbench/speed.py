@@ -16,7 +16,8 @@
    interleaved query by query; every ranking and score must be identical. Wall-clock p50 and, as a check that
    holds on a busy machine, the p50 of the recall thread's own CPU time.
 5. overhead: the harness's own CPU time per recall (``run_system``: hooks, the recall bound's timer, the checks of
-   what a system returns, token counts) as a share of memini-hybrid's own recall CPU time, in one process.
+   what a system returns, token counts) as a share of memini-hybrid's own recall CPU time, in one process; and the
+   same with the hybrid guarded as a plugin is (the process checks after every call).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shlex
 import statistics
 import subprocess
 import sys
@@ -35,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from memini_bench.core.console import run_command
+from memini_bench.core.hooks import own_system
 from memini_bench.core.settings import Int, command, setting
 from memini_bench.core.table import fmt_pct
 from memini_bench.loaders import load
@@ -249,8 +252,11 @@ def hybrid(path: str, embedder: str, cache_dir: str, rounds: int = 3) -> dict[st
     return out
 
 
+@own_system
 class _OwnTimed:
-    """A system whose ``recall`` adds its own thread CPU time to ``spent`` (the harness's share is the rest)."""
+    """A system whose ``recall`` adds its own thread CPU time to ``spent`` (the harness's share is the rest). It
+    wraps memini-hybrid, one of the harness's own systems, and is marked as one too, so the run guards it as it
+    guards memini-hybrid (``core.hooks.own_system``)."""
 
     def __init__(self, system: object) -> None:
         self.system, self.name, self.spent = system, system.name, 0.0
@@ -266,16 +272,22 @@ class _OwnTimed:
             self.spent += time.thread_time() - c
 
 
+class _PluginTimed(_OwnTimed):
+    """``_OwnTimed`` as a plugin: a subclass is not one of the harness's own systems, so every recall gets the
+    plugin checks (the threads, the standard streams and the working folder after each call)."""
+
+
 def overhead(path: str, embedder: str, cache_dir: str, rounds: int = 3) -> dict[str, float]:
     """The harness's per-recall cost against memini-hybrid's own: ``run_system`` (hooks, the recall bound's timer,
-    ``check_hits``, token counts, the records) over the ingested and prepared hybrid, LoCoMo turn level, k 10. Per
-    round, the thread CPU time of the whole run, less that inside the system's ``recall``, less that of the same run
-    over no question (its per-run work: the item index, the corpus token count), per recall, over the system's own
-    per recall; the median of ``rounds`` rounds."""
+    ``check_hits``, token counts, the records) over the ingested and prepared hybrid, LoCoMo turn level, k 10, under
+    ``run_guard`` as a run is. Per round, the thread CPU time of the whole run, less that inside the system's
+    ``recall``, less that of the same run over no question (its per-run work: the item index, the corpus token
+    count), per recall, over the system's own per recall; the median of ``rounds`` rounds. The same for the hybrid
+    guarded as a plugin (``plugin_*``), interleaved round by round."""
     import dataclasses
 
+    from memini_bench.core.hooks import run_guard
     from memini_bench.embed.factory import EmbedSettings, build_encoder
-    from memini_bench.evaluation.runner import run_system
     from memini_bench.systems.memini import HybridSystem, MeminiBackend
 
     ds = load("locomo", path)
@@ -283,23 +295,34 @@ def overhead(path: str, embedder: str, cache_dir: str, rounds: int = 3) -> dict[
     backend.ingest(ds.items)
     backend.prepare([q.query for q in ds.questions])
     empty = dataclasses.replace(ds, questions=())
-    ratios, own, harness, per_run = [], [], [], []
+    rows: dict[str, list[tuple[float, float, float, float]]] = {"": [], "plugin_": []}
+    with run_guard():
+        for r in range(rounds):
+            for prefix in sorted(rows, reverse=bool(r % 2)):
+                wrap = _PluginTimed if prefix else _OwnTimed
+                rows[prefix].append(_overhead_round(wrap(HybridSystem(backend)), ds, empty))
     n = len(ds.questions)
-    for _ in range(rounds):
-        system = _OwnTimed(HybridSystem(backend))
-        c = time.thread_time()
-        run_system(system, empty, 10)  # type: ignore[arg-type]
-        fixed = time.thread_time() - c
-        c = time.thread_time()
-        run_system(system, ds, 10)  # type: ignore[arg-type]
-        extra = time.thread_time() - c - system.spent - fixed
-        per_run.append(fixed * 1e3)
-        own.append(system.spent / n * 1e3)
-        harness.append(extra / n * 1e3)
-        ratios.append(extra / system.spent)
-    return {"queries": n, "rounds": rounds, "hybrid_own_cpu_ms": statistics.median(own),
-            "harness_cpu_ms": statistics.median(harness), "harness_over_hybrid": statistics.median(ratios),
-            "per_run_cpu_ms": statistics.median(per_run)}
+    out: dict[str, float] = {"queries": n, "rounds": rounds}
+    for prefix, got in rows.items():
+        out |= {f"{prefix}hybrid_own_cpu_ms": statistics.median(g[0] for g in got) / n * 1e3,
+                f"{prefix}harness_cpu_ms": statistics.median(g[1] for g in got) / n * 1e3,
+                f"{prefix}harness_over_hybrid": statistics.median(g[1] / g[0] for g in got)}
+    out["per_run_cpu_ms"] = statistics.median(g[2] for g in rows[""]) * 1e3
+    return out
+
+
+def _overhead_round(system: _OwnTimed, ds: object, empty: object) -> tuple[float, float, float, float]:
+    """One round of ``overhead``: (the system's own CPU s, the harness's per-recall CPU s in all, the per-run CPU
+    s, the whole run's CPU s)."""
+    from memini_bench.evaluation.runner import run_system
+
+    c = time.thread_time()
+    run_system(system, empty, 10)  # type: ignore[arg-type]
+    fixed = time.thread_time() - c
+    c = time.thread_time()
+    run_system(system, ds, 10)  # type: ignore[arg-type]
+    whole = time.thread_time() - c
+    return system.spent, whole - system.spent - fixed, fixed, whole
 
 
 PEER_NAMES = ("bm25s", "bm25s-global", "sqlite-vec", "sqlite-vec-hybrid", "agentmemory", "mempalace",
@@ -351,11 +374,15 @@ class SpeedOptions:
                        "peers")
     hybrid_embedder: str = setting("hybrid-embedder", "minilm", "vectors for the hybrid part (minilm, hash)")
     out: str = setting("out", "runs/bench/speed.json", "the results file (docs/performance.md)")
+    merge: bool = setting("merge", False, "write the parts that ran into the existing --out file, each with its own "
+                          "config (the command, the machine's load, the commit), and keep its other parts")
 
 
 @command(SpeedOptions, name="speed")
 def main_command(args: SpeedOptions) -> int | None:
     check_bench_out(args.out)
+    if args.merge:
+        merged(args.out, {}, {})  # the file to merge into is there and is one, before any work
     if not os.path.exists(args.locomo):
         raise SystemExit(f"{args.locomo}: no such file; pass --locomo PATH to locomo10.json")
     skip = set(args.skip.split(","))
@@ -405,7 +432,9 @@ def main_command(args: SpeedOptions) -> int | None:
             print(f"harness per recall (run_system: hooks, timers, checks), LoCoMo turn level, k 10, "
                   f"{args.hybrid_embedder}, {o['queries']} questions x {o['rounds']}: {o['harness_cpu_ms']:.3f} ms "
                   f"CPU vs memini-hybrid's own {o['hybrid_own_cpu_ms']:.3f} ms -> "
-                  f"{fmt_pct(o['harness_over_hybrid'], 0)} of the recall", flush=True)
+                  f"{fmt_pct(o['harness_over_hybrid'], 0)} of the recall; guarded as a plugin "
+                  f"{o['plugin_harness_cpu_ms']:.3f} ms vs {o['plugin_hybrid_own_cpu_ms']:.3f} ms -> "
+                  f"{fmt_pct(o['plugin_harness_over_hybrid'], 0)}", flush=True)
         if "peers" not in skip:
             cache = "" if "end-to-end" in skip else os.path.join(tmp, "cache")
             rows = peers(args.locomo, args.hybrid_embedder, cache)
@@ -419,16 +448,39 @@ def main_command(args: SpeedOptions) -> int | None:
 
 
 def write_results(args: SpeedOptions, figures: dict, start: dict, seconds: float) -> None:
-    """``results/bench/speed.json``: every part's figures, the settings and the machine (docs/performance.md)."""
+    """``results/bench/speed.json``: every part's figures, the settings and the machine (docs/performance.md); with
+    ``--merge``, the parts that ran replace theirs in the existing file, each with its own config."""
     from memini_bench.results.provenance import bench_config
     from memini_bench.results.schema import bench_document
     from memini_bench.results.write import write_results_file
 
+    if args.merge:
+        doc = merged(args.out, figures, {**start, "seconds": seconds,
+                                         "command": shlex.join(["python", "cmd/speed.py", *sys.argv[1:]])})
+        write_results_file(Path(args.out), bench_document(doc))
+        print(f"wrote {', '.join(figures)} into {args.out}", file=sys.stderr, flush=True)
+        return
     config = bench_config("speed", {"locomo": args.locomo, "texts": args.texts, "lme": args.lme,
                                     "long_texts": args.long_texts, "rounds": args.rounds, "skip": args.skip},
                           start, seconds)
     write_results_file(Path(args.out), bench_document({"config": config, **figures}))
     print(f"wrote {args.out}", file=sys.stderr, flush=True)
+
+
+def merged(path: str, figures: dict, config: dict) -> dict:
+    """The speed document at ``path`` (its ``config`` and parts) with each part of ``figures`` in place of its own,
+    that part's ``config`` beside its figures."""
+    from memini_bench.errors import BenchError
+
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise BenchError(f"--out {path}: --merge needs the speed results file to merge into ({exc}); run make speed "
+                         "first or drop --merge") from None
+    if not isinstance(doc, dict) or doc.get("kind") != "bench" or doc.get("config", {}).get("mode") != "speed":
+        raise BenchError(f"--out {path}: not a make speed results file; --merge writes only into one")
+    parts = {k: v for k, v in doc.items() if k not in ("schema", "schema_version", "kind")}
+    return parts | {name: {**value, "config": config} for name, value in figures.items()}
 
 
 def main(argv: list[str] | None = None) -> int | None:

@@ -29,8 +29,9 @@ CLASSES: dict[str, str] = {
                "module in its heading), not an invocation",
 }
 
-MAINTAINER_MAKE = {"results", "results-beam", "speed", "scale", "ray-estimate", "quality", "screenshots",
-                   "report-scale", "reference-search", "reference-held", "embed-throughput", "results-embedders"}
+MAINTAINER_MAKE = {"results", "results-beam", "speed", "speed-overhead", "scale", "ray-estimate", "quality",
+                   "screenshots", "report-scale", "reference-search", "reference-held", "embed-throughput",
+                   "results-embedders"}
 TOOLCHAIN_MAKE = {"install", "test", "test-all", "lint", "clean"}
 
 

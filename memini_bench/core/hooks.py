@@ -29,12 +29,14 @@ What a plugin does to the process is guarded too, while its hook runs and right 
 ``call_bounded`` also bounds the wall clock of one call with ``SIGALRM`` (``signal.setitimer``): the alarm raises
 ``HookTimeout`` inside the call as soon as the interpreter runs Python code again (a blocking ``time.sleep`` or
 socket read is interrupted; a long C loop that never returns to Python is not). The bound holds only on the main
-thread of a POSIX process; elsewhere the call runs unbounded.
+thread of a POSIX process; elsewhere the call runs unbounded. ``HookLoop`` is ``call_bounded`` for a loop of calls
+(the run's recalls): the same checks after each call, with what holds for the whole loop set up once.
 """
 
 from __future__ import annotations
 
 import _signal
+import _thread
 import math
 import os
 import signal
@@ -120,17 +122,11 @@ def _guarded_exit(code: int = 0) -> None:
 def run_guard() -> Iterator[None]:
     """``os._exit`` guarded for a whole run (not only inside hooks): a plugin's own thread calling it ends that
     thread, and ``check_threads`` then refuses the run."""
-    outer = _GUARD_DEPTH[0] == 0
-    if outer:
-        _GUARD_PID[0] = os.getpid()
-        _set_exit(_guarded_exit)
-    _GUARD_DEPTH[0] += 1
+    outer = _enter_exit_guard()
     try:
         yield
     finally:
-        _GUARD_DEPTH[0] -= 1
-        if outer:
-            _set_exit(_REAL_EXIT)
+        _leave_exit_guard(outer)
 
 
 _GUARD_PID = [os.getpid()]
@@ -153,9 +149,19 @@ def _cwd() -> str:
         return ""
 
 
+try:
+    from fcntl import F_GETFD as _F_GETFD
+    from fcntl import fcntl as _fcntl
+except ImportError:  # not POSIX
+    _fcntl = None
+
+
 def _fd_open(fd: int) -> bool:
     try:
-        os.fstat(fd)
+        if _fcntl is not None:
+            _fcntl(fd, _F_GETFD)  # an int back, where os.fstat builds a stat result (a recall's cost)
+        else:
+            os.fstat(fd)
     except OSError:
         return False
     return True
@@ -165,8 +171,16 @@ def _closed(stream: object) -> bool:
     return stream is None or bool(getattr(stream, "closed", False))
 
 
+def _streams_open() -> bool:
+    """Whether ``sys.stdout``, ``sys.stderr`` and descriptors 1 and 2 are all open (the quick check before
+    ``_restore_streams``)."""
+    return not (_closed(sys.stdout) or _closed(sys.stderr)) and _fd_open(1) and _fd_open(2)
+
+
 def _restore_streams() -> str:
     """Name the standard stream the plugin closed ("" when none), putting a usable one back."""
+    if _streams_open():
+        return ""
     for name, fd in (("stdout", 1), ("stderr", 2)):
         stream = getattr(sys, name)
         if _closed(stream) or not _fd_open(fd):
@@ -189,17 +203,40 @@ def _plugin_thread(t: threading.Thread) -> bool:
                                                               os.path.dirname(threading.__file__) + os.sep))
 
 
-def _after(system: str, hook: str, cwd: str, threads: int) -> None:
-    """The checks after a hook returned (module docstring)."""
-    if threading.active_count() > threads:
+#: The threads ``_thread`` started that still run: no lock taken (``threading.active_count`` takes one), so a
+#: loop of calls sees cheaply whether any thread began or ended during a call.
+_thread_count = _thread._count
+
+
+def _scan_threads(system: str, hook: str, before: int) -> int:
+    """The number of threads now; when it grew since ``before``, each new non-daemon thread of the plugin's own
+    code is remembered as started by ``hook``; when it shrank, the idents of ended threads are forgotten (they may
+    be reused)."""
+    now = threading.active_count()
+    if now > before:
         for t in threading.enumerate():
             if t.ident not in _KNOWN_THREADS:
                 _KNOWN_THREADS.add(t.ident or 0)
                 if not t.daemon and t is not threading.current_thread() and _plugin_thread(t):
                     _STARTED[t] = (system, hook)
-    closed = _restore_streams()
-    if closed:
-        raise PluginError(f"system {system}: {hook} closed {closed}; a plugin must leave the standard streams open")
+    else:
+        _forget_ended(before, now)
+    return now
+
+
+def _forget_ended(before: int, now: int | None = None) -> None:
+    """Forget the idents of ended threads (they may be reused) when fewer run now than ``before``."""
+    if (threading.active_count() if now is None else now) < before:
+        _KNOWN_THREADS.intersection_update(t.ident or 0 for t in threading.enumerate())
+
+
+def _after(system: str, hook: str, cwd: str) -> None:
+    """The checks of the streams and the working folder after a hook returned (module docstring)."""
+    if not _streams_open():
+        closed = _restore_streams()
+        if closed:
+            raise PluginError(f"system {system}: {hook} closed {closed}; a plugin must leave the standard streams "
+                              "open")
     now = _cwd()
     if cwd and now != cwd:
         os.chdir(cwd)
@@ -225,45 +262,80 @@ def check_threads() -> None:
         del _STARTED[t]
 
 
+def _failure(system: str, hook: str, exc: BaseException) -> BaseException:
+    """What a hook's exception becomes (module docstring): ``exc`` itself for an interrupt, a bound's alarm and the
+    harness's own ``BenchError``, else a one-line ``PluginError`` (called in the ``except`` block: it keeps the
+    trace)."""
+    if isinstance(exc, KeyboardInterrupt | HookTimeout):
+        return exc
+    if isinstance(exc, PluginExit):
+        return PluginError(f"system {system}: {hook} called os._exit({exc.code!r}); a plugin may not end the "
+                           "process: raise an exception instead", traceback.format_exc())
+    if isinstance(exc, BenchError):
+        if _raised_by_harness(exc):
+            return exc  # the harness's own one line, naming its input and the fix
+        return PluginError(f"system {system}: {hook}: {one_line(exc)}", traceback.format_exc())
+    # plugin code: SystemExit and MemoryError are its failures too
+    return PluginError(f"system {system}: {hook} raised {describe_exception(exc)} (-traceback shows the whole "
+                       "trace)", traceback.format_exc())
+
+
+def _enter_exit_guard() -> bool:
+    """Guard ``os._exit`` (nested: only the outermost sets it); True when this was the outermost."""
+    outer = _GUARD_DEPTH[0] == 0
+    if outer:
+        _GUARD_PID[0] = os.getpid()
+        _set_exit(_guarded_exit)
+    _GUARD_DEPTH[0] += 1
+    return outer
+
+
+def _leave_exit_guard(outer: bool) -> None:
+    _GUARD_DEPTH[0] -= 1
+    if outer:
+        _set_exit(_REAL_EXIT)
+
+
+def threads_left() -> bool:
+    """Whether a non-daemon thread a hook started still runs (a run that fails with one is ended with ``os._exit``
+    after its line: the thread would keep the process from exiting)."""
+    return any(t.is_alive() for t in list(_STARTED))
+
+
 def call(system: str, hook: str, fn: Callable[..., R], *args: object, **kwargs: object) -> R:
     """``fn(*args, **kwargs)``; any failure but an interrupt becomes a one-line ``PluginError``; what the hook did
     to the process is checked after it (module docstring)."""
     cwd, threads = _cwd(), threading.active_count()
     if not _KNOWN_THREADS:
         _KNOWN_THREADS.update(t.ident or 0 for t in threading.enumerate())
-    outer = _GUARD_DEPTH[0] == 0
-    if outer:
-        _GUARD_PID[0] = os.getpid()
-        _set_exit(_guarded_exit)
-    _GUARD_DEPTH[0] += 1
+    outer = _enter_exit_guard()
     try:
         result = fn(*args, **kwargs)
-    except (KeyboardInterrupt, HookTimeout):
-        raise
-    except PluginExit as exc:
-        raise PluginError(f"system {system}: {hook} called os._exit({exc.code!r}); a plugin may not end the "
-                          "process: raise an exception instead", traceback.format_exc()) from None
-    except BenchError as exc:
-        if _raised_by_harness(exc):
-            raise  # the harness's own one line, naming its input and the fix
-        raise PluginError(f"system {system}: {hook}: {one_line(exc)}", traceback.format_exc()) from None
-    except BaseException as exc:  # noqa: BLE001 - plugin code: SystemExit and MemoryError are its failures too
-        raise PluginError(f"system {system}: {hook} raised {describe_exception(exc)} (-traceback shows the "
-                          "whole trace)", traceback.format_exc()) from None
+    except BaseException as exc:  # noqa: BLE001 - translated by _failure
+        failed = _failure(system, hook, exc)
+        if failed is exc:
+            raise
+        raise failed from None
     finally:
-        _GUARD_DEPTH[0] -= 1
-        if outer:
-            _set_exit(_REAL_EXIT)
+        _leave_exit_guard(outer)
         if sys.exc_info()[0] is not None:
             _restore_streams()  # the one line about the failure must be writable
-        if threading.active_count() < threads:  # a thread ended: forget idents that may be reused
-            _KNOWN_THREADS.intersection_update(t.ident or 0 for t in threading.enumerate())
-    _after(system, hook, cwd, threads)
+            _forget_ended(threads)
+    _scan_threads(system, hook, threads)
+    _after(system, hook, cwd)
     return result
 
 
 def _alarm(signum: int, frame: object) -> None:
     raise HookTimeout
+
+
+def _past(system: str, hook: str, seconds: float) -> str:
+    return f"system {system}: {hook} ran past -recall-timeout {seconds:g} s; raise the bound or fix the system"
+
+
+if hasattr(signal, "setitimer"):
+    _setitimer, _ITIMER_REAL = signal.setitimer, signal.ITIMER_REAL
 
 
 def call_bounded(system: str, hook: str, seconds: float, fn: Callable[..., R], *args: object,
@@ -280,13 +352,100 @@ def call_bounded(system: str, hook: str, seconds: float, fn: Callable[..., R], *
     try:
         return call(system, hook, fn, *args, **kwargs)
     except HookTimeout:
-        raise PluginError(f"system {system}: {hook} ran past -recall-timeout {seconds:g} s; raise the bound or "
-                          "fix the system", traceback.format_exc()) from None
+        raise PluginError(_past(system, hook, seconds), traceback.format_exc()) from None
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         _signal.signal(signal.SIGALRM, previous)
         if outer:  # the outer alarm resumes with what it had left
             signal.setitimer(signal.ITIMER_REAL, max(outer - (time.monotonic() - start), 1e-6))
+
+
+_OWN: set[type] = set()
+
+
+def own_system(cls: type[R]) -> type[R]:
+    """Class decorator: instances of exactly ``cls`` (not of a subclass) are memini-bench's own systems, whose
+    hooks never start a thread, change the working folder or close a standard stream; ``HookLoop`` leaves those
+    per-call checks out for them (what they raise and the recall bound are handled as for any system)."""
+    _OWN.add(cls)
+    return cls
+
+
+def is_own(system: object) -> bool:
+    """Whether ``system`` is exactly of a class marked ``own_system``."""
+    return type(system) in _OWN
+
+
+class HookLoop:
+    """``call_bounded`` for one system's calls of one hook in a loop (the run's recalls), under the same contract,
+    with what holds for the whole loop done once, on entering: ``os._exit`` guarded, the alarm's handler
+    installed, the working folder read, the threads counted. Each call then does only what can change with it:
+    the alarm armed and disarmed (its handler put back first if the previous call replaced it), the threads
+    counted (and looked at when there are more), the standard streams and the working folder checked against the
+    loop's; for one of memini-bench's own systems (``own``, see ``own_system``) the last three are left out. Off
+    the main thread, or under an outer alarm already running, each call is ``call_bounded`` itself."""
+
+    def __init__(self, system: str, seconds: float, *, own: bool = False) -> None:
+        self.system, self.seconds, self.own = system, seconds, own
+        self.bounded = 0 < seconds < math.inf and hasattr(signal, "setitimer")
+        self.fast, self.outer, self.previous, self.cwd, self.threads, self.started = False, False, None, "", 0, 0
+
+    def __enter__(self) -> HookLoop:
+        self.fast = threading.current_thread() is threading.main_thread() and not (
+            self.bounded and signal.getitimer(signal.ITIMER_REAL)[0] > 0)
+        if self.fast:
+            self.cwd, self.threads, self.started = _cwd(), threading.active_count(), _thread_count()
+            if not _KNOWN_THREADS:
+                _KNOWN_THREADS.update(t.ident or 0 for t in threading.enumerate())
+            self.outer = _enter_exit_guard()
+            if self.bounded:
+                self.previous = _signal.signal(signal.SIGALRM, _alarm)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.fast:
+            if self.bounded:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                _signal.signal(signal.SIGALRM, self.previous)
+            _leave_exit_guard(self.outer)
+            self.fast = False
+
+    def call(self, hook: str, fn: Callable[..., R], *args: object, **kwargs: object) -> R:
+        """``fn(*args, **kwargs)`` as ``call_bounded(system, hook, seconds, fn, ...)`` calls it."""
+        if not self.fast:
+            return call_bounded(self.system, hook, self.seconds, fn, *args, **kwargs)
+        try:
+            if self.bounded:
+                if _signal.getsignal(signal.SIGALRM) is not _alarm:  # the previous call's hook replaced it
+                    _signal.signal(signal.SIGALRM, _alarm)
+                _setitimer(_ITIMER_REAL, self.seconds)
+                try:
+                    result = fn(*args, **kwargs)
+                finally:
+                    _setitimer(_ITIMER_REAL, 0)
+            else:
+                result = fn(*args, **kwargs)
+        except HookTimeout:
+            raise PluginError(_past(self.system, hook, self.seconds), traceback.format_exc()) from None
+        except BaseException as exc:  # noqa: BLE001 - translated by _failure
+            failed = _failure(self.system, hook, exc)
+            _restore_streams()  # the one line about the failure must be writable
+            _forget_ended(self.threads)
+            if failed is exc:
+                raise
+            raise failed from None
+        if self.own:
+            return result
+        if _thread_count() != self.started:  # a thread began or ended during the call
+            self.threads = _scan_threads(self.system, hook, self.threads)
+            self.started = _thread_count()
+        try:  # _after's checks, inline (a recall's cost): the streams open, the folder the loop's
+            ok = _streams_open() and os.getcwd() == self.cwd
+        except OSError:  # the folder was removed
+            ok = False
+        if not ok:
+            _after(self.system, hook, self.cwd)
+        return result
 
 
 class StderrCapture:

@@ -3,7 +3,8 @@
 Per system: ``ingest(items)`` (timed; a system with ``IngestTimed`` reports its own share instead), ``prepare``
 (the optional hook, untimed), one ``recall(group, query, depth, now=, context=)`` per question (each timed, and
 bounded by ``-recall-timeout``), and ``close()`` (the optional hook) afterwards, also when a recall fails. Every
-hook runs under ``core.hooks``: whatever it raises is one line naming the system and the hook. Every recall's
+hook runs under ``core.hooks`` (the recalls under one ``HookLoop``): whatever it raises is one line naming the
+system and the hook. Every recall's
 return is checked (``evaluation.hits.check_hits``: a list of at most depth ``Hit``s of the question's group) before
 it is kept. The result holds everything the metrics need (ranked ids, scores, token counts, latencies), so a metric
 never re-runs a system.
@@ -50,22 +51,23 @@ def run_system(system: System, ds: Dataset, depth: int, guard: RunGuardOptions |
     if isinstance(system, Preparable):  # e.g. embed every query in batches before the timed recalls
         hooks.call(name, "prepare", system.prepare, [q.query for q in ds.questions])
     group_of = {item.id: item.group for item in ds.items}
-    runs = []
-    leaked = 0
+    recalled = []
+    with hooks.HookLoop(name, guard.recall_timeout, own=hooks.is_own(system)) as recalls:
+        for q in progress(ds.questions, len(ds.questions), f"{name} recall", unit="questions"):
+            context = dict(q.context)
+            asked = f"question {q.id!r}"
+            t = time.perf_counter()
+            hits = recalls.call("recall for " + asked, system.recall, q.group, q.query, depth, now=q.now,
+                                context=context)
+            latency = (time.perf_counter() - t) * 1e3
+            recalled.append((q, check_hits(name, asked, q.group, hits, depth, group_of, guard.leaks), latency))
+    # the token counts after the loop, in one pass (a recall in between would push the memo out of the caches)
     tokens_of = TokenMemo()
-    for q in progress(ds.questions, len(ds.questions), f"{name} recall", unit="questions"):
-        context = dict(q.context)
-        asked = f"question {q.id!r}"
-        t = time.perf_counter()
-        hits = hooks.call_bounded(name, "recall for " + asked, guard.recall_timeout, system.recall,
-                                  q.group, q.query, depth, now=q.now, context=context)
-        latency = (time.perf_counter() - t) * 1e3
-        checked = check_hits(name, asked, q.group, hits, depth, group_of, guard.leaks)
-        leaked += checked.leaked
-        runs.append(QuestionRun(q, checked.ids, checked.scores,
-                                tuple(map(tokens_of.__getitem__, checked.contents)), latency))
+    runs = tuple(QuestionRun(q, checked.ids, checked.scores, tuple(map(tokens_of.__getitem__, checked.contents)),
+                             latency) for q, checked, latency in recalled)
     corpus_tokens = sum(tokens_of[item.content] for item in ds.items)
-    return RunResult(name, ds.name, depth, ingest_ms, corpus_tokens, tuple(runs), leaked, load_ms, embed_ms)
+    leaked = sum(checked.leaked for _, checked, _ in recalled)
+    return RunResult(name, ds.name, depth, ingest_ms, corpus_tokens, runs, leaked, load_ms, embed_ms)
 
 
 def run_all(systems: Sequence[System], ds: Dataset, depth: int, *, close: bool = True,

@@ -113,11 +113,12 @@ def dispatch(opts, verb: str = "", *, plan_only: bool = False, mode=None) -> int
     plugin thread fails the run before its files are placed); ``plan_only`` prints the plan and runs nothing. The
     output paths are made absolute before any plugin code runs (a plugin's ``os.chdir`` cannot move them). A
     plugin's failure (``core.hooks.PluginError``) prints its whole trace first under ``-traceback``, then ends as
-    the usual one line."""
+    the usual one line; a failed run that leaves a plugin's non-daemon thread running is ended after its line
+    (``hard_exit``): the thread would keep the process from exiting."""
     import sys
 
     from memini_bench import progress
-    from memini_bench.core.hooks import PluginError, check_threads, run_guard
+    from memini_bench.core.hooks import PluginError, check_threads, run_guard, threads_left
     from memini_bench.modes.routes import route
     from memini_bench.results.atomic_io import RunOutputs
 
@@ -130,7 +131,9 @@ def dispatch(opts, verb: str = "", *, plan_only: bool = False, mode=None) -> int
             code = mode.execute(opts, plan_only=plan_only)
             check_threads()  # before the outputs are placed: a stray thread fails the run, nothing written
             return code
-    except PluginError as exc:
-        if opts.guard.traceback and exc.trace:
+    except BenchError as exc:
+        if opts.guard.traceback and isinstance(exc, PluginError) and exc.trace:
             sys.stderr.write(exc.trace)
+        if threads_left():  # a plugin's thread would keep the process from exiting after the line
+            exc.hard_exit = True  # type: ignore[attr-defined]
         raise

@@ -674,6 +674,8 @@ done:
     return result;
 }
 
+#define PLAIN_PAIRWISE 64  /* up to this many hits, distinct ids are checked pairwise (no set) */
+
 static PyObject *plain_hits(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *hits, *hit_type, *group, *group_of;
@@ -717,6 +719,26 @@ static PyObject *plain_hits(PyObject *self, PyObject *args) {
             if (same == -1 && PyErr_Occurred()) goto error;
             if (same != 0) goto plain_not;
         }
+    }
+    /* No hit repeated: when the hits' single ids are all distinct (told apart by their hashes, which the group
+       look-up above computed and each string keeps, and by value only where two hashes are equal), no two hits can
+       be the same; only a list where two hits share an id (distinct memories of one item) takes the set of
+       (ids, content) pairs. */
+    if (n <= PLAIN_PAIRWISE) {
+        Py_hash_t hashes[PLAIN_PAIRWISE];
+        int shared = 0;
+        for (Py_ssize_t i = 0; i < n && !shared; i++) {
+            PyObject *a = PyTuple_GET_ITEM(PyTuple_GET_ITEM(ids, i), 0);
+            hashes[i] = PyObject_Hash(a);
+            if (hashes[i] == -1) goto error;
+            for (Py_ssize_t j = 0; j < i && !shared; j++) {
+                if (hashes[j] != hashes[i]) continue;
+                const int same = PyUnicode_Compare(a, PyTuple_GET_ITEM(PyTuple_GET_ITEM(ids, j), 0));
+                if (same == -1 && PyErr_Occurred()) goto error;
+                shared = same == 0;
+            }
+        }
+        if (!shared) return Py_BuildValue("(NNN)", ids, scores, contents);
     }
     seen = PySet_New(NULL);
     if (seen == NULL) goto error;

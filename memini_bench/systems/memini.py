@@ -30,6 +30,7 @@ import numpy as np
 
 from memini_bench.core.contract import Hit, System
 from memini_bench.core.dataset import Item
+from memini_bench.core.hooks import own_system
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.errors import BenchError
 from memini_bench.retrieval import composite as comp
@@ -217,6 +218,7 @@ class _BackendSystem:
         return dict(self.backend.timings_ms)
 
 
+@own_system
 class KeywordSystem(_BackendSystem):
     uses = ("keyword_index_ms",)
 
@@ -228,6 +230,7 @@ class KeywordSystem(_BackendSystem):
         return self.backend.hits(*self.backend.keyword_leg(group, query, k))
 
 
+@own_system
 class VectorSystem(_BackendSystem):
     uses = ("embed_ms",)
 
@@ -239,6 +242,7 @@ class VectorSystem(_BackendSystem):
         return self.backend.hits(*self.backend.vector_leg(group, query, k))
 
 
+@own_system
 class HybridSystem(_BackendSystem):
     uses = ("keyword_index_ms", "embed_ms", "dedup_keys_ms")
     # The reserve gate's legs (memini's 0.5 and 0.4); the quality scoreboard's variants probe others.

@@ -152,8 +152,10 @@ def ingestion_table(suite: str, records: Sequence[dict]) -> list[str]:
     for name in names:
         ingests = [r["ingest"][name] for r in records if name in r.get("ingest", {})]
         totals = [i["totals"] for i in ingests if "totals" in i]
-        kept = f"{_span([t['kept'] for t in totals])}/{totals[0]['decisions']}" if totals else "-"
-        counted = totals or [i["veto_totals"] for i in ingests if "veto_totals" in i]
+        theirs = [i["veto_totals"] for i in ingests if "veto_totals" in i]   # RoBrain's extraction totals
+        decided = totals or [t for t in theirs if "decisions" in t]
+        kept = f"{_span([t['kept'] for t in decided])}/{decided[0]['decisions']}" if decided else "-"
+        counted = totals or [t for t in theirs if "vetoes" in t]
         vetoes = f"{_span([t['vetoes_kept'] for t in counted])}/{counted[0]['vetoes']}" if counted else "-"
         errors = str(sum(t["errors"] for t in totals)) if totals else "-"
         held = [[m["content"] for m in i["memories"]] for i in ingests if "memories" in i]

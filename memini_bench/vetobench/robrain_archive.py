@@ -15,8 +15,10 @@ their ``condition`` (the adapter) and ``trap`` (the verdict's; a failed call tak
 run's other cells, else ``unknown``); the suite is ``vetobench-lifecycle`` when a trap is a lifecycle one
 (``stale-named`` / ``stale-unnamed``, RoBrain's ``--suite lifecycle``), else ``vetobench`` (the archive does not
 name it). ``robrain-e2e``'s extraction records become its ``ingest`` decisions (``vetoes_dropped`` per decision),
-and the report's extraction totals, integers ``vetoes_in_fixture`` and ``vetoes_kept`` (at most the former), its
-``veto_totals`` (``{"vetoes", "vetoes_kept"}``: the "vetoes kept" column of the ingestion table).
+and the extraction's totals, counted from the same records as ``e2e-adapter.ts`` counts them (each record's
+``vetoes_in_fixture`` and ``vetoes_kept`` lists of option names, its ``extracted_decision`` null when the decision
+was lost), its ``veto_totals`` (``{"vetoes", "vetoes_kept", "decisions", "kept"}``: the "vetoes kept" and
+"decisions kept" columns of the ingestion table).
 RoBrain's archives list no memories held after ingestion, so the absence table cannot split an absent veto into
 lost at ingestion / not retrieved for them. A malformed file is one BenchError naming the file and the entry.
 """
@@ -66,33 +68,48 @@ def _ingest(doc: dict, path: str) -> dict:
     out = {}
     for name, report in reports.items():
         extraction = report.get("extraction") if isinstance(report, dict) else None
-        totals = _veto_totals(report, path, name) if isinstance(report, dict) else None
-        if extraction is None and totals is None:
-            continue
         if extraction is None:
-            out[name] = {"kind": "robrain-extraction", "decisions": [], "veto_totals": totals}
             continue
+        where = f"adapter_reports[{name!r}].extraction"
         if not isinstance(extraction, list) or not all(
-                isinstance(e, dict) and isinstance(e.get("id"), str) and isinstance(e.get("vetoes_dropped"), list)
-                and all(isinstance(v, str) for v in e["vetoes_dropped"]) for e in extraction):
-            raise _bad(path, f"adapter_reports[{name!r}].extraction",
-                       "should be a list of objects with string 'id' and list 'vetoes_dropped'")
+                isinstance(e, dict) and isinstance(e.get("id"), str) and _strings(e.get("vetoes_dropped"))
+                for e in extraction):
+            raise _bad(path, where, "should be a list of objects with string 'id' and list 'vetoes_dropped'")
         out[name] = {"kind": "robrain-extraction",
                      "decisions": [{"id": e["id"], "vetoes_dropped": list(e["vetoes_dropped"])} for e in extraction]}
-        if totals is not None:
+        totals = _extraction_totals(extraction, path, where)
+        if totals:
             out[name]["veto_totals"] = totals
     return out
 
 
-def _veto_totals(report: dict, path: str, name: str) -> dict | None:
-    """``{"vetoes": vetoes_in_fixture, "vetoes_kept": vetoes_kept}`` of an e2e report, None when it has neither."""
-    if "vetoes_in_fixture" not in report and "vetoes_kept" not in report:
-        return None
-    fixture, kept = report.get("vetoes_in_fixture"), report.get("vetoes_kept")
-    if not (type(fixture) is int and type(kept) is int and 0 <= kept <= fixture):
-        raise _bad(path, f"adapter_reports[{name!r}]", "should hold integers vetoes_in_fixture and vetoes_kept, "
-                   f"0 <= vetoes_kept <= vetoes_in_fixture (got {fixture!r} and {kept!r})")
-    return {"vetoes": fixture, "vetoes_kept": kept}
+def _strings(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _extraction_totals(extraction: list[dict], path: str, where: str) -> dict[str, int]:
+    """The extraction's totals as e2e-adapter.ts counts them in its log line, from its per-decision records:
+    ``vetoes`` (the ``vetoes_in_fixture`` lists' lengths summed) and ``vetoes_kept`` (the ``vetoes_kept`` lists'),
+    when every record has both lists; ``decisions`` and ``kept`` (records whose ``extracted_decision`` is not
+    null), when every record has that field. Nothing of a part some record lacks."""
+    for j, e in enumerate(extraction):
+        for key in ("vetoes_in_fixture", "vetoes_kept"):
+            if key in e and not _strings(e[key]):
+                raise _bad(path, f"{where}[{j}]", f"field {key!r} should be a list of strings")
+        fixture, kept = e.get("vetoes_in_fixture"), e.get("vetoes_kept")
+        if fixture is not None and kept is not None and not set(kept) <= set(fixture):
+            raise _bad(path, f"{where}[{j}]", "field 'vetoes_kept' should hold only vetoes of 'vetoes_in_fixture' "
+                       f"(got {kept!r} of {fixture!r})")
+        if "extracted_decision" in e and not isinstance(e["extracted_decision"], str | None):
+            raise _bad(path, f"{where}[{j}]", "field 'extracted_decision' should be a string or null")
+    totals = {}
+    if all("vetoes_in_fixture" in e and "vetoes_kept" in e for e in extraction):
+        totals = {"vetoes": sum(len(e["vetoes_in_fixture"]) for e in extraction),
+                  "vetoes_kept": sum(len(e["vetoes_kept"]) for e in extraction)}
+    if all("extracted_decision" in e for e in extraction):
+        totals |= {"decisions": len(extraction),
+                   "kept": sum(e["extracted_decision"] is not None for e in extraction)}
+    return totals
 
 
 def convert(doc: dict, path: str) -> dict:

@@ -20,6 +20,9 @@ from memini_bench.errors import BenchError
 from memini_bench.vetobench import robrain_archive
 from memini_bench.vetobench.absence import absence_table, empty_ingestions, ingestion_table, lines
 
+#: The pairs of integers a ``veto_totals`` may hold (RoBrain's extraction totals), each whole or absent.
+VETO_TOTALS = (("vetoes", "vetoes_kept"), ("decisions", "kept"))
+
 
 def summarize(cells: Sequence[dict]) -> dict[str, dict]:
     """Per condition: answered cells, errors, violations, violation and acknowledgement rates (over answered
@@ -139,7 +142,8 @@ def _check_ingest(ingest: object, where: str, bad: Callable[[str, str], BenchErr
     """``ingest``: condition -> object; its ``memories`` a list of objects with string ``content``; its
     ``decisions`` a list of objects with string ``id`` and list ``vetoes_dropped``; its ``totals`` an object of
     integers ``decisions``, ``kept``, ``vetoes``, ``vetoes_kept``, ``errors``; its ``veto_totals`` (RoBrain's
-    extraction totals) an object of integers ``vetoes``, ``vetoes_kept``."""
+    extraction totals) an object of integers ``vetoes`` and ``vetoes_kept``, ``decisions`` and ``kept``, each pair
+    present or absent together (``VETO_TOTALS``)."""
     if not isinstance(ingest, dict):
         raise bad(where, f"should be an object, got {type(ingest).__name__}")
     for name, record in ingest.items():
@@ -162,8 +166,10 @@ def _check_ingest(ingest: object, where: str, bad: Callable[[str, str], BenchErr
                 raise bad(f"{at}.totals", f"should be an object with integer {', '.join(keys)}")
         if "veto_totals" in record:
             vt = record["veto_totals"]
-            if not isinstance(vt, dict) or not all(type(vt.get(k)) is int for k in ("vetoes", "vetoes_kept")):
-                raise bad(f"{at}.veto_totals", "should be an object with integer vetoes, vetoes_kept")
+            if not isinstance(vt, dict) or not all(all(type(vt.get(k)) is int for k in pair)
+                                                   or not any(k in vt for k in pair) for pair in VETO_TOTALS):
+                raise bad(f"{at}.veto_totals", "should be an object with integer vetoes and vetoes_kept and/or "
+                          "decisions and kept")
 
 
 def archive_files(paths: Sequence[str]) -> list[str]:

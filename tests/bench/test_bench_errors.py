@@ -28,7 +28,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, script, args, words):
     argv = [a.replace("{tmp}", str(tmp_path)) for a in args]
     if "--out" not in argv:
         argv += ["--out", str(out)]
-    run = subprocess.run([sys.executable, script, *argv], cwd=ROOT, capture_output=True, text=True, timeout=300,
+    run = subprocess.run([sys.executable, script, *argv], cwd=ROOT, capture_output=True, text=True, timeout=600,
                          env={"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT)})
     errors = [line for line in run.stderr.splitlines() if line.startswith("memini-bench: error:")]
     assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr

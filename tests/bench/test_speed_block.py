@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+from devbench.speed import merged
 from docgen.bench_blocks import speed_block
+from memini_bench.errors import BenchError
 
 
 def _row(per_s: float, ratio: float, gap: float, precision: str) -> dict:
@@ -46,15 +50,44 @@ def test_torch_bf16_below_2x_and_a_fallback_are_shown(tmp_path):
     assert "| -precision bf16 LoCoMo vector R@5 vs fp32 (pp, absolute) | 0.3 | 0.40 | **not met** |" in text
 
 
-def test_the_harness_overhead_and_its_target(tmp_path):
-    (tmp_path / "bench").mkdir()
-    over = {"queries": 1982, "rounds": 3, "embedder": "minilm", "harness_cpu_ms": 0.03, "hybrid_own_cpu_ms": 0.12,
-            "harness_over_hybrid": 0.25}
-    doc = {"config": {"cpus": 2, "load_average": [1.0], "git_commit": "abc1234"}, "overhead": over}
+def _overhead_block(tmp_path, **over) -> str:
+    """The speed block of a speed.json holding only the overhead part ``over``."""
+    (tmp_path / "bench").mkdir(exist_ok=True)
+    doc = {"config": {"cpus": 2, "load_average": [1.0], "git_commit": "abc1234"},
+           "overhead": {"queries": 1982, "rounds": 3, "embedder": "minilm", **over}}
     (tmp_path / "bench" / "speed.json").write_text(json.dumps(doc))
-    text = speed_block(tmp_path)
+    return speed_block(tmp_path)
+
+
+def test_the_harness_overhead_and_its_target(tmp_path):
+    text = _overhead_block(tmp_path, harness_cpu_ms=0.03, hybrid_own_cpu_ms=0.12, harness_over_hybrid=0.25)
     assert "0.030 ms CPU against memini-hybrid's own 0.120 ms: **25%**" in text
     assert "| harness CPU per recall / memini-hybrid's own | 0.2 | 0.25 | **not met** |" in text
-    over["harness_over_hybrid"] = 0.15
-    (tmp_path / "bench" / "speed.json").write_text(json.dumps(doc))
-    assert "| harness CPU per recall / memini-hybrid's own | 0.2 | 0.15 | met |" in speed_block(tmp_path)
+    text = _overhead_block(tmp_path, harness_cpu_ms=0.03, hybrid_own_cpu_ms=0.12, harness_over_hybrid=0.15)
+    assert "| harness CPU per recall / memini-hybrid's own | 0.2 | 0.15 | met |" in text
+
+
+def test_the_same_hybrid_guarded_as_a_plugin_is_shown_beside(tmp_path):
+    text = _overhead_block(tmp_path, harness_cpu_ms=0.016, hybrid_own_cpu_ms=0.1, harness_over_hybrid=0.16,
+                           plugin_harness_cpu_ms=0.019, plugin_hybrid_own_cpu_ms=0.105, plugin_harness_over_hybrid=0.18)
+    assert "0.016 ms CPU against memini-hybrid's own 0.100 ms: **16%**; the same system guarded as a plugin" in text
+    assert "0.019 ms against 0.105 ms, 18%" in text
+    assert "| harness CPU per recall / memini-hybrid's own | 0.2 | 0.16 | met |" in text
+
+
+def test_merge_replaces_the_parts_that_ran_and_keeps_the_others(tmp_path):
+    """``cmd/speed.py --merge`` (make speed-overhead): the overhead part and its own config replace the old one;
+    the file's config and every other part stay as they were; anything but a speed results file is refused."""
+    path = tmp_path / "speed.json"
+    old = {"schema": "memini-bench.results", "schema_version": 3, "kind": "bench",
+           "config": {"mode": "speed", "git_commit": "abc1234"}, "keyword": {"speedup_p50": 68.7},
+           "overhead": {"harness_over_hybrid": 0.24}}
+    path.write_text(json.dumps(old))
+    doc = merged(str(path), {"overhead": {"harness_over_hybrid": 0.16}}, {"command": "python cmd/speed.py --merge"})
+    assert doc == {"config": old["config"], "keyword": {"speedup_p50": 68.7},
+                   "overhead": {"harness_over_hybrid": 0.16, "config": {"command": "python cmd/speed.py --merge"}}}
+    path.write_text(json.dumps({**old, "config": {"mode": "scale"}}))
+    with pytest.raises(BenchError, match="not a make speed results file"):
+        merged(str(path), {}, {})
+    with pytest.raises(BenchError, match="--merge needs the speed results file"):
+        merged(str(tmp_path / "none.json"), {}, {})

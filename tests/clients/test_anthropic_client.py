@@ -58,7 +58,7 @@ def test_429_and_529_are_retried_and_retry_after_is_honoured():
     overloaded = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
     script = _sequence((429, rate, {"retry-after": "1.2"}), (529, overloaded), (200, message()))
     with ScriptedServer(script) as srv:
-        client = AnthropicClient(srv.url, model="m", retries=3, timeout=5)
+        client = AnthropicClient(srv.url, model="m", retries=3, timeout=60)
         assert client.chat("", "u").content == "Porto"
         gaps = srv.gaps()
     # the server's retry-after (longer than the backoff's first 0.5 s step: the client waits the longer of the two)
@@ -69,7 +69,7 @@ def test_529_past_the_retries_is_one_line():
     overloaded = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
     with ScriptedServer(lambda path, body: (529, overloaded)) as srv:
         with pytest.raises(BenchError) as exc:
-            AnthropicClient(srv.url, model="m", retries=1, timeout=5).chat("", "u")
+            AnthropicClient(srv.url, model="m", retries=1, timeout=60).chat("", "u")
         assert len(srv.requests) == 2
     assert "HTTP 529" in str(exc.value) and "Overloaded" in str(exc.value) and "\n" not in str(exc.value)
 

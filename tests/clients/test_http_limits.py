@@ -66,7 +66,7 @@ def test_retry_after_seconds_is_honoured():
         return (429, {"error": "slow down"}, {"Retry-After": "0.4"}) if len(calls) == 1 else (200, OK)
 
     with ScriptedServer(limited) as srv:
-        assert post_json(srv.url, {}, timeout=2, backoff=0.01) == OK
+        assert post_json(srv.url, {}, timeout=30, backoff=0.01) == OK   # 30 s: room on a busy machine
     assert len(calls) == 2 and calls[1] - calls[0] >= 0.4              # not the 0.01 s backoff
 
 
@@ -75,15 +75,17 @@ def test_retry_after_is_bounded_and_never_waits_past_the_deadline():
         return 503, {}, {"Retry-After": "3600"}
 
     with ScriptedServer(limited) as srv:
-        _, message = _timed(lambda: post_json(srv.url, {}, timeout=1, deadline=0.8, retries=5,
+        # a deadline of 3 s holds the 6 tries 0.2 s apart with room to spare on a busy machine (each try's own
+        # bound, 10 s, never ends one: the server answers at once)
+        _, message = _timed(lambda: post_json(srv.url, {}, timeout=10, deadline=3, retries=5,
                                                     backoff=0.01, max_retry_after=0.2))
         gaps = srv.gaps()
     assert len(gaps) >= 2 and all(0.2 <= g < 60 for g in gaps)          # 3600 s capped at 0.2 s (60 s: a hang guard)
     assert _tries(message) == len(gaps) + 1
     with ScriptedServer(limited) as srv:
-        _, message = _timed(lambda: post_json(srv.url, {}, timeout=1, retries=5))   # cap 60 s > deadline 2 s
+        _, message = _timed(lambda: post_json(srv.url, {}, timeout=10, retries=5))   # cap 60 s > deadline 20 s
     assert _tries(message) == 1
-    assert "the server's Retry-After wait of 60 s before the next try would pass the 2 s deadline" in message
+    assert "the server's Retry-After wait of 60 s before the next try would pass the 20 s deadline" in message
 
 
 def test_a_negative_or_zero_retry_after_never_retries_faster_than_the_backoff():
@@ -93,7 +95,7 @@ def test_a_negative_or_zero_retry_after_never_retries_faster_than_the_backoff():
             return 503, {}, {"Retry-After": header}
 
         with ScriptedServer(limited) as srv:
-            _, message = _timed(lambda: post_json(srv.url, {}, timeout=2, deadline=5, retries=3, backoff=0.1))
+            _, message = _timed(lambda: post_json(srv.url, {}, timeout=30, deadline=60, retries=3, backoff=0.1))
             gaps = srv.gaps()
         assert _tries(message) == 4 and len(gaps) == 3
         for n, gap in enumerate(gaps):
@@ -208,5 +210,5 @@ def test_llm_honours_retry_after():
         return 200, {"choices": [{"message": {"content": "2, 1"}}]}
 
     with ScriptedServer(limited) as srv:
-        assert ChatClient(srv.url, timeout=2).complete("", "q") == "2, 1"
+        assert ChatClient(srv.url, timeout=30).complete("", "q") == "2, 1"
     assert calls[1] - calls[0] >= 0.3

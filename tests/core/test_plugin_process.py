@@ -32,6 +32,9 @@ def make(ctx):
     return Odd()
 '''
 
+SPIN_ONCE = ("self.__dict__.get('t') or self.__dict__.setdefault('t', threading.Thread(target=lambda: "
+             "time.sleep(10**6), name='spin')).start()")   # a non-daemon thread, started by the first recall
+
 CASES = {
     "os._exit in recall": ({"recall": "os._exit(0)"}, ("system odd: recall for question", "called os._exit(0)")),
     "os._exit(3) in ingest": ({"ingest": "os._exit(3)"}, "system odd: ingest called os._exit(3)"),
@@ -41,6 +44,15 @@ CASES = {
     "closes descriptor 1": ({"ingest": "os.close(1)"}, "system odd: ingest closed stdout"),
     "closes sys.stderr": ({"recall": "sys.stderr.close()"}, ("system odd: recall for question", "closed stderr")),
     "chdir": ({"ingest": "os.chdir('elsewhere')"}, "system odd: ingest changed the working folder"),
+    # the recalls run under one guard for the whole loop (core.hooks.HookLoop): each call is still checked
+    "chdir in recall": ({"recall": "os.chdir('elsewhere')"},
+                        ("system odd: recall for question", "changed the working folder")),
+    "closes descriptor 1 in recall": ({"recall": "os.close(1)"}, ("system odd: recall for question", "closed stdout")),
+    "stray thread in recall": ({"recall": SPIN_ONCE}, ("system odd: recall for question",
+                                                       "started thread 'spin' (not a daemon)")),
+    # a run that fails after a plugin left a thread running still ends (the thread would keep it from exiting)
+    "stray thread, then a failing recall": ({"recall": f"1 / 0 if self.__dict__.get('t') else {SPIN_ONCE}"},
+                                            ("system odd: recall for question", "raised ZeroDivisionError")),
     "stray thread": ({"ingest": "threading.Thread(target=lambda: time.sleep(10**6), name='spin').start()"},
                      "system odd: ingest started thread 'spin' (not a daemon)"),
     "describe raises": ({"extra": "def describe(self):\n        raise KeyError('x')"},

@@ -116,7 +116,7 @@ def _fake_distribution(root: Path) -> None:
 def _cli(args: list[str], path: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(path), "HF_HUB_OFFLINE": "1"}
     return subprocess.run([sys.executable, "-m", "memini_bench", *args], capture_output=True, text=True, env=env,
-                          timeout=120, cwd=Path(__file__).resolve().parents[2])
+                          timeout=600, cwd=Path(__file__).resolve().parents[2])
 
 
 def test_entry_point_plugin_is_listed_and_runs(tmp_path):

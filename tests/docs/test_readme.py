@@ -130,7 +130,7 @@ def test_the_readme_example_runs_as_written(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MEMINI_EMBED_BASE_URL")}
     env.update(PYTHONPATH=str(ROOT), MEMINI_BENCH_CACHE=str(tmp_path / "cache"), HF_HUB_OFFLINE="1")
     out = subprocess.run([str(exe), *argv[1:], "-out", str(tmp_path / "runs")], cwd=tmp_path, env=env,
-                         capture_output=True, text=True, timeout=120)
+                         capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     assert "| word-overlap |" in out.stdout and "| memini-hybrid |" in out.stdout
     files = list((tmp_path / "runs").glob("*.json"))

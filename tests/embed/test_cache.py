@@ -117,7 +117,7 @@ def _in_read_only(folder: Path, args: list[str]) -> subprocess.CompletedProcess:
             pytest.skip("running as root without unshare: cannot make a folder read-only")
         script = f'mount --bind "{folder}" "{folder}" && mount -o remount,ro,bind "{folder}" && exec "$@"'
         command = ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh", *command]
-    run = subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=Path(__file__).resolve().parents[2])
+    run = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=Path(__file__).resolve().parents[2])
     if os.geteuid() == 0 and run.returncode != 0 and "mount" in run.stderr:
         pytest.skip(f"cannot bind-mount read-only here: {run.stderr.strip()[:100]}")
     return run

@@ -146,7 +146,7 @@ def _cli(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
     code = ("import sys\nfrom memini_bench.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit:\n"
             "    print('TORCH_LOADED', 'torch' in sys.modules, file=sys.stderr)\n    raise")
     return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, cwd=ROOT,
-                          timeout=120)
+                          timeout=600)
 
 
 @pytest.mark.parametrize("value", ["1000", "-1"])

@@ -33,7 +33,7 @@ def one_error(err: str) -> str:
 
 def subprocess_run(args, **kwargs):
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run([sys.executable, "-m", "memini_bench", *args], cwd=REPO, env=env, timeout=120, **kwargs)
+    return subprocess.run([sys.executable, "-m", "memini_bench", *args], cwd=REPO, env=env, timeout=600, **kwargs)
 
 
 def test_a_limit_beyond_64_bits_is_one_line(tmp_path, capsys):
@@ -202,7 +202,7 @@ def test_running_out_of_memory_while_parsing_is_not_called_invalid_json(tmp_path
         "resource.setrlimit(resource.RLIMIT_AS, (vm + int(2.5 * size),) * 2)\n"
         "main(['-suite', 'file', '-data', sys.argv[1], '-systems', 'keyword', '-no-write'])\n")
     done = subprocess.run([sys.executable, "-c", script, str(data), str(small)], cwd=REPO, capture_output=True,
-                          text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(REPO)})
+                          text=True, timeout=600, env={**os.environ, "PYTHONPATH": str(REPO)})
     assert done.returncode == 2, done.stderr
     last = done.stderr.strip().splitlines()[-1]
     assert "ran out of memory" in last and "not valid JSON" not in last

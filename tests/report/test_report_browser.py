@@ -89,13 +89,18 @@ def _ranks(pq: Path, system: str) -> dict[str, int]:
     return out
 
 
+#: Playwright's bound on launching and on each wait (its default is 30 s): generous, since a page of the site
+#: loads in well under a second unless the machine is busy; the bound is a hang guard, never the thing tested
+WAIT_MS = 600_000
+
+
 @pytest.fixture(scope="module")
 def browser():
     if not Path(CHROMIUM).exists():
         pytest.skip(f"no browser: {CHROMIUM} is missing (run .ci/install-browser: apt-get install chromium)")
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (the report extra)")
     with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, timeout=WAIT_MS)
         yield b
         b.close()
 
@@ -103,6 +108,7 @@ def browser():
 @pytest.fixture
 def page(browser):
     ctx = browser.new_context(viewport={"width": 1300, "height": 900})
+    ctx.set_default_timeout(WAIT_MS)
     pg = ctx.new_page()
     pg.errors = []
     pg.on("console", lambda m: pg.errors.append(m.text) if m.type == "error" else None)

@@ -48,19 +48,25 @@ def hostile_site(tmp_path_factory) -> dict:
     return {"dir": tmp / "site", "names": [names[s] for s in systems if s in names]}
 
 
+#: Playwright's bound on launching and on each wait (its default is 30 s): generous, since a page of the site
+#: loads in well under a second unless the machine is busy; the bound is a hang guard, never the thing tested
+WAIT_MS = 600_000
+
+
 @pytest.fixture(scope="module")
 def browser():
     if not Path(CHROMIUM).exists():
         pytest.skip(f"no browser: {CHROMIUM} is missing (apt-get install chromium)")
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (the report extra)")
     with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, timeout=WAIT_MS)
         yield b
         b.close()
 
 
 def test_hostile_names_are_text_on_every_page(hostile_site, browser):
     ctx = browser.new_context()
+    ctx.set_default_timeout(WAIT_MS)
     page = ctx.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))

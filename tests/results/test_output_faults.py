@@ -41,17 +41,23 @@ def test_a_killed_write_leaves_no_temp_file(tmp_path, temp_scheme):
     named one the next write of that file removes the dead process's temp file."""
     target = tmp_path / "run.trec"
     target.write_text("previous")
+    ready, told = os.pipe()
     pid = os.fork()
     if pid == 0:
         try:
+            os.close(ready)
+
             def slow(w):
                 w(b"partial")
-                time.sleep(60)
+                os.write(told, b"x")  # mid-write now: the parent kills it here (not after a guessed delay)
+                time.sleep(600)
 
             atomic_io.atomic_write(target, slow)
         finally:
             os._exit(0)
-    time.sleep(0.5)
+    os.close(told)
+    assert os.read(ready, 1) == b"x"
+    os.close(ready)
     os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)
     left = sorted(p.name for p in tmp_path.iterdir())

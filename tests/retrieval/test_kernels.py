@@ -41,6 +41,7 @@ def test_a_run_without_them_says_so_once(monkeypatch, capsys):
     monkeypatch.setattr(kernels, "KERNELS", None)
     monkeypatch.setattr(kernels, "_noted", [False])
     monkeypatch.setenv("MEMINI_BENCH_KERNELS", "1")
+    monkeypatch.setitem(progress._state, "quiet", False)  # an earlier in-process run with -quiet leaves it set
     NumpyBM25(["a b"], ["g"])
     NumpyBM25(["a b"], ["g"])
     assert capsys.readouterr().err.splitlines() == [kernels.SLOW_PATH_NOTE]

@@ -33,7 +33,7 @@ def test_a_full_store_folder_is_one_line(tmp_path, name, module):
         pytest.skip(f"{module} is not installed (the {name} extra)")
     out = tmp_path / "out"
     done = subprocess.run([sys.executable, "-c", SCRIPT.format(name=name, out=str(out))], capture_output=True,
-                          text=True, timeout=300, env={**os.environ, "TMPDIR": str(tmp_path)})
+                          text=True, timeout=600, env={**os.environ, "TMPDIR": str(tmp_path)})
     assert done.returncode == 2, done.stderr
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith(f"memini-bench: error: {name}: its store folder '{tmp_path}")
@@ -78,7 +78,7 @@ def test_mem0_with_an_unwritable_temp_folder_is_one_line(tmp_path, imported):
     folder.mkdir(mode=0o755)
     home.mkdir()
     script = MEM0_SCRIPT.format(home=str(home), folder=str(folder), imported=imported)
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600,
                           env={**os.environ, "HF_HUB_OFFLINE": "1"})
     os.chmod(folder, 0o755)
     assert done.returncode == 2, done.stderr

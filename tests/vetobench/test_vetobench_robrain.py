@@ -101,28 +101,71 @@ def test_lifecycle_traps_name_the_suite_and_e2e_extraction_reports_are_ingestion
     assert "| mem0 | 1 | - | - | - | - | Express (d101) 1/1 | - |" in text
 
 
-def test_e2e_extraction_totals_fill_the_vetoes_kept_column(tmp_path):
-    """RoBrain's e2e reports carry vetoes_in_fixture and vetoes_kept; the table shows them (it printed '-')."""
-    series = tmp_path / "e2e-series"
+# RoBrain's robrain-e2e extraction records (e2e-adapter.ts ExtractionRecord) for a four-decision corpus, per run:
+# the fixture's vetoes, the ones the extractor kept, and whether it kept the decision (extracted_decision null if
+# not). Run 2 drops MobX; run 3 loses d103 (and its veto) entirely.
+E2E_FIXTURE = {"d101": ["Express", "Fastify"], "d102": ["Redux Toolkit", "MobX"], "d103": ["TypeORM"], "d104": []}
+E2E_KEPT = [E2E_FIXTURE, {**E2E_FIXTURE, "d102": ["Redux Toolkit"]}, {**E2E_FIXTURE, "d103": []}]
+E2E_LOST = [set(), set(), {"d103"}]
+
+
+def _e2e_run_file(run: int) -> dict:
+    """One run.ts --archive file of a robrain-e2e series, shaped as RoBrain writes it: adapter_reports holds
+    ``{"robrain-e2e": {"extraction": [ExtractionRecord]}}`` and each record carries its own ``vetoes_in_fixture``,
+    ``vetoes_kept`` and ``vetoes_dropped`` lists of option names and ``extracted_decision`` (null when the decision
+    was lost); there are no report-level totals (e2e-adapter.ts only logs them). Upstream: github.com/adelinamart/
+    robrain, packages/vetobench/src/e2e-adapter.ts (``report: () => ({ extraction: records })``) and the archives
+    packages/vetobench/results/robrain-e2e-series-2026-07-08/run-1.json .. run-5.json, commit
+    6bc052ce1d86ce17c6a950c24a16efeb30906198 (unchanged at 379b4f4)."""
+    doc = _run_file(run)
+    for cell in doc["cells"]:
+        cell["adapter"] = cell["verdict"]["adapter"] = "robrain-e2e"
+    records = []
+    for did, fixture in E2E_FIXTURE.items():
+        kept = E2E_KEPT[run][did]
+        lost = did in E2E_LOST[run]
+        records.append({"id": did, "extracted_decision": None if lost else f"decision {did}",
+                        "extracted_rationale": None if lost else "why", "confidence": 0.9,
+                        "extracted_rejected": [{"option": o, "reason": "declined"} for o in kept],
+                        "vetoes_in_fixture": fixture, "vetoes_kept": kept,
+                        "vetoes_dropped": [v for v in fixture if v not in kept]})
+    doc["adapters"] = [{"name": "robrain-e2e", "description": "RoBrain full pipeline"}]
+    doc["adapter_reports"] = {"robrain-e2e": {"extraction": records}}
+    doc["summary"] = [{"adapter": "robrain-e2e", "scenarios": 10, "violations": 0}]
+    return doc
+
+
+def test_e2e_extraction_records_fill_the_decisions_and_vetoes_kept_columns(tmp_path):
+    """The extraction totals are counted from RoBrain's per-decision records (they printed '-'): vetoes 5 in the
+    fixture, kept 5, 4, 4; decisions 4, kept 4, 4, 3; MobX dropped in run 2, TypeORM in run 3."""
+    series = tmp_path / "robrain-e2e-series-2026-07-08"
     series.mkdir()
-    for run, kept in ((1, 9), (2, 11)):
-        doc = _run_file(run)
-        doc["adapter_reports"] = {"mem0": {"extraction": [{"id": "d101", "vetoes_dropped": ["Express"]}],
-                                           "vetoes_in_fixture": 12, "vetoes_kept": kept}}
-        (series / f"run-{run}.json").write_text(json.dumps(doc))
+    for run in range(3):
+        (series / f"run-{run + 1}.json").write_text(json.dumps(_e2e_run_file(run)))
     text = summarize_archives(read_archives([str(series)]))
-    assert "| mem0 | 2 | - | 9-11/12 | - | - | Express (d101) 2/2 | - |" in text, text
-    doc = _run_file(0)
-    doc["adapter_reports"] = {"mem0": {"vetoes_in_fixture": 10, "vetoes_kept": 10}}   # totals without records
+    assert "| robrain-e2e | 3 | 3-4/4 | 4-5/5 | - | - | MobX (d102) 1/3, TypeORM (d103) 1/3 | - |" in text, text
+    doc = _e2e_run_file(0)
+    for record in doc["adapter_reports"]["robrain-e2e"]["extraction"]:
+        del record["extracted_decision"]   # records without the field: the decisions column is not known
     (series / "run-1.json").write_text(json.dumps(doc))
-    assert "| mem0 | 1 | - | 10/10 | - | - | - | - |" in summarize_archives(read_archives([str(series / "run-1.json")]))
+    text = summarize_archives(read_archives([str(series / "run-1.json")]))
+    assert "| robrain-e2e | 1 | - | 5/5 | - | - | - | - |" in text, text
+
+
+def _e2e_record(change):
+    def edit(doc: dict) -> None:
+        doc.update(adapter_reports=_e2e_run_file(1)["adapter_reports"])
+        change(doc["adapter_reports"]["robrain-e2e"]["extraction"][1])
+    return edit
 
 
 @pytest.mark.parametrize("change, fragment", [
-    (lambda d: d.update(adapter_reports={"x": {"vetoes_in_fixture": 3, "vetoes_kept": 4}}),
-     "0 <= vetoes_kept <= vetoes_in_fixture"),
-    (lambda d: d.update(adapter_reports={"x": {"vetoes_in_fixture": "3", "vetoes_kept": 1}}),
-     "adapter_reports['x']: should hold integers"),
+    (_e2e_record(lambda r: r.update(vetoes_kept=["Redux Toolkit", "Vuex"])),
+     "adapter_reports['robrain-e2e'].extraction[1]: field 'vetoes_kept' should hold only vetoes of"),
+    (_e2e_record(lambda r: r.update(vetoes_in_fixture=2)),
+     "extraction[1]: field 'vetoes_in_fixture' should be a list of strings"),
+    (_e2e_record(lambda r: r.update(extracted_decision=5)),
+     "extraction[1]: field 'extracted_decision' should be a string or null"),
     (lambda d: d.update(cells={}), "cells: should be a list"),
     (lambda d: d["cells"][3].pop("context"), "cells[3]: field 'context' should be a string"),
     (lambda d: d["cells"][2]["verdict"].update(violation="yes"), "cells[2].verdict: should be an object"),
