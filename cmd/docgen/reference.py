@@ -9,7 +9,7 @@
 - ``reference-adaptive``: ``make reference-adaptive``'s selection between the fixed and the label-free adaptive
   fusion (``reference/adaptive/selection.json``), and each adaptive cell against its min-max twin;
 - ``claimants`` (docs/peers.md): the claimant peers beside reference and memini-hybrid, one run per LoCoMo level
-  (``results/*-claimants.json``, ``results/locomo-claimants-variants.json``);
+  and one on the LongMemEval sample (``results/*-claimants.json``, ``results/locomo-claimants-variants.json``);
 - ``embedders`` (docs/peers.md): memini's three, reference and the best peers with ``-embedder e5-small`` / ``mpnet``
   (``results/*-e5-small.json``, ``results/*-mpnet.json``).
 
