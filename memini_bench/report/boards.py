@@ -229,14 +229,11 @@ def _board(key: tuple[str, str, str], sources: list[Source], tuned: set[str]) ->
     idents_of: dict[str, list[str]] = {}
     for shown, ident in newest:
         idents_of.setdefault(shown, []).append(ident)
+    embedders = [_embedder_of(ident) for _, ident in newest]
+    common = max(set(embedders), key=lambda e: (embedders.count(e), str(e))) if embedders else None
     rows = []
     for (shown, ident), (s, system) in newest.items():
-        name = shown
-        idents = idents_of[shown]
-        if len(idents) > 1:
-            base = max(idents, key=lambda i: (files_per_key.get(i, 0), i))
-            if ident != base:
-                name = f"{shown} [{variant_tag(ident, base)}]"
+        name = _row_name(shown, ident, idents_of[shown], files_per_key, common)
         questions = max((sc.questions for sc in s.results.scores if sc.system == system), default=0)
         rows.append(BoardRow(name=name, system=system, source=s, questions=questions, by_k=_by_k(s, system)))
     for r in rows:
@@ -252,6 +249,21 @@ def _board(key: tuple[str, str, str], sources: list[Source], tuned: set[str]) ->
     board.rows, board.apart = ranked, sorted((r for r in rows if not r.ranked), key=lambda r: r.name)
     _mark(board)
     return board
+
+
+def _embedder_of(ident: str) -> object:
+    return None if ident.startswith("file:") else orjson.loads(ident).get("embedder")
+
+
+def _row_name(shown: str, ident: str, idents: list[str], files_per_key: dict[str, int], common: object) -> str:
+    """A row's name: the system's, tagged with what its identity changes against the system's base identity (the
+    one run with the board's most common embedder, then the one most files hold); a base run with another
+    embedder than the board's most common one is tagged with its embedder."""
+    base = max(idents, key=lambda i: (_embedder_of(i) == common, files_per_key.get(i, 0), i))
+    if ident != base:
+        return f"{shown} [{variant_tag(ident, base)}]"
+    embedder = _embedder_of(ident)
+    return shown if embedder == common or embedder is None or common is None else f"{shown} [embedder {embedder}]"
 
 
 def _newest(sources: list[Source]) -> tuple[dict[tuple[str, str], tuple[Source, str]], dict[str, int]]:

@@ -159,3 +159,28 @@ def fuse_legs(vector: Ranked, keyword: Ranked, alpha: float = DEFAULT_ALPHA, rrf
     if alpha < 0:
         return fuse_rrf([vector, keyword], rrf_k)
     return fuse_scores([vector, keyword], [alpha, 1.0 - alpha])
+
+
+def leg_confidence(scores: np.ndarray) -> float:
+    """How far a leg's top score stands out of its own list, from the scores alone (no label): ``(top - mean) /
+    (top - bottom)`` over the list, in [0, 1) (1 - the mean of the min-max normalised scores). A list whose top
+    stands alone scores near 1; a flat list near 0. An empty list (the leg found nothing) scores 0, a single
+    candidate 1, a list of equal scores 0."""
+    if not len(scores):
+        return 0.0
+    if len(scores) == 1:
+        return 1.0
+    top, bottom = float(np.max(scores)), float(np.min(scores))
+    if not top > bottom:
+        return 0.0
+    return (top - float(np.mean(scores))) / (top - bottom)
+
+
+def adaptive_alpha(alpha: float, vector_scores: np.ndarray, keyword_scores: np.ndarray) -> float:
+    """The vector-leg weight for one query, adapted without labels: the prior ``alpha`` (vector) and
+    ``1 - alpha`` (keyword), each times its leg's ``leg_confidence``, renormalised to sum to 1:
+    ``alpha * c_v / (alpha * c_v + (1 - alpha) * c_k)``; ``alpha`` itself where both products are 0."""
+    weighted_v = alpha * leg_confidence(vector_scores)
+    weighted_k = (1.0 - alpha) * leg_confidence(keyword_scores)
+    total = weighted_v + weighted_k
+    return alpha if not total > 0 else weighted_v / total

@@ -8,7 +8,9 @@ One recall of ``k`` for a query q in group g, in order:
 3. fusion with a = ``ref_alpha`` on the vector leg and 1 - a on the keyword leg: ``minmax``:
    ``a * norm_v(d) + (1 - a) * norm_k(d)`` with each leg min-max normalised over its own list (a leg lacking d adds
    0; ``fusion.fuse_scores``); ``rrf``: ``a / (rrf_k + rank_v(d)) + (1 - a) / (rrf_k + rank_k(d))``, ranks 1-based
-   (a = 0.5 is plain RRF, halved);
+   (a = 0.5 is plain RRF, halved); ``adaptive``: ``minmax`` with a per query, from the two legs' scores alone
+   (``fusion.adaptive_alpha``): each leg's confidence c = (top - mean) / (top - bottom) over its own list (0 for
+   an empty list, 1 for a single candidate), and a_q = a * c_v / (a * c_v + (1 - a) * c_k);
 4. session aggregation (``ref_session_weight`` w > 0, where items are turns of sessions: ``Item.session`` when
    the suite sets it, else each run of consecutive items of one group with the same timestamp, as LoCoMo's turns of
    one session): each session is also a document (its items' texts joined) with its own BM25 leg and a vector
@@ -39,7 +41,7 @@ from memini_bench.errors import BenchError
 from memini_bench.retrieval import temporal
 from memini_bench.retrieval.analyzer import Analyzer
 from memini_bench.retrieval.bm25_analyzed import AnalyzedBM25
-from memini_bench.retrieval.fusion import fuse_scores, min_max
+from memini_bench.retrieval.fusion import adaptive_alpha, fuse_scores, min_max
 from memini_bench.retrieval.vector import VectorIndex
 from memini_bench.systems.context import SystemContext
 from memini_bench.systems.reference_settings import ReferenceSettings
@@ -48,9 +50,12 @@ Ranked = tuple[np.ndarray, np.ndarray]
 
 
 def fuse(vector: Ranked, keyword: Ranked, s: ReferenceSettings) -> Ranked:
-    """Step 3 of the module docstring: min-max convex or weighted RRF, vector list first (it wins ties)."""
+    """Step 3 of the module docstring: min-max convex (fixed or adaptive alpha) or weighted RRF, vector list first
+    (it wins ties)."""
     a = s.ref_alpha
-    if s.ref_fusion == "minmax":
+    if s.ref_fusion == "adaptive":
+        a = adaptive_alpha(a, vector[1], keyword[1])
+    if s.ref_fusion in ("minmax", "adaptive"):
         return fuse_scores([vector, keyword], [a, 1.0 - a])
     total: dict[int, float] = {}
     for (ids, _), weight in ((vector, a), (keyword, 1.0 - a)):

@@ -15,7 +15,7 @@ from memini_bench.core.settings import Int, Real, setting
 from memini_bench.errors import BenchError
 from memini_bench.retrieval.analyzer import IDFS, STATS, STEMMERS, STOPWORD_LISTS
 
-FUSIONS = ("minmax", "rrf")
+FUSIONS = ("minmax", "rrf", "adaptive")
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,9 @@ class ReferenceSettings:
     ref_k1: float = setting("ref-k1", 1.2, "reference BM25 k1.", type=Real(min=0, max=100))
     ref_b: float = setting("ref-b", 0.75, "reference BM25 b.", type=Real(min=0, max=1))
     ref_fusion: str = setting("ref-fusion", "minmax", "reference fusion: minmax (convex sum of min-max normalised "
-                              "scores) or rrf (weighted reciprocal rank fusion).", type=click.Choice(FUSIONS))
+                              "scores), rrf (weighted reciprocal rank fusion) or adaptive (minmax with alpha "
+                              "re-weighted per query by how far each leg's top score stands out of its list).",
+                              type=click.Choice(FUSIONS))
     ref_alpha: float = setting("ref-alpha", 0.3, "reference vector-leg weight in [0, 1] (keyword: 1 - alpha), for "
                                "minmax and weighted RRF (0.5 = plain RRF).", type=Real(min=0, max=1))
     ref_rrf_k: float = setting("ref-rrf-k", 60.0, "reference RRF k: 1/(k + rank), rank 1-based.",

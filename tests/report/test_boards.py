@@ -59,11 +59,26 @@ def test_locomo_turn_held_board_has_the_reference_and_every_peer_once(committed)
 def test_full_board_lists_the_tuned_system_apart_and_each_name_once(committed):
     _, all_boards = committed
     board = _board(all_boards, "locomo", "full")
-    assert [r.name for r in board.apart] == ["reference"]
+    apart = [r.name for r in board.apart]  # the tuned system, with MiniLM and with each other embedder's run
+    assert "reference" in apart and all(n == "reference" or n.startswith("reference [embedder ") for n in apart)
     names = [r.name for r in board.rows + board.apart]
     assert len(names) == len(set(names))
     # three memini-hybrid identities (plain, -reinforce, temporal boosts) are three names
     assert {"memini-hybrid", "memini-hybrid [reinforce]"} <= set(names)
+
+
+def test_a_run_with_another_embedder_is_named_by_it(committed):
+    """Every row from a run whose embedder is not the board's usual one carries that embedder in its name, even
+    where no run of the system with the usual embedder is on the board (sqlite-vec-hybrid at LoCoMo session level,
+    whose MiniLM run predates its recipe)."""
+    _, all_boards = committed
+    for b in (_board(all_boards, "locomo", "full"), _board(all_boards, "locomo-sessions", "full")):
+        for r in b.rows + b.apart:
+            embedder = r.source.results.config.get("embedder")
+            if embedder in ("mpnet", "e5-small"):
+                assert r.name.endswith(f"[embedder {embedder}]"), (b.key, r.name)
+            elif embedder == "minilm":
+                assert "[embedder" not in r.name, (b.key, r.name)
 
 
 def test_no_run_under_the_minimum_is_ranked(committed):

@@ -117,6 +117,29 @@ def test_fusion_by_hand():
     np.testing.assert_allclose(scores, [expected[i] for i in ids.tolist()])
 
 
+def test_adaptive_fusion_by_hand():
+    """Each leg's confidence is (top - mean) / (top - bottom) of its own scores; the prior alpha is re-weighted by
+    them per query, then min-max fused as ``minmax`` is."""
+    from memini_bench.retrieval.fusion import adaptive_alpha, leg_confidence
+    from memini_bench.systems.reference import fuse
+    from memini_bench.systems.reference_settings import ReferenceSettings
+
+    vector = (np.array([1, 2, 3]), np.array([0.9, 0.5, 0.1]))  # mean 0.5: (0.9 - 0.5) / 0.8 = 1/2
+    keyword = (np.array([3, 4, 5]), np.array([8.0, 2.0, 2.0]))  # mean 4: (8 - 4) / 6 = 2/3
+    assert math.isclose(leg_confidence(vector[1]), 0.5) and math.isclose(leg_confidence(keyword[1]), 2 / 3)
+    # 0.25 * 1/2 = 0.125 against 0.75 * 2/3 = 0.5: a = 0.125 / 0.625 = 0.2
+    assert math.isclose(adaptive_alpha(0.25, vector[1], keyword[1]), 0.2)
+    ids, scores = fuse(vector, keyword, ReferenceSettings(ref_fusion="adaptive", ref_alpha=0.25))
+    expected = {1: 0.2, 2: 0.2 * 0.5, 3: 0.0 + 0.8, 4: 0.0, 5: 0.0}
+    assert ids.tolist() == [3, 1, 2, 4, 5]
+    np.testing.assert_allclose(scores, [expected[i] for i in ids.tolist()])
+    # a leg that found nothing gets no weight; one candidate is fully confident; flat lists keep the prior
+    assert adaptive_alpha(0.25, vector[1], np.array([])) == 1.0
+    assert math.isclose(adaptive_alpha(0.25, vector[1], np.array([3.0])), 0.125 / (0.125 + 0.75))
+    assert adaptive_alpha(0.25, np.array([0.4, 0.4]), np.array([2.0, 2.0])) == 0.25
+    assert leg_confidence(np.array([0.4, 0.4])) == 0.0
+
+
 def test_sessions_of_groups_consecutive_turns_with_one_time():
     from memini_bench.systems.reference import sessions_of
 
