@@ -27,7 +27,7 @@ from memini_bench.core.registry import require_extra
 from memini_bench.core.table import Cell, Column, Table, fmt_num, fmt_points, html_text
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.stats import ALPHA
-from memini_bench.report import boards, claims, model, plots, receipts
+from memini_bench.report import boards, claims, model, plots, receipts, tables
 from memini_bench.report.collect import Inputs, Source
 from memini_bench.results.atomic_io import atomic_write
 from memini_bench.results.loss_table import loss_table
@@ -101,7 +101,8 @@ def _board_row(r, b) -> dict:
 
 
 def boards_data(inputs: Inputs, receipt_slugs: dict[str, str]) -> dict:
-    """The index: every board (``boards``) with its rows, marks, claims (``claims``) and receipts link."""
+    """The index: every board (``boards``) with its rows, marks, claims (``claims``) and receipts link, and each
+    of its tables rendered through the table model (``tables``)."""
     all_boards = boards.build_boards(inputs)
     by_board, unmatched = claims.for_boards(claims.load(), all_boards)
     out = []
@@ -121,11 +122,12 @@ def boards_data(inputs: Inputs, receipt_slugs: dict[str, str]) -> dict:
                     "apart": [_board_row(r, b) for r in b.apart], "claims": by_board.get(b.key, []),
                     "receipts": slug_, "pages": [(d, slug(d)) for d in sorted(datasets)]})
     tuned_all = sorted({t for b in all_boards for t in b.tuned})
-    return {"boards": out, "min": boards.MIN_QUESTIONS, "k_note": f"{boards.PRIMARY_K} (the largest K where a "
-            "board has no 10)", "tuned": ", ".join(tuned_all), "unmatched": unmatched,
-            "footnote": "exact McNemar test on R@K over the questions both runs answered, from the per-question "
-                        f"records, Holm-adjusted across the board (alpha {ALPHA}): best, not significantly different "
-                        "from best, or significantly behind."}
+    return tables.attach({
+        "boards": out, "min": boards.MIN_QUESTIONS, "tuned": ", ".join(tuned_all), "unmatched": unmatched,
+        "k_note": f"{boards.PRIMARY_K} (the largest K where a board has no 10)",
+        "footnote": "exact McNemar test on R@K over the questions both runs answered, from the per-question "
+                    f"records, Holm-adjusted across the board (alpha {ALPHA}): best, not significantly different "
+                    "from best, or significantly behind."})
 
 
 def sig_matrix(source: Source, metric: str) -> dict:
