@@ -12,7 +12,8 @@ a row of its own (``Table.groups``) separates data sets in LaTeX with ``\\midrul
 
 The HTML renderer also carries what an interactive page needs, and the other renderers ignore it: the table's
 ``html_class`` and ``html_id``, each row's attributes (``row_attrs``: the ``data-*`` a page script reads), a
-column's and a cell's class (``html_class``; unset, the column's alignment), a cell's ``title`` and link (``href``,
+column's and a cell's class (``html_class``; unset, the column's alignment), a header cell's attributes
+(``header_attrs``), a cell's ``title`` and link (``href``,
 ``link_class``). Every text and attribute value is escaped (``html.escape``, quotes included).
 """
 
@@ -68,6 +69,7 @@ class Column:
     better: str = ""
     rule: str = ""
     html_class: str | None = None  # the class of its <th> and, by default, of its cells; None: the alignment
+    header_attrs: tuple[tuple[str, str], ...] = ()  # HTML only: more attributes of its <th> (a data-* a script reads)
 
     @property
     def md_rule(self) -> str:
@@ -224,8 +226,8 @@ def html_text(t: Table) -> str:
     out = [f"<table{_attrs([('class', t.html_class or None), ('id', t.html_id or None)])}>"]
     if t.title:
         out.append(f"<caption>{html.escape(t.title.lstrip('#').strip())}</caption>")
-    out.append("<thead><tr>" + "".join(f"<th{_attrs([('class', cls(None, c))])}>{html.escape(c.header)}</th>"
-                                       for c in t.columns) + "</tr></thead>")
+    out.append("<thead><tr>" + "".join(f"<th{_attrs([('class', cls(None, c)), *c.header_attrs])}>"
+                                       f"{html.escape(c.header)}</th>" for c in t.columns) + "</tr></thead>")
     out.append("<tbody>")
     out += [tr(i) + "".join(td(col, c) for col, c in zip(t.columns, row, strict=True)) + "</tr>"
             for i, row in enumerate(t.rows)]

@@ -152,7 +152,8 @@ def sig_list(source: Source, metric: str) -> dict:
                      "delta": -r["delta"] if flip else r["delta"],
                      "ci_low": -r["ci_high"] if flip else r["ci_low"],
                      "ci_high": -r["ci_low"] if flip else r["ci_high"]})
-    return {"metric": metric, "centre": centre, "rows": rows}
+    out = {"metric": metric, "centre": centre, "rows": rows}
+    return {**out, "html": html_text(tables.sig_list(out))}
 
 
 def _centre(tests: list[dict]) -> str | None:
@@ -259,7 +260,9 @@ def build(inputs: Inputs, out: Path) -> list[Path]:
     page("index.html", "index.html.j2", title="Leaderboards", boards=boards_data(inputs, {ds: slug(ds) for ds in
                                                                                       receipt_pages}),
          skipped=inputs.skipped)
-    page("runs.html", "runs.html.j2", title="All runs", data=leaderboard_data(inputs), skipped=inputs.skipped)
+    runs = leaderboard_data(inputs)
+    page("runs.html", "runs.html.j2", title="All runs", data=runs, table=html_text(tables.runs(runs["metrics"])),
+         skipped=inputs.skipped)
     for ds in datasets:
         page(f"ds-{slug(ds)}.html", "dataset.html.j2", title=ds, d=dataset_page(inputs, ds),
              receipts=receipt_pages.get(ds))

@@ -1,14 +1,17 @@
-"""The index page's tables as ``Table``s of the one table model (``memini_bench.core.table``), rendered by its
-HTML renderer: the board overview, each board's ranked rows, its rows apart, its published claims and the claims
-no board here matches. Each is built from ``site.boards_data``'s dicts; the page script and the tests read the
-rows' ``data-*`` attributes (``data-board``, ``data-system``, ``data-mark``, ``data-questions``,
-``data-metric``) and the cells' classes (``num``, ``ranked``, ``mark mark-<mark>``, ``url``). Every name is
-escaped by the renderer, in text and in attributes.
+"""The report's tables as ``Table``s of the one table model (``memini_bench.core.table``), rendered by its HTML
+renderer: on the index, the board overview, each board's ranked rows, its rows apart, its published claims and the
+claims no board here matches (from ``site.boards_data``'s dicts); on a data set page, the list of one metric's
+tests (``site.sig_list``); the all-runs table's header (``runs.html``). The page script and the tests read the
+rows' ``data-*`` attributes (``data-board``, ``data-system``, ``data-mark``, ``data-questions``, ``data-metric``),
+the headers' ``data-col`` and the cells' classes (``num``, ``ranked``, ``mark mark-<mark>``, ``url``). Every name
+is escaped by the renderer, in text and in attributes.
 """
 
 from __future__ import annotations
 
-from memini_bench.core.table import Cell, Column, Table, fmt_num, html_text
+from dataclasses import replace
+
+from memini_bench.core.table import Cell, Column, Table, fmt_interval, fmt_num, fmt_points, html_text
 
 
 def _col(key: str, header: str = "", num: bool = False, extra: str = "") -> Column:
@@ -101,6 +104,34 @@ def unmatched(claims_: list) -> Table:
                   Cell(c.value, fmt_num(c.value, 1)), _text(c.protocol), _text(c.questions), _source(c),
                   _text(c.date)) for c in claims_)
     return Table(columns, rows, html_class="board claims")
+
+
+def sig_list(tests: dict) -> Table:
+    """A data set page's tests of one metric that share one system (``site.sig_list``): one row per other system,
+    the difference in points, its 95% interval, the Holm-adjusted p; each row classed ``win``, ``loss`` or
+    ``ns`` (not significant)."""
+    columns = (_col("against"), _col("delta", f"{tests['centre']} minus it (pp)", num=True),
+               _col("interval", "95% interval", num=True), _col("p_adjusted", "Holm p", num=True), _col("test"),
+               _col("questions", num=True))
+    rows = tuple((_text(r["system_b"]), Cell(r["delta"], fmt_points(r["delta"], signed=True)),
+                  Cell((r["ci_low"], r["ci_high"]), fmt_interval(r["ci_low"], r["ci_high"])),
+                  Cell(r["p_adjusted"], f"{r['p_adjusted']:.2g}" + (" (significant)" if r["significant"] else "")),
+                  _text(r["test"]), _text(r["questions"])) for r in tests["rows"])
+    attrs = tuple({"class": ("win" if r["delta"] > 0 else "loss") if r["significant"] else "ns"}
+                  for r in tests["rows"])
+    return Table(columns, rows, html_class="board siglist", row_attrs=attrs)
+
+
+def runs(metrics: list[dict]) -> Table:
+    """The all-runs table's header (``runs.html``; the page script fills its body from the inline JSON and sorts
+    by the column a header's ``data-col`` names): data set, system, file, questions, each metric, the src link."""
+    def col(key: str, header: str, num: bool = False) -> Column:
+        return replace(_col(key, header, num), header_attrs=(("data-col", key),))
+
+    columns = (col("dataset", "data set"), col("system", "system"), col("file", "file"),
+               col("questions", "questions"), *(col(m["key"], m["label"], num=True) for m in metrics),
+               _col("src"))
+    return Table(columns, (), html_class="board", html_id="board")
 
 
 def attach(data: dict) -> dict:

@@ -1,7 +1,8 @@
 """The index page's tables built on the one table model: a ranked board and the overview rendered by the model's
 HTML renderer match hand-written HTML (the rows' data-* attributes the page script and the browser tests read,
 the cells' classes, the test as the mark's title, the file's provenance link), and a hostile system name comes back
-as the same text from the cell and from the row's attribute, escaped in both."""
+as the same text from the cell and from the row's attribute, escaped in both; likewise a data set page's list of
+significance tests."""
 
 from __future__ import annotations
 
@@ -99,10 +100,38 @@ def test_hostile_name_is_the_same_text_in_the_cell_and_the_attribute():
 def test_model_html_options_leave_a_plain_table_as_it_was():
     """Without the HTML options a cell is classed by its column's alignment; with them, the column's or the
     cell's class, a title and a link, all escaped."""
-    cols = (Column("a", "a", "left"), Column("b", "b<", html_class=""), Column("c", "c", html_class="num x"))
+    cols = (Column("a", "a", "left"), Column("b", "b<", html_class="", header_attrs=(("data-col", "b\""),)),
+            Column("c", "c", html_class="num x"))
     row = (Cell(1, "1"), Cell(2, "2", title='t"', href='h"<', link_class="k"), Cell(3, "3", html_class="y"))
     got = html_text(Table(cols, (row,), row_attrs=({"data-q": '"'},)))
-    assert got == ('<table>\n<thead><tr><th class="left">a</th><th>b&lt;</th><th class="num x">c</th></tr></thead>\n'
+    assert got == ('<table>\n<thead><tr><th class="left">a</th><th data-col="b&quot;">b&lt;</th>'
+                   '<th class="num x">c</th></tr></thead>\n'
                    '<tbody>\n<tr data-q="&quot;"><td class="left">1</td>'
                    '<td title="t&quot;"><a class="k" href="h&quot;&lt;">2</a></td><td class="y">3</td></tr>\n'
                    '</tbody>\n</table>\n')
+
+
+def test_significance_list_rows_are_classed_by_outcome():
+    """A data set page's list of one metric's tests: the difference and interval in signed points, the Holm p with
+    "(significant)" where it is, each row classed win, loss or ns."""
+    def test(b, delta, low, high, p, significant):
+        return {"system_b": b, "delta": delta, "ci_low": low, "ci_high": high, "p_adjusted": p,
+                "significant": significant, "test": "mcnemar", "questions": 40}
+
+    tests_ = {"metric": "R@10", "centre": "ref<", "rows": [test(HOSTILE, 0.05, 0.01, 0.09, 0.012, True),
+                                                           test("b", -0.1, -0.2, -0.03, 0.004, True),
+                                                           test("c", 0.01, -0.02, 0.04, 0.5, False)]}
+    assert html_text(tables.sig_list(tests_)) == (
+        '<table class="board siglist">\n'
+        '<thead><tr><th>against</th><th class="num">ref&lt; minus it (pp)</th><th class="num">95% interval</th>'
+        '<th class="num">Holm p</th><th>test</th><th class="num">questions</th></tr></thead>\n'
+        '<tbody>\n'
+        '<tr class="win"><td>&lt;!--&lt;script&gt;&quot;x&#x27;&amp;amp;</td><td class="num">+5.0</td>'
+        '<td class="num">[+1.0, +9.0]</td><td class="num">0.012 (significant)</td><td>mcnemar</td>'
+        '<td class="num">40</td></tr>\n'
+        '<tr class="loss"><td>b</td><td class="num">-10.0</td><td class="num">[-20.0, -3.0]</td>'
+        '<td class="num">0.004 (significant)</td><td>mcnemar</td><td class="num">40</td></tr>\n'
+        '<tr class="ns"><td>c</td><td class="num">+1.0</td><td class="num">[-2.0, +4.0]</td>'
+        '<td class="num">0.5</td><td>mcnemar</td><td class="num">40</td></tr>\n'
+        '</tbody>\n'
+        '</table>\n')
