@@ -9,6 +9,12 @@ and what each mark means in ``notes``; the LaTeX and HTML renderers always print
 the tabular, HTML as a ``<tfoot>``), the Markdown renderer prints them under the table when ``notes_in_markdown``
 (a table whose Markdown other documents embed keeps its bytes). ``marks`` of a table maps each mark to its meaning;
 a row of its own (``Table.groups``) separates data sets in LaTeX with ``\\midrule``.
+
+The HTML renderer also carries what an interactive page needs, and the other renderers ignore it: the table's
+``html_class`` and ``html_id``, each row's attributes (``row_attrs``: the ``data-*`` a page script reads), a
+column's and a cell's class (``html_class``; unset, the column's alignment), a header cell's attributes
+(``header_attrs``), a cell's ``title`` and link (``href``,
+``link_class``). Every text and attribute value is escaped (``html.escape``, quotes included).
 """
 
 from __future__ import annotations
@@ -62,6 +68,8 @@ class Column:
     align: str = "right"
     better: str = ""
     rule: str = ""
+    html_class: str | None = None  # the class of its <th> and, by default, of its cells; None: the alignment
+    header_attrs: tuple[tuple[str, str], ...] = ()  # HTML only: more attributes of its <th> (a data-* a script reads)
 
     @property
     def md_rule(self) -> str:
@@ -78,6 +86,10 @@ class Cell:
     best: bool = False
     marks: tuple[str, ...] = ()
     strong: bool = False
+    html_class: str | None = None  # HTML only: this cell's class; None: its column's
+    title: str = ""                # HTML only: the cell's title attribute (a tooltip)
+    href: str = ""                 # HTML only: the text is a link to this address
+    link_class: str = ""           # HTML only: the link's class
 
 
 def cell(value: object, formatter: Callable[[object], str] = str) -> Cell:
@@ -97,6 +109,9 @@ class Table:
     groups: tuple[int, ...] = ()   # row indices that start a new group (a data set): a rule before them in LaTeX
     bold_best: bool = False        # bold the best cells in Markdown too
     notes_in_markdown: bool = False
+    html_class: str = ""           # HTML only: the <table>'s class and id
+    html_id: str = ""
+    row_attrs: tuple[dict[str, str], ...] = ()  # HTML only: each row's attributes (one dict per row, or none)
 
     def with_best(self) -> Table:
         """This table with each column's best cell (per group) marked, by the column's ``better``; ties all marked,
@@ -113,7 +128,7 @@ class Table:
                 best = max(values) if col.better == "higher" else min(values)
                 for r in rows[a:b]:
                     if r[j].value == best:
-                        r[j] = Cell(r[j].value, r[j].text, True, r[j].marks)
+                        r[j] = replace(r[j], best=True, strong=False)
         return replace(self, rows=tuple(tuple(r) for r in rows))
 
     def plain(self) -> Table:
@@ -185,22 +200,37 @@ def latex(t: Table, source: str = "") -> str:
     return "\n".join(out) + "\n"
 
 
+def _attrs(pairs: Sequence[tuple[str, str | None]]) -> str:
+    """`` key="value"`` for each pair whose value is not None, every key and value escaped."""
+    return "".join(f' {html.escape(k)}="{html.escape(v, quote=True)}"' for k, v in pairs if v is not None)
+
+
 def html_text(t: Table) -> str:
     """An HTML ``<table>``: the title as its caption, the best cell in ``<strong>``, marks as ``<sup>``, the notes
-    in a ``<tfoot>``."""
-    def td(col: Column, c: Cell, tag: str = "td") -> str:
+    in a ``<tfoot>``; the table's, rows' and cells' HTML attributes (module docstring)."""
+    def cls(name: str | None, col: Column) -> str | None:
+        name = col.align if name is None and col.html_class is None else col.html_class if name is None else name
+        return name or None
+
+    def td(col: Column, c: Cell) -> str:
         s = html.escape(c.text)
+        if c.href:
+            s = f"<a{_attrs([('class', c.link_class or None), ('href', c.href)])}>{s}</a>"
         s = f"<strong>{s}</strong>" if c.best or c.strong else s
         s += "".join(f"<sup>{html.escape(m)}</sup>" for m in c.marks)
-        return f'<{tag} class="{col.align}">{s}</{tag}>'
+        return f"<td{_attrs([('class', cls(c.html_class, col)), ('title', c.title or None)])}>{s}</td>"
 
-    out = ["<table>"]
+    def tr(i: int) -> str:
+        return f"<tr{_attrs(list(t.row_attrs[i].items()) if i < len(t.row_attrs) else [])}>"
+
+    out = [f"<table{_attrs([('class', t.html_class or None), ('id', t.html_id or None)])}>"]
     if t.title:
         out.append(f"<caption>{html.escape(t.title.lstrip('#').strip())}</caption>")
-    out.append("<thead><tr>" + "".join(f'<th class="{c.align}">{html.escape(c.header)}</th>' for c in t.columns)
-               + "</tr></thead>")
+    out.append("<thead><tr>" + "".join(f"<th{_attrs([('class', cls(None, c)), *c.header_attrs])}>"
+                                       f"{html.escape(c.header)}</th>" for c in t.columns) + "</tr></thead>")
     out.append("<tbody>")
-    out += ["<tr>" + "".join(td(col, c) for col, c in zip(t.columns, row, strict=True)) + "</tr>" for row in t.rows]
+    out += [tr(i) + "".join(td(col, c) for col, c in zip(t.columns, row, strict=True)) + "</tr>"
+            for i, row in enumerate(t.rows)]
     out.append("</tbody>")
     if t.notes:
         out.append(f'<tfoot><tr><td colspan="{len(t.columns)}">' + "<br>".join(html.escape(n) for n in t.notes)

@@ -27,7 +27,7 @@ from memini_bench.core.registry import require_extra
 from memini_bench.core.table import Cell, Column, Table, fmt_num, fmt_points, html_text
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.stats import ALPHA
-from memini_bench.report import boards, claims, model, plots, receipts
+from memini_bench.report import boards, claims, model, plots, receipts, tables
 from memini_bench.report.collect import Inputs, Source
 from memini_bench.results.atomic_io import atomic_write
 from memini_bench.results.loss_table import loss_table
@@ -101,7 +101,8 @@ def _board_row(r, b) -> dict:
 
 
 def boards_data(inputs: Inputs, receipt_slugs: dict[str, str]) -> dict:
-    """The index: every board (``boards``) with its rows, marks, claims (``claims``) and receipts link."""
+    """The index: every board (``boards``) with its rows, marks, claims (``claims``) and receipts link, and each
+    of its tables rendered through the table model (``tables``)."""
     all_boards = boards.build_boards(inputs)
     by_board, unmatched = claims.for_boards(claims.load(), all_boards)
     out = []
@@ -121,11 +122,12 @@ def boards_data(inputs: Inputs, receipt_slugs: dict[str, str]) -> dict:
                     "apart": [_board_row(r, b) for r in b.apart], "claims": by_board.get(b.key, []),
                     "receipts": slug_, "pages": [(d, slug(d)) for d in sorted(datasets)]})
     tuned_all = sorted({t for b in all_boards for t in b.tuned})
-    return {"boards": out, "min": boards.MIN_QUESTIONS, "k_note": f"{boards.PRIMARY_K} (the largest K where a "
-            "board has no 10)", "tuned": ", ".join(tuned_all), "unmatched": unmatched,
-            "footnote": "exact McNemar test on R@K over the questions both runs answered, from the per-question "
-                        f"records, Holm-adjusted across the board (alpha {ALPHA}): best, not significantly different "
-                        "from best, or significantly behind."}
+    return tables.attach({
+        "boards": out, "min": boards.MIN_QUESTIONS, "tuned": ", ".join(tuned_all), "unmatched": unmatched,
+        "k_note": f"{boards.PRIMARY_K} (the largest K where a board has no 10)",
+        "footnote": "exact McNemar test on R@K over the questions both runs answered, from the per-question "
+                    f"records, Holm-adjusted across the board (alpha {ALPHA}): best, not significantly different "
+                    "from best, or significantly behind."})
 
 
 def sig_matrix(source: Source, metric: str) -> dict:
@@ -150,7 +152,8 @@ def sig_list(source: Source, metric: str) -> dict:
                      "delta": -r["delta"] if flip else r["delta"],
                      "ci_low": -r["ci_high"] if flip else r["ci_low"],
                      "ci_high": -r["ci_low"] if flip else r["ci_high"]})
-    return {"metric": metric, "centre": centre, "rows": rows}
+    out = {"metric": metric, "centre": centre, "rows": rows}
+    return {**out, "html": html_text(tables.sig_list(out))}
 
 
 def _centre(tests: list[dict]) -> str | None:
@@ -257,7 +260,9 @@ def build(inputs: Inputs, out: Path) -> list[Path]:
     page("index.html", "index.html.j2", title="Leaderboards", boards=boards_data(inputs, {ds: slug(ds) for ds in
                                                                                       receipt_pages}),
          skipped=inputs.skipped)
-    page("runs.html", "runs.html.j2", title="All runs", data=leaderboard_data(inputs), skipped=inputs.skipped)
+    runs = leaderboard_data(inputs)
+    page("runs.html", "runs.html.j2", title="All runs", data=runs, table=html_text(tables.runs(runs["metrics"])),
+         skipped=inputs.skipped)
     for ds in datasets:
         page(f"ds-{slug(ds)}.html", "dataset.html.j2", title=ds, d=dataset_page(inputs, ds),
              receipts=receipt_pages.get(ds))
