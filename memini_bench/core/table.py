@@ -14,7 +14,8 @@ The HTML renderer also carries what an interactive page needs, and the other ren
 ``html_class`` and ``html_id``, each row's attributes (``row_attrs``: the ``data-*`` a page script reads), a
 column's and a cell's class (``html_class``; unset, the column's alignment), a header cell's attributes
 (``header_attrs``), a cell's ``title`` and link (``href``,
-``link_class``). Every text and attribute value is escaped (``html.escape``, quotes included).
+``link_class``), a second small line under a cell's text (``sub``) and a column of row labels (``row_header``:
+``<th>`` cells). Every text and attribute value is escaped (``html.escape``, quotes included).
 """
 
 from __future__ import annotations
@@ -70,6 +71,7 @@ class Column:
     rule: str = ""
     html_class: str | None = None  # the class of its <th> and, by default, of its cells; None: the alignment
     header_attrs: tuple[tuple[str, str], ...] = ()  # HTML only: more attributes of its <th> (a data-* a script reads)
+    row_header: bool = False       # HTML only: its cells are <th> (a grid's row labels)
 
     @property
     def md_rule(self) -> str:
@@ -90,6 +92,7 @@ class Cell:
     title: str = ""                # HTML only: the cell's title attribute (a tooltip)
     href: str = ""                 # HTML only: the text is a link to this address
     link_class: str = ""           # HTML only: the link's class
+    sub: str = ""                  # HTML only: a second, smaller line under the text (a grid cell's p value)
 
 
 def cell(value: object, formatter: Callable[[object], str] = str) -> Cell:
@@ -218,7 +221,9 @@ def html_text(t: Table) -> str:
             s = f"<a{_attrs([('class', c.link_class or None), ('href', c.href)])}>{s}</a>"
         s = f"<strong>{s}</strong>" if c.best or c.strong else s
         s += "".join(f"<sup>{html.escape(m)}</sup>" for m in c.marks)
-        return f"<td{_attrs([('class', cls(c.html_class, col)), ('title', c.title or None)])}>{s}</td>"
+        s += f"<br><small>{html.escape(c.sub)}</small>" if c.sub else ""
+        tag = "th" if col.row_header else "td"
+        return f"<{tag}{_attrs([('class', cls(c.html_class, col)), ('title', c.title or None)])}>{s}</{tag}>"
 
     def tr(i: int) -> str:
         return f"<tr{_attrs(list(t.row_attrs[i].items()) if i < len(t.row_attrs) else [])}>"

@@ -137,7 +137,8 @@ def sig_matrix(source: Source, metric: str) -> dict:
     tested = {s for (a, b, m) in lookup if m == metric for s in (a, b)}
     systems = [s for s in source.results.systems if s in tested]
     cells = [[lookup.get((a, b, metric)) if a != b else None for b in systems] for a in systems]
-    return {"metric": metric, "systems": systems, "cells": cells}
+    out = {"metric": metric, "systems": systems, "cells": cells}
+    return {**out, "html": html_text(tables.sig_grid(out))}
 
 
 def sig_list(source: Source, metric: str) -> dict:

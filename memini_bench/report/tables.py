@@ -122,6 +122,26 @@ def sig_list(tests: dict) -> Table:
     return Table(columns, rows, html_class="board siglist", row_attrs=attrs)
 
 
+def sig_grid(matrix: dict) -> Table:
+    """A data set page's systems x systems grid of one metric (``site.sig_matrix``): each tested cell the row
+    minus the column in points with its Holm-adjusted p under it, classed ``win`` or ``loss`` when significant,
+    else ``ns``, and titled with its test, questions and 95% interval; an untested cell empty, classed ``na``."""
+    def grid_cell(c: dict | None) -> Cell:
+        if not c:
+            return Cell(None, "", html_class="na")
+        kind = ("win" if c["delta"] > 0 else "loss") if c["significant"] else "ns"
+        title = (f"{c['test']}, {c['questions']} questions, 95% CI [{fmt_points(c['ci_low'])}, "
+                 f"{fmt_points(c['ci_high'])}]")
+        return Cell(c["delta"], fmt_points(c["delta"], signed=True), html_class=kind, title=title,
+                    sub=f"p={c['p_adjusted']:.2g}")
+
+    systems = matrix["systems"]
+    columns = (Column("system", "", "left", html_class="", row_header=True),
+               *(Column(f"s{i}", s, "left", html_class="") for i, s in enumerate(systems)))
+    rows = tuple((Cell(a, a), *(grid_cell(c) for c in row)) for a, row in zip(systems, matrix["cells"], strict=True))
+    return Table(columns, rows, title=matrix["metric"], html_class="sig")
+
+
 def runs(metrics: list[dict]) -> Table:
     """The all-runs table's header (``runs.html``; the page script fills its body from the inline JSON and sorts
     by the column a header's ``data-col`` names): data set, system, file, questions, each metric, the src link."""

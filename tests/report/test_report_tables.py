@@ -6,6 +6,7 @@ significance tests."""
 
 from __future__ import annotations
 
+import html
 from html.parser import HTMLParser
 
 from memini_bench.core.table import Cell, Column, Table, html_text
@@ -135,3 +136,26 @@ def test_significance_list_rows_are_classed_by_outcome():
         '<td class="num">0.5</td><td>mcnemar</td><td class="num">40</td></tr>\n'
         '</tbody>\n'
         '</table>\n')
+
+
+def _test(delta: float, significant: bool) -> dict:
+    return {"delta": delta, "significant": significant, "test": "mcnemar", "questions": 40, "ci_low": delta - 0.05,
+            "ci_high": delta + 0.05, "p_adjusted": 0.0123 if significant else 0.5}
+
+
+def test_significance_grid_matches_the_hand_written_grid():
+    """A systems x systems grid (``site.sig_matrix``'s shape): row labels as ``<th>``, each tested cell the row
+    minus the column in signed points with its Holm p on a small second line, classed by outcome and titled with
+    its test; the diagonal and untested cells empty, classed ``na``; a hostile name escaped as a header and a
+    row label."""
+    matrix = {"metric": "R@5", "systems": ["a", HOSTILE],
+              "cells": [[None, _test(0.1, True)], [_test(-0.02, False), None]]}
+    h = html.escape(HOSTILE)
+    assert html_text(tables.sig_grid(matrix)) == (
+        '<table class="sig">\n<caption>R@5</caption>\n'
+        f'<thead><tr><th></th><th>a</th><th>{h}</th></tr></thead>\n<tbody>\n'
+        '<tr><th>a</th><td class="na"></td>'
+        '<td class="win" title="mcnemar, 40 questions, 95% CI [5.0, 15.0]">+10.0<br><small>p=0.012</small></td></tr>\n'
+        f'<tr><th>{h}</th><td class="ns" title="mcnemar, 40 questions, 95% CI [-7.0, 3.0]">-2.0'
+        '<br><small>p=0.5</small></td><td class="na"></td></tr>\n'
+        '</tbody>\n</table>\n')
