@@ -112,19 +112,17 @@ def adaptive(results_dir: Path) -> str:
         return doc
     sets = doc["datasets"]
     by_cell = {r["cell"]: r for r in sorted(doc["ranking"], key=lambda r: r["grid_index"])}
-    lines = ["", "Adaptive minus min-max, the same other settings (objective points on tune; + = adaptive better):",
-             "", "| other settings | " + " | ".join(sets) + " | mean |", "|---|" + "--:|" * (len(sets) + 1)]
+    rows = []
     for cell, row in by_cell.items():
-        if "ref-fusion=minmax" not in cell:
-            continue
         twin = by_cell.get(cell.replace("ref-fusion=minmax", "ref-fusion=adaptive"))
-        if twin is None:
+        if "ref-fusion=minmax" not in cell or twin is None:
             continue
-        deltas = [(twin["per_dataset"][d]["objective"] - row["per_dataset"][d]["objective"]) * 100 for d in sets]
+        deltas = [twin["per_dataset"][d]["objective"] - row["per_dataset"][d]["objective"] for d in sets]
         rest = " ".join(p for p in cell.split() if not p.startswith("ref-fusion="))
-        lines.append(f"| `{rest}` | " + " | ".join(f"{x:+.2f}" for x in deltas) +
-                     f" | {sum(deltas) / len(deltas):+.2f} |")
-    return _selection_table(doc) + "\n".join(lines) + "\n"
+        rows.append([f"`{rest}`", *((x, fmt_points(x, 2, True)) for x in [*deltas, sum(deltas) / len(deltas)])])
+    header = "|".join(["other settings:l", *(f"{d}:r" for d in sets), "mean:r"])
+    return (_selection_table(doc) + "\nAdaptive minus min-max, the same other settings (objective points on tune; "
+            "+ = adaptive better):\n\n" + markdown(table_of(header, rows)))
 
 
 def _selection_table(doc: dict) -> str:
