@@ -56,8 +56,6 @@ def _env():
     env = jinja2.Environment(loader=loader, autoescape=jinja2.select_autoescape(["html", "j2"]),
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters["tojson_script"] = script_json
-    env.filters["pct"] = fmt_points
-    env.filters["pp"] = lambda v: fmt_points(v, signed=True)
     return env
 
 

@@ -106,6 +106,12 @@ def unmatched(claims_: list) -> Table:
     return Table(columns, rows, html_class="board claims")
 
 
+def _outcome(test: dict) -> str:
+    """A paired test's class on the page: ``win`` (the row significantly ahead), ``loss`` (significantly behind) or
+    ``ns`` (not significant)."""
+    return ("win" if test["delta"] > 0 else "loss") if test["significant"] else "ns"
+
+
 def sig_list(tests: dict) -> Table:
     """A data set page's tests of one metric that share one system (``site.sig_list``): one row per other system,
     the difference in points, its 95% interval, the Holm-adjusted p; each row classed ``win``, ``loss`` or
@@ -117,8 +123,7 @@ def sig_list(tests: dict) -> Table:
                   Cell((r["ci_low"], r["ci_high"]), fmt_interval(r["ci_low"], r["ci_high"])),
                   Cell(r["p_adjusted"], f"{r['p_adjusted']:.2g}" + (" (significant)" if r["significant"] else "")),
                   _text(r["test"]), _text(r["questions"])) for r in tests["rows"])
-    attrs = tuple({"class": ("win" if r["delta"] > 0 else "loss") if r["significant"] else "ns"}
-                  for r in tests["rows"])
+    attrs = tuple({"class": _outcome(r)} for r in tests["rows"])
     return Table(columns, rows, html_class="board siglist", row_attrs=attrs)
 
 
@@ -129,10 +134,9 @@ def sig_grid(matrix: dict) -> Table:
     def grid_cell(c: dict | None) -> Cell:
         if not c:
             return Cell(None, "", html_class="na")
-        kind = ("win" if c["delta"] > 0 else "loss") if c["significant"] else "ns"
         title = (f"{c['test']}, {c['questions']} questions, 95% CI [{fmt_points(c['ci_low'])}, "
                  f"{fmt_points(c['ci_high'])}]")
-        return Cell(c["delta"], fmt_points(c["delta"], signed=True), html_class=kind, title=title,
+        return Cell(c["delta"], fmt_points(c["delta"], signed=True), html_class=_outcome(c), title=title,
                     sub=f"p={c['p_adjusted']:.2g}")
 
     systems = matrix["systems"]
