@@ -21,7 +21,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
 .PHONY: install bench run test test-all lint speed speed-overhead scale gpu quality results report screenshots \
-	report-scale clean reference-search reference-adaptive reference-held results-beam embed-throughput results-embedders
+	report-scale clean reference-search reference-held results-beam embed-throughput results-embedders
 
 $(STAMP): pyproject.toml setup.py memini_bench/retrieval/_kernels.c memini_bench/loaders/_jsonscan.c \
 	memini_bench/text/_words.c memini_bench/_vec.h
@@ -114,52 +114,53 @@ results: $(STAMP)
 
 # The reference system's defaults (docs/reference.md): one -sweep over REF_GRID on the tune split of each data set
 # (the baseline: memini-hybrid's keyword and fusion choices), then cmd/reference_select.py chooses across data sets by
-# leave-one-data-set-out (the rule whose picks lose least on the data set they never saw); no held figure is read. make reference-held then evaluates the
-# chosen defaults on held once, against every peer, with Holm-corrected significance.
+# leave-one-data-set-out (the rule whose picks lose least on the data set they never saw); no held figure is read.
+# make reference-held then evaluates the chosen defaults on held once, against every peer, with Holm-corrected
+# significance.
 REF_OUT := results/reference
-# BEAM 100K joins the leave-one-data-set-out selection when fetched (memini-bench data fetch beam-100k; its license
-# is not stated, so it is never committed): make reference-search REF_BEAM=beam-100k
+# BEAM 100K (its license is not stated, so its data is never committed; its figures are): a fetched set
+# (memini-bench data fetch beam-100k) or a clone's folder, REF_BEAM=beam-100k or REF_BEAM=PATH/chats/100K. Without
+# it, the selection and the held runs use the other data sets only.
 REF_BEAM ?=
 # The peer variants the committed held runs had (the pooled sqlite-vec-hybrid came later)
 REF_PEER_VARIANTS := bm25s-global,agentmemory-bm25,mempalace-hybrid,qdrant-bm25,qdrant-hybrid
-REF_GRID ?= ref-stemmer=porter,snowball ref-stopwords=none,english ref-bm25-idf=fts5,lucene ref-fusion=minmax,rrf \
-	ref-alpha=0.2,0.3,0.5 ref-session-weight=0,0.2 ref-temporal-boost=0,0.2
+REF_GRID ?= ref-stemmer=porter,snowball ref-stopwords=none,english ref-bm25-idf=fts5,lucene \
+	ref-fusion=minmax,rrf,adaptive ref-alpha=0.2,0.3,0.5,0.7 ref-session-weight=0,0.2 ref-temporal-boost=0,0.2
 REF_BASE := -ref-stemmer porter -ref-stopwords none -ref-bm25-idf fts5 -ref-fusion minmax -ref-alpha 0.5 \
 	-ref-session-weight 0 -ref-temporal-boost 0
 REF_SWEEP := -k 5,10 -holdout tune -systems reference $(REF_BASE) -name search -out $(REF_OUT) -sweep '$(REF_GRID)'
+REF_LME := -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack
 reference-search: $(STAMP)
 	mkdir -p $(REF_OUT)
+	rm -rf $(REF_OUT)/*-tune-search-sweep-*
 	$(MB_ANY) -suite locomo -data $(LOCOMO) $(REF_SWEEP)
 	$(MB_ANY) -suite locomo-sessions -data $(LOCOMO) $(REF_SWEEP)
-	$(MB_ANY) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack $(REF_SWEEP)
+	$(MB_ANY) $(REF_LME) $(REF_SWEEP)
 	if [ -n "$(REF_BEAM)" ]; then $(MB_ANY) -suite beam -data $(REF_BEAM) $(REF_SWEEP); fi
 	$(PY) cmd/reference_select.py -sweeps $(REF_OUT) -out $(REF_OUT)/selection.json
 
-# The label-free adaptive fusion (-ref-fusion adaptive) against fixed min-max: reference-search's selection on the
-# same tune splits, into results/reference/adaptive/, over a smaller grid (the keyword choices held at the selected
-# defaults; fusion, alpha, session weight and temporal boost crossed; the baseline: the committed defaults)
-REF_ADAPT_GRID ?= ref-fusion=minmax,adaptive ref-alpha=0.2,0.3,0.5,0.7 ref-session-weight=0,0.2 ref-temporal-boost=0,0.2
-reference-adaptive: $(STAMP)
-	$(MAKE) reference-search REF_OUT=$(REF_OUT)/adaptive REF_BASE= REF_GRID='$(REF_ADAPT_GRID)'
-
 # Held, once, with the committed defaults: reference against every peer (and memini's three), -significance
-# (reference against each, Holm across the family); then the full sets with memini-hybrid beside it.
+# (reference against each, Holm across the family); then the full sets with memini's three beside it.
+REF_LINEUP := reference,$(PEERS),$(REF_PEER_VARIANTS)
 reference-held: $(STAMP)
-	$(MB_ANY) -suite locomo -data $(LOCOMO) -k 5,10 -holdout held -systems reference,$(PEERS),$(REF_PEER_VARIANTS) \
-		-name peers -significance -out $(REF_OUT) -per-question $(REF_OUT)/locomo-held-peers.jsonl.gz
-	$(MB_ANY) -suite locomo-sessions -data $(LOCOMO) -k 5,10 -holdout held -systems reference,$(PEERS),$(REF_PEER_VARIANTS) \
-		-name peers -significance -out $(REF_OUT) -per-question $(REF_OUT)/locomo-sessions-held-peers.jsonl.gz
-	$(MB_ANY) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -k 5,10 -holdout held \
-		-systems reference,$(PEERS),$(REF_PEER_VARIANTS) -name peers -significance -out $(REF_OUT) \
+	for s in locomo locomo-sessions; do \
+	  $(MB_ANY) -suite $$s -data $(LOCOMO) -k 5,10 -holdout held -systems $(REF_LINEUP) -name peers -significance \
+	    -out $(REF_OUT) -per-question $(REF_OUT)/$$s-held-peers.jsonl.gz || exit 1; done
+	$(MB_ANY) $(REF_LME) -k 5,10 -holdout held -systems $(REF_LINEUP) -name peers -significance -out $(REF_OUT) \
 		-per-question $(REF_OUT)/longmemeval-shared-held-peers.jsonl.gz
 	for s in locomo locomo-sessions; do \
 	  $(MB_ANY) -suite $$s -data $(LOCOMO) -k 5,10 -systems reference,hybrid,keyword,vector -name reference \
 	    -significance -out $(REF_OUT) -per-question $(REF_OUT)/$$s-reference.jsonl.gz || exit 1; done
-	$(MB_ANY) -suite longmemeval -data $(LME)/longmemeval_oracle_sample97.json -shared-haystack -k 5,10 \
-		-systems reference,hybrid,keyword,vector -name reference -significance -out $(REF_OUT) \
-		-per-question $(REF_OUT)/longmemeval-shared-reference.jsonl.gz
+	$(MB_ANY) $(REF_LME) -k 5,10 -systems reference,hybrid,keyword,vector -name reference -significance \
+		-out $(REF_OUT) -per-question $(REF_OUT)/longmemeval-shared-reference.jsonl.gz
+	if [ -n "$(REF_BEAM)" ]; then \
+	  $(MB_ANY) -suite beam -data $(REF_BEAM) -k 5,10 -holdout held -systems $(REF_LINEUP) -name peers -significance \
+	    -out $(REF_OUT) -per-question $(REF_OUT)/beam-100k-held-peers.jsonl.gz && \
+	  $(MB_ANY) -suite beam -data $(REF_BEAM) -k 5,10 -systems reference,hybrid,keyword,vector -name reference \
+	    -significance -out $(REF_OUT) -per-question $(REF_OUT)/beam-100k-reference.jsonl.gz; fi
 	$(MB_ANY) -suite locomo -data $(LOCOMO) -k 5,10 -systems sqlite-vec-hybrid,sqlite-vec-hybrid-pool -name sqlite-vec-depth \
 		-significance -out $(REF_OUT) -per-question $(REF_OUT)/locomo-sqlite-vec-depth.jsonl.gz
+	$(PY) cmd/make_results.py --system reference LOCOMO=$(LOCOMO) LME=$(LME)
 
 # memini's three, reference and the best peers of the MiniLM boards with -embedder mpnet and e5-small (docs/peers.md),
 # LoCoMo turn and session level: the same commands as their lines in cmd/results_manifest.txt

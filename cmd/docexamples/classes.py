@@ -30,7 +30,7 @@ CLASSES: dict[str, str] = {
 }
 
 MAINTAINER_MAKE = {"results", "results-beam", "speed", "speed-overhead", "scale", "ray-estimate", "quality",
-                   "screenshots", "report-scale", "reference-search", "reference-adaptive", "reference-held",
+                   "screenshots", "report-scale", "reference-search", "reference-held",
                    "embed-throughput",
                    "results-embedders"}
 TOOLCHAIN_MAKE = {"install", "test", "test-all", "lint", "clean"}

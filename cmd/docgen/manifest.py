@@ -94,21 +94,46 @@ def _empty_results(root: Path) -> None:
             shutil.rmtree(p) if p.is_dir() else p.unlink()
 
 
+def systems_of(words: list[str]) -> set[str]:
+    """The systems a manifest command runs: its ``-systems`` list (empty when the command names none)."""
+    for flag, value in zip(words, words[1:]):
+        if flag in ("-systems", "--systems"):
+            return set(value.split(","))
+    return set()
+
+
 def main(argv_: list[str] | None = None) -> int:
-    """``python cmd/make_results.py [NAME=VALUE...] [--list]``: empty results/ (but KEPT), run every command in
-    order, then regenerate the README's and docs' tables; ``--list`` prints the commands and runs nothing."""
+    """``python cmd/make_results.py [NAME=VALUE...] [--list] [--system NAME]``: empty results/ (but KEPT), run every
+    command in order, then regenerate the README's and docs' tables; ``--list`` prints the commands and runs
+    nothing; ``--system NAME`` runs only the commands whose ``-systems`` names NAME (a system whose defaults
+    changed) and empties nothing.
+
+    ``--system``'s commands rewrite their own files whole; every other committed file is left as it is."""
     args = sys.argv[1:] if argv_ is None else argv_
     if any(a in ("-h", "--help", "-help") for a in args):
         print(main.__doc__.split("\n\n")[0].replace("    ", " "))  # type: ignore[union-attr]
         return 0
     variables, _ = read()
+    system = None
+    if "--system" in args:
+        at = args.index("--system")
+        if at + 1 >= len(args) or args[at + 1].startswith("-") or "=" in args[at + 1]:
+            print("make_results: error: --system: give a system name (e.g. --system reference)", file=sys.stderr)
+            return 2
+        system, args = args[at + 1], args[:at] + args[at + 2:]
     wrong = [a for a in args if a != "--list" and not ("=" in a and a.split("=", 1)[0] in variables)]
     if wrong:
-        print(f"make_results: error: {wrong[0]}: not --list nor NAME=VALUE with NAME one of "
+        print(f"make_results: error: {wrong[0]}: not --list, --system NAME nor NAME=VALUE with NAME one of "
               f"{', '.join(variables)}", file=sys.stderr)
         return 2
     overrides = dict(a.split("=", 1) for a in args if "=" in a)
     todo = commands(overrides)
+    if system is not None:
+        todo = [(e, words) for e, words in todo if system in systems_of(words)]
+        if not todo:
+            print(f"make_results: error: --system {system}: no command in cmd/results_manifest.txt runs it "
+                  "(its -systems lists)", file=sys.stderr)
+            return 2
     if "--list" in args:
         for e, words in todo:
             print(f"{','.join(e.paths)}  {shlex.join(words)}")
@@ -117,7 +142,8 @@ def main(argv_: list[str] | None = None) -> int:
         print("make results: unset MEMINI_LLM_BASE_URL (mem0 would become mem0-infer)", file=sys.stderr)
         return 2
     (ROOT / "results").mkdir(exist_ok=True)
-    _empty_results(ROOT)
+    if system is None:
+        _empty_results(ROOT)
     for e, words in todo:
         print(f"make results: {e.paths[0]}", file=sys.stderr, flush=True)
         done = subprocess.run(argv(words, sys.executable), cwd=ROOT)

@@ -6,8 +6,7 @@
   (``*-sqlite-vec-depth.json``);
 - ``reference-selection``: ``make reference-search``'s choice (``reference/selection.json``): each rule's
   leave-one-data-set-out picks scored on the data set left out, and the chosen cell on every data set;
-- ``reference-adaptive``: ``make reference-adaptive``'s selection between the fixed and the label-free adaptive
-  fusion (``reference/adaptive/selection.json``), and each adaptive cell against its min-max twin;
+- ``reference-adaptive``: in the same selection, each label-free adaptive-fusion cell against its min-max twin;
 - ``claimants`` (docs/peers.md): the claimant peers beside reference and memini-hybrid, one run per LoCoMo level
   and one on the LongMemEval sample (``results/*-claimants.json``, ``results/locomo-claimants-variants.json``);
 - ``embedders`` (docs/peers.md): memini's three, reference and the best peers with ``-embedder e5-small`` / ``mpnet``
@@ -105,24 +104,36 @@ def selection(results_dir: Path) -> str:
 
 
 def adaptive(results_dir: Path) -> str:
-    """``make reference-adaptive``'s selection (as ``selection``), then per pair of cells that differ only in
-    ``ref-fusion``, the adaptive cell's objective minus the min-max cell's on each data set's tune split."""
-    doc = _selection_doc(results_dir, f"{FOLDER}/adaptive", "make reference-adaptive")
+    """The label-free adaptive fusion against fixed min-max in ``make reference-search``'s grid: for each pair of
+    cells that differ only in ``ref-fusion`` (adaptive, minmax), the adaptive cell's objective minus the min-max
+    cell's on each data set's tune split, averaged over the pairs of each alpha, and in how many pairs adaptive is
+    ahead on the mean of the data sets."""
+    doc = _selection_doc(results_dir, FOLDER, "make reference-search")
     if isinstance(doc, str):
         return doc
     sets = doc["datasets"]
-    by_cell = {r["cell"]: r for r in sorted(doc["ranking"], key=lambda r: r["grid_index"])}
-    rows = []
+    by_cell = {r["cell"]: r for r in doc["ranking"]}
+    per_alpha: dict[str, list[list[float]]] = {}
     for cell, row in by_cell.items():
         twin = by_cell.get(cell.replace("ref-fusion=minmax", "ref-fusion=adaptive"))
         if "ref-fusion=minmax" not in cell or twin is None:
             continue
-        deltas = [twin["per_dataset"][d]["objective"] - row["per_dataset"][d]["objective"] for d in sets]
-        rest = " ".join(p for p in cell.split() if not p.startswith("ref-fusion="))
-        rows.append([f"`{rest}`", *((x, fmt_points(x, 2, True)) for x in [*deltas, sum(deltas) / len(deltas)])])
-    header = "|".join(["other settings:l", *(f"{d}:r" for d in sets), "mean:r"])
-    return (_selection_table(doc) + "\nAdaptive minus min-max, the same other settings (objective points on tune; "
-            "+ = adaptive better):\n\n" + markdown(table_of(header, rows)))
+        alpha = next((p.split("=", 1)[1] for p in cell.split() if p.startswith("ref-alpha=")), "?")
+        per_alpha.setdefault(alpha, []).append(
+            [twin["per_dataset"][d]["objective"] - row["per_dataset"][d]["objective"] for d in sets])
+    if not per_alpha:
+        return "_(the selection's grid has no min-max and adaptive cells that differ only in ref-fusion)_\n"
+    rows = []
+    for alpha in sorted(per_alpha, key=float):
+        pairs = per_alpha[alpha]
+        means = [sum(p[i] for p in pairs) / len(pairs) for i in range(len(sets))]
+        ahead = sum(1 for p in pairs if sum(p) > 0)
+        rows.append([f"`ref-alpha={alpha}`", (len(pairs), str(len(pairs))), (ahead, f"{ahead} of {len(pairs)}"),
+                     *((x, fmt_points(x, 2, True)) for x in [*means, sum(means) / len(means)])])
+    header = "|".join(["alpha:l", "pairs:r", "adaptive ahead (mean of data sets):r", *(f"{d}:r" for d in sets),
+                       "mean:r"])
+    return ("Adaptive minus min-max, each pair of cells the same in every other setting (objective points on tune, "
+            "averaged over the pairs of each alpha; + = adaptive better):\n\n" + markdown(table_of(header, rows)))
 
 
 def _selection_table(doc: dict) -> str:

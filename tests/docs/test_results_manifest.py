@@ -61,3 +61,24 @@ def test_a_bad_argument_is_one_line_and_touches_nothing(tmp_path, monkeypatch, c
     assert len(err) == 1 and err[0].startswith("make_results: error: --lsit: ")
     assert manifest.main(["--help"]) == 0 and "--list" in capsys.readouterr().out
     assert (tmp_path / "results" / "kept.json").is_file()
+
+
+def test_system_runs_only_the_commands_naming_it_and_empties_nothing(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(manifest, "ROOT", tmp_path)
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "kept.json").write_text("{}")
+    ran = []
+    monkeypatch.setattr(manifest.subprocess, "run", lambda argv, cwd: ran.append(argv) or
+                        subprocess.CompletedProcess(argv, 1))  # the first command "fails": nothing more runs
+    assert manifest.main(["--system", "taosmd"]) == 1
+    capsys.readouterr()
+    (argv,) = ran
+    assert "taosmd" in argv[argv.index("-systems") + 1].split(",")
+    assert (tmp_path / "results" / "kept.json").is_file()
+    expected = [e.paths[0] for e, words in manifest.commands() if "taosmd" in manifest.systems_of(words)]
+    assert expected and all("claimants" in p for p in expected)
+    for bad in (["--system"], ["--system", "no-such-system"], ["--system", "-list"]):
+        assert manifest.main(bad) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("make_results: error: --system"), err
+    assert ran == [argv] and (tmp_path / "results" / "kept.json").is_file()
