@@ -142,7 +142,13 @@ reference-search: $(STAMP)
 # Held, once, with the committed defaults: reference against every peer (and memini's three), -significance
 # (reference against each, Holm across the family); then the full sets with memini's three beside it.
 REF_LINEUP := reference,$(PEERS),$(REF_PEER_VARIANTS)
+# What reference-held rewrites, removed first (a run never replaces a file of other settings: it would write beside it)
+REF_HELD_SETS := locomo locomo-sessions longmemeval-shared $(if $(REF_BEAM),beam-100k)
+REF_HELD_FILES := $(foreach s,$(REF_HELD_SETS),$(REF_OUT)/$(s)-held-peers.json $(REF_OUT)/$(s)-held-peers.jsonl.gz \
+	$(REF_OUT)/$(s)-reference.json $(REF_OUT)/$(s)-reference.jsonl.gz) $(REF_OUT)/locomo-sqlite-vec-depth.json \
+	$(REF_OUT)/locomo-sqlite-vec-depth.jsonl.gz
 reference-held: $(STAMP)
+	rm -f $(REF_HELD_FILES)
 	for s in locomo locomo-sessions; do \
 	  $(MB_ANY) -suite $$s -data $(LOCOMO) -k 5,10 -holdout held -systems $(REF_LINEUP) -name peers -significance \
 	    -out $(REF_OUT) -per-question $(REF_OUT)/$$s-held-peers.jsonl.gz || exit 1; done

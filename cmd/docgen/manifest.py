@@ -102,13 +102,22 @@ def systems_of(words: list[str]) -> set[str]:
     return set()
 
 
+def _remove(root: Path, paths: tuple[str, ...]) -> None:
+    import shutil
+
+    for name in paths:
+        p = root / name
+        shutil.rmtree(p) if p.is_dir() else p.unlink(missing_ok=True)
+
+
 def main(argv_: list[str] | None = None) -> int:
     """``python cmd/make_results.py [NAME=VALUE...] [--list] [--system NAME]``: empty results/ (but KEPT), run every
     command in order, then regenerate the README's and docs' tables; ``--list`` prints the commands and runs
     nothing; ``--system NAME`` runs only the commands whose ``-systems`` names NAME (a system whose defaults
-    changed) and empties nothing.
+    changed) and empties nothing else.
 
-    ``--system``'s commands rewrite their own files whole; every other committed file is left as it is."""
+    ``--system``'s commands rewrite their own files whole (each removed just before its command runs, so the run
+    does not write beside it under a hashed name); every other committed file is left as it is."""
     args = sys.argv[1:] if argv_ is None else argv_
     if any(a in ("-h", "--help", "-help") for a in args):
         print(main.__doc__.split("\n\n")[0].replace("    ", " "))  # type: ignore[union-attr]
@@ -146,6 +155,8 @@ def main(argv_: list[str] | None = None) -> int:
         _empty_results(ROOT)
     for e, words in todo:
         print(f"make results: {e.paths[0]}", file=sys.stderr, flush=True)
+        if system is not None:  # as make results' emptying: the files this command writes, not a hashed twin
+            _remove(ROOT, e.paths)
         done = subprocess.run(argv(words, sys.executable), cwd=ROOT)
         if done.returncode != 0:
             print(f"make results: {e.paths[0]}: exit {done.returncode}", file=sys.stderr)

@@ -152,3 +152,38 @@ def _selection_table(doc: dict) -> str:
                fmt_points(top["per_dataset"][d]["regret"], 2), str(top["per_dataset"][d]["rank"])] for d in sets]
     lines.append(markdown(table_of("data set:l|R@5:r|R@10:r|MRR:r|regret:r|rank:r", picked)))
     return "\n".join(lines)
+
+
+GOAL_CLAIM = {"system": "fluctlightdb-maxsim", "dataset": "locomo", "metric": "R@5", "protocol": "fractional"}
+
+
+def goal(results_dir: Path) -> str:
+    """LoCoMo turn level's fractional recall@5 (``recall_frac@5``, the metric of FluctlightDB's MiniLM claim in
+    ``report/claims.json``) of every system in the held peers run and the full run, from their per-question
+    records (``core.metrics``' RecallFrac, as a live run computes it), beside the claim."""
+    import orjson
+
+    from memini_bench.core.metrics import parse
+    from memini_bench.results.per_question import read_per_question
+
+    claims = orjson.loads((Path(__file__).resolve().parents[2] / "memini_bench" / "report" / "claims.json")
+                          .read_bytes())["claims"]
+    claim = next(c for c in claims if all(c.get(k) == v for k, v in GOAL_CLAIM.items()) and "MiniLM" in c["note"])
+    frac = parse("recall_frac@5")
+    runs = {"held split": "locomo-held-peers.jsonl.gz", "all questions": "locomo-reference.jsonl.gz"}
+    columns, values = [], {}
+    for label, name in runs.items():
+        path = Path(results_dir) / FOLDER / name
+        if not path.is_file():
+            return f"_(`results/{FOLDER}/{name}` is not committed yet: `make reference-held` writes it)_\n"
+        results = read_per_question(path)
+        columns.append(f"{label} ({len(results[0].questions)} q):r")
+        for r in results:
+            values.setdefault(r.system, {})[label] = frac.value(r)
+    order = sorted(values, key=lambda s: -values[s].get("held split", values[s].get("all questions", 0)))[:6]
+    rows = [[s, *((values[s][lb], fmt_points(values[s][lb])) if lb in values[s] else "-" for lb in runs)]
+            for s in order]
+    return (f"FluctlightDB's claim: {claim['value']:.1f} ({claim['claimant']}, MiniLM, {claim['questions']} questions, "
+            f"its own pipeline; `memini_bench/report/claims.json`). Measured here, `recall_frac@5` (the share of a "
+            "question's gold turns in the top 5), the six best of the held run:\n\n"
+            + markdown(table_of("system:l|" + "|".join(columns), rows)))

@@ -49,6 +49,7 @@ def renderers() -> dict[str, Callable[[Path], str]]:
             "reference-held": reference.held, "reference-full": reference.full, "reference-depth": reference.depth,
             "claimants": reference.claimants, "embedders": reference.embedders,
             "reference-selection": reference.selection, "reference-adaptive": reference.adaptive,
+            "reference-goal": reference.goal,
             "datasets": datasets.table, "data-catalog": datasets.catalog_table,
             "results-manifest": lambda _results: manifest.markdown() + "\n"}
 

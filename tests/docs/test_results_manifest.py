@@ -67,6 +67,8 @@ def test_system_runs_only_the_commands_naming_it_and_empties_nothing(tmp_path, m
     monkeypatch.setattr(manifest, "ROOT", tmp_path)
     (tmp_path / "results").mkdir()
     (tmp_path / "results" / "kept.json").write_text("{}")
+    first = next(e.paths[0] for e, words in manifest.commands() if "taosmd" in manifest.systems_of(words))
+    (tmp_path / first).write_text("{}")  # the old run of the first command: removed, so it is not kept beside
     ran = []
     monkeypatch.setattr(manifest.subprocess, "run", lambda argv, cwd: ran.append(argv) or
                         subprocess.CompletedProcess(argv, 1))  # the first command "fails": nothing more runs
@@ -74,6 +76,7 @@ def test_system_runs_only_the_commands_naming_it_and_empties_nothing(tmp_path, m
     capsys.readouterr()
     (argv,) = ran
     assert "taosmd" in argv[argv.index("-systems") + 1].split(",")
+    assert not (tmp_path / first).exists()
     assert (tmp_path / "results" / "kept.json").is_file()
     expected = [e.paths[0] for e, words in manifest.commands() if "taosmd" in manifest.systems_of(words)]
     assert expected and all("claimants" in p for p in expected)
