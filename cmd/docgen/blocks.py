@@ -61,7 +61,7 @@ MAIN_COLUMNS = (Column("dataset", "data set", "left"), Column("questions", "ques
 #: The reference system's held-split runs (``make reference-held``), one per main data set: its settings were
 #: chosen on the tune split, so its headline number is the held one.
 REFERENCE_FILES = ("reference/locomo-held-peers.json", "reference/locomo-sessions-held-peers.json",
-                   "reference/longmemeval-shared-held-peers.json")
+                   "reference/longmemeval-shared-held-peers.json", "reference/beam-100k-held-peers.json")
 
 
 def _rows(doc: CompareResults, systems: list[str]) -> list[tuple[Cell, ...]]:
