@@ -140,7 +140,8 @@ reference-search: $(STAMP)
 	$(PY) cmd/reference_select.py -sweeps $(REF_OUT) -out $(REF_OUT)/selection.json
 
 # Held, once, with the committed defaults: reference against every peer (and memini's three), -significance
-# (reference against each, Holm across the family); then the full sets with memini's three beside it.
+# (reference against each, Holm across the family); then the full sets with memini's three beside it (BEAM, which has
+# no full-set peer table in results/: with every peer).
 REF_LINEUP := reference,$(PEERS),$(REF_PEER_VARIANTS)
 # What reference-held rewrites, removed first (a run never replaces a file of other settings: it would write beside it)
 REF_HELD_SETS := locomo locomo-sessions longmemeval-shared $(if $(REF_BEAM),beam-100k)
@@ -162,7 +163,7 @@ reference-held: $(STAMP)
 	if [ -n "$(REF_BEAM)" ]; then \
 	  $(MB_ANY) -suite beam -data $(REF_BEAM) -k 5,10 -holdout held -systems $(REF_LINEUP) -name peers -significance \
 	    -out $(REF_OUT) -per-question $(REF_OUT)/beam-100k-held-peers.jsonl.gz && \
-	  $(MB_ANY) -suite beam -data $(REF_BEAM) -k 5,10 -systems reference,hybrid,keyword,vector -name reference \
+	  $(MB_ANY) -suite beam -data $(REF_BEAM) -k 5,10 -systems $(REF_LINEUP) -name reference \
 	    -significance -out $(REF_OUT) -per-question $(REF_OUT)/beam-100k-reference.jsonl.gz; fi
 	$(MB_ANY) -suite locomo -data $(LOCOMO) -k 5,10 -systems sqlite-vec-hybrid,sqlite-vec-hybrid-pool -name sqlite-vec-depth \
 		-significance -out $(REF_OUT) -per-question $(REF_OUT)/locomo-sqlite-vec-depth.jsonl.gz
