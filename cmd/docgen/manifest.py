@@ -9,12 +9,13 @@ a comment line.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import shlex
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -85,29 +86,26 @@ def markdown(path: Path = MANIFEST) -> str:
     return render(table_of("results file:l|command:l", rows), "md").rstrip("\n")
 
 
-def _empty_results(root: Path) -> None:
-    import fnmatch
+def _remove(paths: Iterable[Path]) -> None:
+    """Each of ``paths`` removed, a folder with what it holds; a missing one is no error."""
     import shutil
 
-    for p in (root / "results").iterdir():
-        if not any(fnmatch.fnmatch(p.name, k) for k in KEPT):
-            shutil.rmtree(p) if p.is_dir() else p.unlink()
+    for p in paths:
+        shutil.rmtree(p) if p.is_dir() else p.unlink(missing_ok=True)
+
+
+def _empty_results(root: Path) -> None:
+    import fnmatch
+
+    _remove(p for p in (root / "results").iterdir() if not any(fnmatch.fnmatch(p.name, k) for k in KEPT))
 
 
 def systems_of(words: list[str]) -> set[str]:
     """The systems a manifest command runs: its ``-systems`` list (empty when the command names none)."""
-    for flag, value in zip(words, words[1:]):
+    for flag, value in itertools.pairwise(words):
         if flag in ("-systems", "--systems"):
             return set(value.split(","))
     return set()
-
-
-def _remove(root: Path, paths: tuple[str, ...]) -> None:
-    import shutil
-
-    for name in paths:
-        p = root / name
-        shutil.rmtree(p) if p.is_dir() else p.unlink(missing_ok=True)
 
 
 def main(argv_: list[str] | None = None) -> int:
@@ -156,7 +154,7 @@ def main(argv_: list[str] | None = None) -> int:
     for e, words in todo:
         print(f"make results: {e.paths[0]}", file=sys.stderr, flush=True)
         if system is not None:  # as make results' emptying: the files this command writes, not a hashed twin
-            _remove(ROOT, e.paths)
+            _remove(ROOT / p for p in e.paths)
         done = subprocess.run(argv(words, sys.executable), cwd=ROOT)
         if done.returncode != 0:
             print(f"make results: {e.paths[0]}: exit {done.returncode}", file=sys.stderr)

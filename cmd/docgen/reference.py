@@ -112,23 +112,22 @@ def adaptive(results_dir: Path) -> str:
     if isinstance(doc, str):
         return doc
     sets = doc["datasets"]
-    by_cell = {r["cell"]: r for r in doc["ranking"]}
-    per_alpha: dict[str, list[list[float]]] = {}
+    by_cell = {r["cell"]: r for r in sorted(doc["ranking"], key=lambda r: r["grid_index"])}
+    per_alpha: dict[str, list[list[float]]] = {}  # in grid order
     for cell, row in by_cell.items():
         twin = by_cell.get(cell.replace("ref-fusion=minmax", "ref-fusion=adaptive"))
         if "ref-fusion=minmax" not in cell or twin is None:
             continue
-        alpha = next((p.split("=", 1)[1] for p in cell.split() if p.startswith("ref-alpha=")), "?")
+        alpha = next((p for p in cell.split() if p.startswith("ref-alpha=")), "every alpha")
         per_alpha.setdefault(alpha, []).append(
             [twin["per_dataset"][d]["objective"] - row["per_dataset"][d]["objective"] for d in sets])
     if not per_alpha:
         return "_(the selection's grid has no min-max and adaptive cells that differ only in ref-fusion)_\n"
     rows = []
-    for alpha in sorted(per_alpha, key=float):
-        pairs = per_alpha[alpha]
+    for alpha, pairs in per_alpha.items():
         means = [sum(p[i] for p in pairs) / len(pairs) for i in range(len(sets))]
         ahead = sum(1 for p in pairs if sum(p) > 0)
-        rows.append([f"`ref-alpha={alpha}`", (len(pairs), str(len(pairs))), (ahead, f"{ahead} of {len(pairs)}"),
+        rows.append([f"`{alpha}`", (len(pairs), str(len(pairs))), (ahead, f"{ahead} of {len(pairs)}"),
                      *((x, fmt_points(x, 2, True)) for x in [*means, sum(means) / len(means)])])
     header = "|".join(["alpha:l", "pairs:r", "adaptive ahead (mean of data sets):r", *(f"{d}:r" for d in sets),
                        "mean:r"])
@@ -161,14 +160,11 @@ def goal(results_dir: Path) -> str:
     """LoCoMo turn level's fractional recall@5 (``recall_frac@5``, the metric of FluctlightDB's MiniLM claim in
     ``report/claims.json``) of every system in the held peers run and the full run, from their per-question
     records (``core.metrics``' RecallFrac, as a live run computes it), beside the claim."""
-    import orjson
-
     from memini_bench.core.metrics import parse
+    from memini_bench.report.claims import load
     from memini_bench.results.per_question import read_per_question
 
-    claims = orjson.loads((Path(__file__).resolve().parents[2] / "memini_bench" / "report" / "claims.json")
-                          .read_bytes())["claims"]
-    claim = next(c for c in claims if all(c.get(k) == v for k, v in GOAL_CLAIM.items()) and "MiniLM" in c["note"])
+    claim = next(c for c in load() if all(getattr(c, k) == v for k, v in GOAL_CLAIM.items()) and "MiniLM" in c.note)
     frac = parse("recall_frac@5")
     runs = {"held split": "locomo-held-peers.jsonl.gz", "all questions": "locomo-reference.jsonl.gz"}
     columns, values = [], {}
@@ -183,7 +179,7 @@ def goal(results_dir: Path) -> str:
     order = sorted(values, key=lambda s: -values[s].get("held split", values[s].get("all questions", 0)))[:6]
     rows = [[s, *((values[s][lb], fmt_points(values[s][lb])) if lb in values[s] else "-" for lb in runs)]
             for s in order]
-    return (f"FluctlightDB's claim: {claim['value']:.1f} ({claim['claimant']}, MiniLM, {claim['questions']} questions, "
+    return (f"FluctlightDB's claim: {claim.value:.1f} ({claim.claimant}, MiniLM, {claim.questions} questions, "
             f"its own pipeline; `memini_bench/report/claims.json`). Measured here, `recall_frac@5` (the share of a "
             "question's gold turns in the top 5), the six best of the held run:\n\n"
             + markdown(table_of("system:l|" + "|".join(columns), rows)))
