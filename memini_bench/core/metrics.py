@@ -336,10 +336,6 @@ class TokenEfficiency(TokensInjected):
         return injected / result.corpus_tokens if result.corpus_tokens else 0.0
 
 
-#: Every built-in family (the registry's targets point here; ``core.builtins.METRICS`` lists them lazily).
-FAMILIES: tuple[type[Metric], ...] = (RecallAny, RecallAll, RecallFrac, Precision, Hit, Success, MRR, NDCG,
-                                      NDCGLongMemEval, RPrecision, Latency, TokensInjected, TokenEfficiency)
-
 #: The old spellings (``-select``, the report, the tables, the results file's fields) as (family, K given?): an
 #: alias with ``@K`` takes the K written; one without takes the caller's ``k`` (a results row's own).
 ALIASES: dict[str, str] = {

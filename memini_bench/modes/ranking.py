@@ -13,7 +13,6 @@ sorted, strategies in run order.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Sequence
 
 from memini_bench.core.dataset import Question
@@ -75,7 +74,3 @@ def table(rows: Sequence[RankRow], k: int, title: str, labels: dict[str, str] | 
 
 def markdown(rows: Sequence[RankRow], k: int, title: str, labels: dict[str, str] | None = None) -> str:
     return render(table(rows, k, title, labels), "md")
-
-
-def as_dicts(rows: Sequence[RankRow]) -> list[dict]:
-    return [dataclasses.asdict(r) for r in rows]
