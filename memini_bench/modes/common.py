@@ -78,7 +78,8 @@ def significance_of(opts: RunOptions, results: list[RunResult], reference: str =
         raise BenchError("-significance: needs at least two systems in the run (see -systems)")
     c = opts.mode(SystemsRunOptions)
     reference = reference_of(reference, names)
-    sig = compare_run(results, opts.k, reference=reference, resamples=c.resamples, seed=c.seed)
+    sig = compare_run(results, opts.k, reference=reference, metrics=opts.output.metric_list(), resamples=c.resamples,
+                      seed=c.seed)
     text = "\n" + sig_markdown(sig, f"{reference} against each system, paired on the same questions")
     return text, [dataclasses.asdict(r) for r in sig.rows]
 

@@ -50,8 +50,8 @@ class RankTally:
         for cat in categories:
             for system, (at1, atk) in by_system.items():
                 if cat in at1:
-                    out.append(RankRow(system, cat, atk[cat].questions, at1[cat].recall_at_k, atk[cat].recall_at_k,
-                                       atk[cat].mrr))
+                    out.append(RankRow(system, cat, atk[cat].questions, at1[cat]["recall_any@{k}"],
+                                       atk[cat]["recall_any@{k}"], atk[cat]["mrr"]))
                 else:
                     out.append(RankRow(system, cat, 0, 0.0, 0.0, 0.0))
         return out
