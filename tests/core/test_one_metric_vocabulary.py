@@ -21,15 +21,14 @@ from memini_bench.core.runs import QuestionRun, RunResult
 class FirstHitHalf(metrics.Metric):
     """first_hit_half@K: 1 when the first relevant hit lies in the top half of K (a throwaway metric)."""
 
-    family: ClassVar[str] = "first_hit_half"
-    formula: ClassVar[str] = "1 if the first hit meeting G is at rank < K / 2, else 0; mean over questions"
-    citation: ClassVar[str] = "this test"
     params: ClassVar[tuple[str, ...]] = ()
+    family: ClassVar[str] = "first_hit_half"
+    citation: ClassVar[str] = "this test"
+    formula: ClassVar[str] = "1 if the first hit meeting G is at rank < K / 2, else 0; mean over questions"
 
     def per_question(self, run: QuestionRun) -> float:
-        g = self.relevant(run)
-        assert self.k is not None
-        return next((1.0 for r, ids in enumerate(self.top(run)) if g.intersection(ids) and r < self.k / 2), 0.0)
+        half = (self.k or 0) / 2
+        return next((1.0 for r, ids in enumerate(self.top(run)) if r < half and self.relevant(run) & set(ids)), 0.0)
 
 
 @pytest.fixture
