@@ -97,7 +97,8 @@ def recall(embedder, ds) -> dict[str, float]:
 
     backend = MeminiBackend(TextEncoder(embedder))
     result = run_system(VectorSystem(backend), ds, 10)
-    return {"r5": score(result, 5).recall_at_k, "r10": score(result, 10).recall_at_k, "mrr": score(result, 10).mrr}
+    r5, r10 = score(result, 5), score(result, 10)
+    return {"r5": r5["recall_any@{k}"], "r10": r10["recall_any@{k}"], "mrr": r10["mrr"]}
 
 
 def measure(args: GpuOptions) -> dict:

@@ -188,8 +188,8 @@ def precision_recall(path: str) -> dict[str, dict[str, float]]:
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             (result,) = Path(folder).glob("*.json")
             rows = {s.k: s for s in map(Score.from_row, json.loads(result.read_text())["results"])}
-            out[f"{precision}-{backend}"] = {"r5": rows[5].recall_at_k, "r10": rows[10].recall_at_k,
-                                             "mrr": rows[10].mrr}
+            out[f"{precision}-{backend}"] = {"r5": rows[5]['recall_any@{k}'], "r10": rows[10]['recall_any@{k}'],
+                                             "mrr": rows[10]["mrr"]}
     return out
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from memini_bench.core.metrics import normalize
 from memini_bench.core.table import Cell, Column, Table, fmt_interval, fmt_num, fmt_pct, fmt_points, markdown, table_of
 from memini_bench.core.table import render as render_table
 from memini_bench.report.boards import MIN_QUESTIONS
@@ -50,7 +51,7 @@ def _triple(doc: CompareResults | None, system: str) -> str:
     r5, r10 = doc.score(system, 5), doc.score(system, 10)
     if r5 is None or r10 is None:
         return "-"
-    return f"{fmt_points(r5.recall_at_k)} / {fmt_points(r10.recall_at_k)} / {fmt_points(r10.mrr)}"
+    return f"{fmt_points(r5['recall_any@{k}'])} / {fmt_points(r10['recall_any@{k}'])} / {fmt_points(r10['mrr'])}"
 
 
 #: The main table's columns (the report's Markdown export has the same: a test holds the two to one table).
@@ -78,8 +79,9 @@ def _rows(doc: CompareResults, systems: list[str]) -> list[tuple[Cell, ...]]:
             name = f"{name.removesuffix('-held')} (held split)"
         out.append((Cell(name, name), Cell(r10.questions, str(r10.questions)), Cell(system, system),
                     Cell(embedder_label(doc.config, system), embedder_label(doc.config, system)),
-                    *(Cell(v, fmt_points(v)) for v in (r5.recall_at_k, r10.recall_at_k, r10.recall_all_at_k, r10.mrr,
-                                                 r10.ndcg_at_k)), Cell(r10.p50_ms, fmt_num(r10.p50_ms))))
+                    *(Cell(v, fmt_points(v)) for v in (r5["recall_any@{k}"], r10["recall_any@{k}"],
+                                                       r10["recall_all@{k}"], r10["mrr"], r10["ndcg@{k}"])),
+                    Cell(r10["latency_p50"], fmt_num(r10["latency_p50"]))))
     return out
 
 
@@ -304,16 +306,17 @@ SWEEP_HEADER = "cell:l|R@5 / R@10 / MRR:r|Δ R@5 (pp):r|p McNemar (Holm):r|Δ MR
 
 def _sweep_table(phase: dict, published: dict | None = None) -> str:
     """The cells of a sweep phase against its baseline (bold: significant after Holm), in Markdown."""
-    sig = {(r["system_a"], r["metric"]): r for r in phase["significance"]}
+    sig = {(r["system_a"], normalize(r["metric"])): r for r in phase["significance"]}
 
     def trio(scores: list[dict]) -> str:
         by_k = {s.k: s for s in map(Score.from_row, scores)}
-        return f"{fmt_points(by_k[5].recall_at_k)} / {fmt_points(by_k[10].recall_at_k)} / {fmt_points(by_k[10].mrr)}"
+        r5, r10 = by_k[5], by_k[10]
+        return f"{fmt_points(r5['recall_any@{k}'])} / {fmt_points(r10['recall_any@{k}'])} / {fmt_points(r10['mrr'])}"
 
     extra = [""] if published is not None else []
     rows = [["baseline (defaults)", trio(phase["baseline"]), "", "", "", *extra]]
     for cell in phase["cells"]:
-        r5, mrr = sig[(cell["cell"], "R@5")], sig[(cell["cell"], "MRR")]
+        r5, mrr = sig[(cell["cell"], "recall_any@5")], sig[(cell["cell"], "mrr")]
         rows.append([cell["cell"], trio(cell["scores"]),
                      Cell(r5["delta"], fmt_points(r5["delta"], signed=True), strong=r5["significant"]),
                      f"{r5['p']:.3g} ({r5['p_adjusted']:.3g})",
@@ -361,7 +364,7 @@ def legs(results_dir: Path) -> str:
     for level, name in (("turn", "locomo.json"), ("session", "locomo-sessions.json")):
         doc = get(results_dir, name, CompareResults)
         for r in (doc.raw.get("significance", []) if doc else []):
-            if r["metric"] not in ("R@5", "R@10", "MRR"):
+            if normalize(r["metric"]) not in ("recall_any@5", "recall_any@10", "mrr"):
                 continue
             delta = f"{fmt_points(r['delta'], signed=True)} {fmt_interval(r['ci_low'], r['ci_high'])}"
             rows.append([level, r["system_b"].removeprefix("memini-"), r["metric"],
@@ -392,23 +395,24 @@ def peers(results_dir: Path) -> str:
         if not docs:
             out.append(_missing(f"{base}-peers.json"))
             continue
-        sig = {(r["system_b"], r["metric"]): r for r in docs[0].raw.get("significance", [])}
+        sig = {(r["system_b"], normalize(r["metric"])): r for r in docs[0].raw.get("significance", [])}
         rows = [(doc, s) for doc in docs for s in doc.systems if doc.score(s, 5) and doc.score(s, 10)]
-        rows.sort(key=lambda pair: -pair[0].score(pair[1], 5).recall_at_k)
+        rows.sort(key=lambda pair: -pair[0].score(pair[1], 5)["recall_any@{k}"])
         questions = rows[0][0].score(rows[0][1], 10).questions if rows else 0
         body = []
         for doc, system in rows:
             r5, r10 = doc.score(system, 5), doc.score(system, 10)
             tests = []
-            for metric in ("R@5", "MRR"):
+            for metric in ("recall_any@5", "mrr"):
                 r = sig.get((system, metric))
                 if r is not None:
                     verdict = ("hybrid ahead" if r["delta"] > 0 else "peer ahead") if r["significant"] else "n.s."
                     tests.append(f"{verdict} (p {r['p_adjusted']:.2g})")
             verdict = " / ".join(tests) if tests else ("reference" if system == "memini-hybrid" else "-")
-            body.append((Cell(system, system), *(Cell(v, fmt_points(v)) for v in (r5.recall_at_k, r10.recall_at_k,
-                                                                              r10.mrr, r10.ndcg_at_k)),
-                         Cell(r10.p50_ms, fmt_num(r10.p50_ms)), Cell(r10.p95_ms, fmt_num(r10.p95_ms)),
+            p50, p95 = r10["latency_p50"], r10["latency_p95"]
+            figures = (r5["recall_any@{k}"], r10["recall_any@{k}"], r10["mrr"], r10["ndcg@{k}"])
+            body.append((Cell(system, system), *(Cell(v, fmt_points(v)) for v in figures),
+                         Cell(p50, fmt_num(p50)), Cell(p95, fmt_num(p95)),
                          Cell(r10.ingest_ms, fmt_num(r10.ingest_ms, 0)), Cell(verdict, verdict)))
         out += [f"**{title}** ({questions} questions, {docs[0].config.get('embed_model', '')})", "",
                 render_table(Table(PEER_COLUMNS, tuple(body)), "md")]

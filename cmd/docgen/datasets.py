@@ -22,7 +22,7 @@ def _cell(doc: CompareResults, system: str, k: int) -> str:
     s = doc.score(system, k)
     if s is None:
         return "-"
-    return f"{fmt_points(s.recall_at_k)} / {fmt_points(s.recall_all_at_k)} / {fmt_points(s.ndcg_at_k)}"
+    return f"{fmt_points(s['recall_any@{k}'])} / {fmt_points(s['recall_all@{k}'])} / {fmt_points(s['ndcg@{k}'])}"
 
 
 def table(results_dir: Path) -> str:

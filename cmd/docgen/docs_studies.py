@@ -12,6 +12,7 @@ from pathlib import Path
 
 from docgen import studies
 from docgen.blocks import board_cells
+from memini_bench.core.metrics import normalize
 from memini_bench.core.table import fmt_pct, fmt_points, markdown, table_of
 from memini_bench.results.schema import Score
 from memini_bench.studies import bridge, published
@@ -25,7 +26,7 @@ CONCEPTS = "locomo-multihop-entity-bridge-vocab-entities+concepts.json"
 def rrf_k(doc: dict) -> str:
     """The hybrid with RRF fusion over rrf-k, each cell against the baseline (``-sweep`` summary)."""
     phase = doc["tune"]
-    rows = {s["system_a"]: s for s in phase["significance"] if s["metric"] == "R@5"}
+    rows = {s["system_a"]: s for s in phase["significance"] if normalize(s["metric"]) == "recall_any@5"}
     out = []
     for cell in phase["cells"]:
         k = float(cell["cell"].split("=", 1)[1])
@@ -35,7 +36,8 @@ def rrf_k(doc: dict) -> str:
         delta = f"{fmt_points(sig['delta'], signed=True)}, {sig['p_adjusted']:.2g}" if sig else "-"
         theirs = published.RRF_K.get(k)
         memini = "-" if theirs is None else " / ".join("-" if v is None else f"{v:.1f}" for v in theirs)
-        out.append([f"{k:g}", *(fmt_points(v) for v in (five.recall_at_k, ten.recall_at_k, five.mrr)), delta, memini])
+        figures = (five["recall_any@{k}"], ten["recall_any@{k}"], five["mrr"])
+        out.append([f"{k:g}", *(fmt_points(v) for v in figures), delta, memini])
     return markdown(table_of("rrf-k:r|R@5:r|R@10:r|MRR:r|Δ R@5 vs the baseline, rrf-k 5 (pp), p (Holm):r|"
                              "memini R@5 / R@10:r", out))
 

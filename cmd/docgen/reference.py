@@ -23,10 +23,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from docgen.blocks import get
+from memini_bench.core.metrics import normalize
 from memini_bench.core.table import Cell, fmt_num, fmt_points, markdown, table_of
 from memini_bench.results.schema import CompareResults
 
-METRICS = (("R@5", 5, "recall_at_k"), ("R@10", 10, "recall_at_k"), ("MRR", 10, "mrr"))
+#: (column, K, the metric's registered name at that K)
+METRICS = (("R@5", 5, "recall_any@5"), ("R@10", 10, "recall_any@10"), ("MRR", 10, "mrr"))
 FOLDER = "reference"
 
 
@@ -36,18 +38,19 @@ def table(doc: CompareResults) -> str:
     by = {(s.system, s.k): s for s in doc.scores}
     rows = doc.extra.get("significance", [])
     against = rows[0]["system_a"] if rows else "reference"
-    sig = {(r["system_b"], r["metric"]): r for r in rows if r.get("system_a") == against}
-    systems = sorted(doc.systems, key=lambda s: -by[(s, 5)].recall_at_k)
+    sig = {(r["system_b"], normalize(r["metric"])): r for r in rows if r.get("system_a") == against}
+    systems = sorted(doc.systems, key=lambda s: -by[(s, 5)]["recall_any@{k}"])
     body = []
     for s in systems:
-        cells = [(getattr(by[(s, k)], attr), fmt_points(getattr(by[(s, k)], attr))) for _, k, attr in METRICS]
+        cells = [(by[(s, k)][name], fmt_points(by[(s, k)][name])) for _, k, name in METRICS]
         diffs = []
-        for name, _, _ in METRICS:
+        for _, _, name in METRICS:
             row = sig.get((s, name))
             if row is not None:
                 delta = fmt_points(row["delta"], signed=True)
                 diffs.append(f"{f'**{delta}**' if row['significant'] else delta} (p {row['p_adjusted']:.2g})")
-        body.append([s, *cells, (by[(s, 10)].p50_ms, fmt_num(by[(s, 10)].p50_ms)), " / ".join(diffs) or "-"])
+        p50 = by[(s, 10)]["latency_p50"]
+        body.append([s, *cells, (p50, fmt_num(p50)), " / ".join(diffs) or "-"])
     header = f"system:l|R@5:r|R@10:r|MRR:r|p50 ms:r|{against} - system: R@5 / R@10 / MRR (pp, Holm p):l"
     return f"**{doc.dataset}** ({doc.config.get('questions', '?')} questions)\n\n" + markdown(table_of(header, body))
 

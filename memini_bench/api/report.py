@@ -4,7 +4,6 @@ DataFrame, and the results file itself (``save``)."""
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -13,9 +12,8 @@ from memini_bench.core.table import Cell, Column, Table, fmt_num, fmt_points, la
 from memini_bench.errors import BenchError
 from memini_bench.results.schema import CompareResults, Score
 
-#: The metric columns of ``rows``, ``to_latex`` and ``to_dataframe``: (Score field, column title).
-METRICS = (("recall_at_k", "R@K"), ("recall_all_at_k", "RecallAll@K"), ("mrr", "MRR"), ("ndcg_at_k", "nDCG@K"),
-           ("p50_ms", "p50 ms"))
+#: The metric columns of ``to_latex``: registered names, ``{k}`` the row's K.
+METRICS = ("recall_any@{k}", "recall_all@{k}", "mrr", "ndcg@{k}", "latency_p50")
 
 
 @dataclass(frozen=True)
@@ -53,11 +51,15 @@ class Report:
         """recall_any@K of ``system`` per question category (label -> fraction; empty when the data set has
         none)."""
         labels = self.config.get("category_labels", {})
-        return {labels.get(c, c): v for c, v in self.score(system, k).per_category.items()}
+        return {labels.get(c, c): v for c, v in self.score(system, k).category("recall_any@{k}").items()}
 
     def rows(self) -> list[dict[str, Any]]:
-        """One flat dict per system and K: system, k, questions and every metric of ``Score``."""
-        return [dataclasses.asdict(s) for s in self.scores]
+        """One flat dict per system and K: system, k, questions, one key per metric the run scored (its registered
+        name: ``recall_any@5``, ``mrr``, ``latency_p50``, any ``-metrics`` asked for), the ingest timings and the
+        leaked count."""
+        return [{"system": s.system, "dataset": s.dataset, "k": s.k, "questions": s.questions, **s.scores,
+                 "ingest_ms": s.ingest_ms, "model_load_ms": s.model_load_ms, "embed_ms": s.embed_ms,
+                 "store_ingest_ms": s.store_ingest_ms, "leaked": s.leaked} for s in self.scores]
 
     def to_markdown(self) -> str:
         """The tables the CLI prints for the same run (the scores, the data set's own tables, the paired tests)."""
@@ -77,12 +79,12 @@ class Report:
         first K): recall_any@K, recall_all@K, MRR, nDCG@K as percentages with one decimal, and the p50 recall latency
         in ms; the best of each column bold, N and what bold means in comment lines under it."""
         k = self.ks[0] if k is None else k
-        cols = (Column("system", "system", "left"), *(Column(name, title.replace("K", str(k)),
-                                                             better="lower" if name == "p50_ms" else "higher")
-                                                      for name, title in METRICS))
+        names = [name.format(k=k) for name in METRICS]
+        cols = (Column("system", "system", "left"), *(Column(name, name, better="lower" if name == "latency_p50"
+                                                             else "higher") for name in names))
         scores = [self.score(system, k) for system in self.systems]
-        body = tuple((Cell(s.system, s.system), *(Cell(getattr(s, name), fmt_num(s.p50_ms) if name == "p50_ms"
-                                                       else fmt_points(getattr(s, name))) for name, _ in METRICS))
+        body = tuple((Cell(s.system, s.system), *(Cell(s[name], fmt_num(s[name]) if name == "latency_p50"
+                                                       else fmt_points(s[name])) for name in names))
                      for s in scores)
         n = max((s.questions for s in scores), default=0)
         note = f"N = {n} questions per system; bold: the best of each column (ties all bold; no test of a difference)."

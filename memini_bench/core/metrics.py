@@ -22,7 +22,7 @@ import difflib
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 from memini_bench.core.runs import QuestionRun, RunResult
@@ -71,6 +71,9 @@ class Metric:
     k: int | None = None
     rel: int = 1
     judged_only: bool = False
+    #: where a metric named without a cut-off stops reading the ranking (``resolve_cutoff``: the run's largest K);
+    #: not part of its name or its identity (None: the whole ranking)
+    depth: int | None = field(default=None, compare=False)
 
     family: ClassVar[str] = ""
     formula: ClassVar[str] = ""
@@ -84,6 +87,9 @@ class Metric:
     params: ClassVar[tuple[str, ...]] = ("rel", "judged_only")
     #: the ir_measures measure it equals ("" when it has none; the property test then uses trec_eval by hand)
     ir_measures: ClassVar[str] = ""
+    #: the paired test of two systems on it (``evaluation.significance``): "mcnemar" for a 0/1 value per question,
+    #: "bootstrap" for any other per-question value, "" for a run-level figure (a latency percentile, a ratio)
+    paired: ClassVar[str] = "bootstrap"
 
     @property
     def name(self) -> str:
@@ -115,9 +121,14 @@ class Metric:
         judged = set(run.question.gold) | {d for d, _ in run.question.grades}
         return [ids for ids in run.ranked_ids if judged.intersection(ids)]
 
+    @property
+    def cut(self) -> int | None:
+        """Where the ranking is cut: K, else ``depth`` (None: nowhere)."""
+        return self.k if self.k is not None else self.depth
+
     def top(self, run: QuestionRun) -> Sequence[tuple[str, ...]]:
         ranking = self.ranking(run)
-        return ranking if self.k is None else ranking[:self.k]
+        return ranking if self.cut is None else ranking[:self.cut]
 
     def per_question(self, run: QuestionRun) -> float:
         raise NotImplementedError
@@ -134,6 +145,7 @@ class RecallAny(Metric):
     in LongMemEval's ``src/retrieval/eval_utils.py``); trec_eval's success (ir_measures ``Success@K``)."""
 
     family: ClassVar[str] = "recall_any"
+    paired: ClassVar[str] = "mcnemar"
     formula: ClassVar[str] = "1 if some hit in the top K meets G, else 0; mean over questions"
     ir_measures: ClassVar[str] = "Success"
 
@@ -166,6 +178,7 @@ class RecallAll(Metric):
     no such measure (it equals ``R@K == 1``)."""
 
     family: ClassVar[str] = "recall_all"
+    paired: ClassVar[str] = "mcnemar"
     formula: ClassVar[str] = "1 if every id of G is among the ids of the top K hits (G non-empty), else 0; mean"
     citation: ClassVar[str] = "LongMemEval src/retrieval/eval_utils.py evaluate_retrieval (recall_all)"
     params: ClassVar[tuple[str, ...]] = ("rel",)
@@ -247,7 +260,7 @@ class NDCG(Metric):
                 credited |= new
                 dcg += max(_grade(run, d) for d in new) / math.log2(r + 2)
         grades = sorted((_grade(run, d) for d in g), reverse=True)
-        depth = len(grades) if self.k is None else min(self.k, len(grades))
+        depth = len(grades) if self.cut is None else min(self.cut, len(grades))
         return dcg / sum(grades[r] / math.log2(r + 2) for r in range(depth))
 
 
@@ -292,6 +305,7 @@ class Latency(Metric):
     p: int = 50
 
     family: ClassVar[str] = "latency"
+    paired: ClassVar[str] = ""
     formula: ClassVar[str] = "sorted(latencies)[floor(P * (n - 1) / 100)] in ms (memini's percentile)"
     citation: ClassVar[str] = "memini's benchmark percentile"
     higher_is_better: ClassVar[bool] = False
@@ -320,7 +334,7 @@ class TokensInjected(Metric):
     params: ClassVar[tuple[str, ...]] = ()
 
     def per_question(self, run: QuestionRun) -> float:
-        return float(sum(run.tokens[:self.k]))
+        return float(sum(run.tokens[:self.cut]))
 
 
 @dataclass(frozen=True)
@@ -328,6 +342,7 @@ class TokenEfficiency(TokensInjected):
     """token_efficiency@K: tokens_injected@K over the estimated tokens of the whole corpus (0 for an empty one)."""
 
     family: ClassVar[str] = "token_efficiency"
+    paired: ClassVar[str] = ""
     formula: ClassVar[str] = "tokens_injected@K / the corpus's estimated tokens (0 for an empty corpus)"
     unit: ClassVar[str] = "ratio"
 
@@ -335,10 +350,6 @@ class TokenEfficiency(TokensInjected):
         injected = TokensInjected(k=self.k).value(result)
         return injected / result.corpus_tokens if result.corpus_tokens else 0.0
 
-
-#: Every built-in family (the registry's targets point here; ``core.builtins.METRICS`` lists them lazily).
-FAMILIES: tuple[type[Metric], ...] = (RecallAny, RecallAll, RecallFrac, Precision, Hit, Success, MRR, NDCG,
-                                      NDCGLongMemEval, RPrecision, Latency, TokensInjected, TokenEfficiency)
 
 #: The old spellings (``-select``, the report, the tables, the results file's fields) as (family, K given?): an
 #: alias with ``@K`` takes the K written; one without takes the caller's ``k`` (a results row's own).
@@ -357,6 +368,62 @@ _LATENCY_ALIASES = {"p50_ms": 50, "p95_ms": 95, "p50": 50, "p95": 95, "p50 ms": 
 _NAME = re.compile(r"^(?P<base>[^()@]+?)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<k>[^@()]*))?$")
 _LATENCY = re.compile(r"^latency_p(\d{1,2}(?:\.\d+)?)$")
 _TRUE = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
+
+
+def resolve_cutoff(metric: Metric, k: int, ks: Sequence[int]) -> Metric:
+    """The one depth rule of a metric written without ``@K``, in a run's table at K and in ``score`` alike: one
+    that needs a cut-off takes the row's K (``recall_frac`` at K is ``recall_frac@K``); one whose cut-off is
+    optional (``mrr``, ``ndcg``) keeps its name and is taken at the run's largest K (``depth = max(ks)``: ``mrr``
+    is MRR@max K, however deep the ranking it reads); one with its own ``@K`` or none at all is as written."""
+    if metric.k is not None or metric.cutoff == "none":
+        return metric
+    if metric.cutoff == "required":
+        return metric.at(k)
+    return replace(metric, depth=max(ks))
+
+
+def defaults(k: int, ks: Sequence[int] = ()) -> tuple[Metric, ...]:
+    """The metrics of every row of a run at K, in the order the results file lists them: recall_any@K,
+    recall_all@K, mrr (at the run's largest K: ``resolve_cutoff``), ndcg@K, latency_p50, latency_p95,
+    tokens_injected@K, token_efficiency@K."""
+    return (RecallAny(k=k), RecallAll(k=k), resolve_cutoff(MRR(), k, ks or (k,)), NDCG(k=k), Latency(p=50),
+            Latency(p=95), TokensInjected(k=k), TokenEfficiency(k=k))
+
+
+def row_metrics(k: int, ks: Sequence[int], extra: Sequence[Metric] = ()) -> tuple[Metric, ...]:
+    """Every metric of a run's row at K: ``defaults`` and then ``extra`` (``-metrics``) by ``resolve_cutoff``,
+    each once. The scorer, the run table and the report iterate this list."""
+    return tuple(dict.fromkeys([*defaults(k, ks), *(resolve_cutoff(m, k, ks) for m in extra)]))
+
+
+def category_metrics(k: int, ks: Sequence[int], extra: Sequence[Metric] = ()) -> tuple[Metric, ...]:
+    """Every metric of each category of a row at K: recall_any@K, recall_all@K and the fractions of ``extra``."""
+    asked = [resolve_cutoff(m, k, ks) for m in extra if m.unit == "fraction"]
+    return tuple(dict.fromkeys([RecallAny(k=k), RecallAll(k=k), *asked]))
+
+
+def paired_metrics(ks: Sequence[int], extra: Sequence[Metric] = ()) -> tuple[Metric, ...]:
+    """The metrics a run's paired tests cover, in their order: recall_any@K per K, mrr, ndcg@K per K, then each
+    metric of ``extra`` that has a per-question value (``paired``), at each K where it takes the row's K."""
+    ks = sorted(set(ks))
+    out: list[Metric] = [RecallAny(k=k) for k in ks] + [resolve_cutoff(MRR(), ks[-1], ks)]
+    out += [NDCG(k=k) for k in ks]
+    for m in extra:
+        if m.paired:
+            out += [m.at(k) for k in ks] if m.k is None and m.cutoff == "required" else [resolve_cutoff(m, ks[-1], ks)]
+    return tuple(dict.fromkeys(out))
+
+
+def column_key(name: str, k: int) -> str:
+    """A metric's name with the row's own cut-off written ``@K`` (``recall_any@5`` in a row at K = 5:
+    ``recall_any@K``), for a table whose rows are (system, K); any other name as it is (``mrr``, ``mrr@10``)."""
+    suffix = f"@{k}"
+    return name[:-len(suffix)] + "@K" if name.endswith(suffix) else name
+
+
+def at_k(key: str, k: int) -> str:
+    """``column_key`` back: the metric name of the column ``key`` in a row at K."""
+    return key[:-2] + f"@{k}" if key.endswith("@K") else key
 
 
 def _families() -> dict[str, type[Metric]]:
@@ -438,6 +505,16 @@ def parse(text: str, k: int | None = None, *, flag: str = "-metrics", open_cutof
 def canonical(text: str, k: int | None = None, *, flag: str = "-metrics") -> str:
     """The canonical spelling of a metric name (``RA@5`` -> ``recall_all@5``)."""
     return parse(text, k, flag=flag).name
+
+
+def normalize(text: str) -> str:
+    """The registered name of a metric written in any spelling, as read back from a file (a significance row of an
+    older file says ``R@5``, ``MRR``, ``nDCG@5``: ``recall_any@5``, ``mrr``, ``ndcg@5``); a name that is no metric,
+    or lacks the cut-off its metric needs, is returned as it is."""
+    try:
+        return parse(text).name
+    except BenchError:
+        return text
 
 
 def parse_list(text: str, *, flag: str = "-metrics") -> tuple[Metric, ...]:

@@ -47,6 +47,33 @@ def flag_fields(cls: type) -> list[dataclasses.Field]:
     return [f for f in dataclasses.fields(cls) if "flag" in f.metadata]
 
 
+@dataclasses.dataclass(frozen=True)
+class IdentityPart:
+    """What one part of a run (its embedder, a system's settings, the loader, the lineup) adds to a results file's
+    identity (``items``: keys of the identity dict) and to its readable name (``tokens``, in order). Each layer
+    makes its own (``embed.settings.identity_part``, ``systems.lineup.identity_parts``, ``loaders.identity_part``);
+    ``results.identity`` only merges them, knowing no system or embedder."""
+
+    items: dict[str, object] = dataclasses.field(default_factory=dict)
+    tokens: tuple[str, ...] = ()
+
+
+def _token_value(v: object) -> str:
+    if isinstance(v, bool):
+        return ""
+    if isinstance(v, float):
+        return f"{v:g}"
+    return str(v)
+
+
+def setting_tokens(obj: object) -> tuple[str, ...]:
+    """One name token per field of ``obj`` that declares one (``setting(..., token=...)``) and differs from its
+    default, in field order (``tboost0.4``; a flag is its token alone)."""
+    defaults = type(obj)()
+    return tuple(f.metadata["token"] + _token_value(getattr(obj, f.name)) for f in flag_fields(type(obj))
+                 if f.metadata.get("token") is not None and getattr(obj, f.name) != getattr(defaults, f.name))
+
+
 def flag_name(cls: type, field_name: str) -> str:
     """The ``-flag`` spelling of a field of ``cls``."""
     for f in flag_fields(cls):

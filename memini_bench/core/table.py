@@ -276,8 +276,3 @@ def table_of(header: str, rows: Sequence[Sequence[Cell | tuple[object, str] | st
     body = tuple(tuple(c if isinstance(c, Cell) else Cell(*c) if isinstance(c, tuple) else Cell(c, c) for c in r)
                  for r in rows)
     return Table(tuple(column(h) for h in header.split("|")), body, **fields)  # type: ignore[arg-type]
-
-
-def rows_of(values: Sequence[Sequence[object]], formatters: Sequence[Callable[[object], str]]) -> tuple:
-    """Rows of cells from plain values, one formatter per column."""
-    return tuple(tuple(Cell(v, f(v)) for v, f in zip(row, formatters, strict=True)) for row in values)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import click
 
-from memini_bench.core.settings import Int, Real, setting
+from memini_bench.core.settings import IdentityPart, Int, Real, flag_fields, setting, setting_tokens
 
 DEVICES = ("auto", "cpu", "cuda")
 PRECISIONS = ("fp32", "bf16")
@@ -54,3 +54,23 @@ def resolve_name(name: str) -> str:
     if name == "auto":
         return "openai" if os.environ.get("MEMINI_EMBED_BASE_URL") else "minilm"
     return name
+
+
+def identity_part(embed: EmbedSettings, embedder: str) -> IdentityPart:
+    """The embedder's share of a results identity: its name, max tokens, the hash embedder's dimensions (0 for any
+    other), and the settings that change vectors beyond the name when not the default (so the identity of an fp32
+    torch run stays what it was); its name tokens: ``emb-<name>`` (none for the default, minilm), ``maxtok<N>``,
+    ``dims<N>`` (the hash embedder at other than 256), then each changed setting's token."""
+    defaults = EmbedSettings()
+    variant = {f.name: getattr(embed, f.name) for f in flag_fields(EmbedSettings)
+               if f.metadata.get("token") is not None and getattr(embed, f.name) != getattr(defaults, f.name)}
+    tokens = []
+    if embedder and embedder != "minilm":
+        tokens.append("emb-" + embedder.replace(":", "-").replace("/", "-"))
+    if embed.max_tokens:
+        tokens.append(f"maxtok{embed.max_tokens}")
+    if embedder == "hash" and embed.dims != 256:
+        tokens.append(f"dims{embed.dims}")
+    items = {"embedder": embedder, "max_tokens": embed.max_tokens, "dims": embed.dims if embedder == "hash" else 0,
+             **variant}
+    return IdentityPart(items, (*tokens, *setting_tokens(embed)))

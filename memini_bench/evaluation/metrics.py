@@ -1,15 +1,16 @@
 """Scoring a run: every metric of ``core.metrics`` (the registered metric objects) over a RunResult, per K and per
 category, as the results schema's ``Score`` rows.
 
-A run's row at K holds the default metrics (``defaults``: recall_any@K, recall_all@K, mrr at the recalled depth,
+A run's row at K holds the metrics of ``core.metrics.row_metrics``: the defaults (recall_any@K, recall_all@K, mrr,
 ndcg@K, latency_p50, latency_p95, tokens_injected@K, token_efficiency@K) and any metric asked for by ``-metrics``
-(``extra``: each at its own cut-off; one written without a cut-off where it needs one takes the row's K); each
-category's row holds recall_any@K and recall_all@K and the asked-for metrics. The formulas are on the metric
-classes (``core.metrics``); each value is the mean over all questions (a question with no gold is a miss and still
+(``extra``), each at its cut-off by the one depth rule (``core.metrics.resolve_cutoff``: a name without ``@K``
+takes the row's K where it needs a cut-off; ``mrr`` and ``ndcg`` without one are taken at the run's largest K);
+each category's row holds ``core.metrics.category_metrics``. The formulas are on the metric classes
+(``core.metrics``); each value is the mean over all questions (a question with no gold is a miss and still
 counts), a latency percentile is taken over the questions' latencies, token_efficiency over the corpus's tokens.
 
 ``recall_any``, ``recall_all``, ``reciprocal_rank``, ``ndcg`` and ``percentile`` are the per-question values of the
-same objects (for the significance tests and the studies).
+same objects (for the evidence tables and the studies).
 """
 
 from __future__ import annotations
@@ -20,29 +21,19 @@ from collections.abc import Sequence
 from memini_bench.core.metrics import (
     MRR,
     NDCG,
-    Latency,
     Metric,
     RecallAll,
     RecallAny,
-    TokenEfficiency,
-    TokensInjected,
+    category_metrics,
+    defaults,
     percentile,
+    row_metrics,
 )
 from memini_bench.core.runs import QuestionRun, RunResult
 from memini_bench.results.schema import Score
 
-__all__ = ["category_defaults", "defaults", "ndcg", "percentile", "recall_all", "recall_any", "reciprocal_rank",
-           "score", "score_all", "score_by_category"]
-
-def defaults(k: int) -> tuple[Metric, ...]:
-    """The metrics of every row at K, in the order the results file lists them (mrr at the recalled depth)."""
-    return (RecallAny(k=k), RecallAll(k=k), MRR(), NDCG(k=k), Latency(p=50), Latency(p=95), TokensInjected(k=k),
-            TokenEfficiency(k=k))
-
-
-def category_defaults(k: int) -> tuple[Metric, ...]:
-    """The metrics of every category of a row at K."""
-    return (RecallAny(k=k), RecallAll(k=k))
+__all__ = ["defaults", "ndcg", "percentile", "recall_all", "recall_any", "reciprocal_rank", "score", "score_all",
+           "score_by_category"]
 
 
 def recall_any(run: QuestionRun, k: int) -> float:
@@ -62,24 +53,20 @@ def ndcg(run: QuestionRun, k: int) -> float:
     return NDCG(k=k).per_question(run)
 
 
-def _at(metrics: Sequence[Metric], k: int) -> list[Metric]:
-    """Each asked-for metric at the row's K where it needs a cut-off and none was written (``recall_frac``); one
-    written with its own ``@K``, or one whose cut-off is optional (``mrr``, ``ndcg``: the whole depth), keeps it."""
-    return [m.at(k) if m.k is None and m.cutoff == "required" else m for m in metrics]
-
-
-def score(result: RunResult, k: int, extra: Sequence[Metric] = ()) -> Score:
-    """Every default metric of ``result`` at cut-off ``k`` (mrr at the run's depth), plus ``extra``."""
-    values = {m.name: m.value(result) for m in dict.fromkeys([*defaults(k), *_at(extra, k)])}
+def score(result: RunResult, k: int, extra: Sequence[Metric] = (), ks: Sequence[int] = ()) -> Score:
+    """Every metric of ``row_metrics(k, ks, extra)`` over ``result`` at cut-off ``k``; ``ks`` is the run's K list
+    (none given: the run's recalled depth stands for its largest K)."""
+    ks = tuple(ks) or (max(k, result.depth),)
+    values = {m.name: m.value(result) for m in row_metrics(k, ks, extra)}
     by_cat: dict[str, list[QuestionRun]] = {}
     for r in result.questions:
         if r.question.category:
             by_cat.setdefault(r.question.category, []).append(r)
-    per_cat = [*category_defaults(k), *_at([m for m in extra if m.unit == "fraction"], k)]
+    per_cat = category_metrics(k, ks, extra)
     categories = {}
     for c, runs in sorted(by_cat.items()):
         sub = dataclasses.replace(result, questions=tuple(runs))
-        categories[c] = {m.name: m.value(sub) for m in dict.fromkeys(per_cat)}
+        categories[c] = {m.name: m.value(sub) for m in per_cat}
     return Score(
         system=result.system, dataset=result.dataset, k=k, questions=len(result.questions), scores=values,
         categories=categories, per_category_questions={c: len(v) for c, v in sorted(by_cat.items())},
@@ -98,4 +85,4 @@ def score_by_category(result: RunResult, k: int, all_label: str = "all") -> dict
 
 def score_all(results: Sequence[RunResult], ks: Sequence[int], extra: Sequence[Metric] = ()) -> list[Score]:
     """memini's order: per system (in run order), K ascending."""
-    return [score(r, k, extra) for r in results for k in sorted(ks)]
+    return [score(r, k, extra, ks) for r in results for k in sorted(ks)]

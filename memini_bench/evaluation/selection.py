@@ -47,7 +47,7 @@ def cell_scores(summary: SweepSummary) -> dict[str, tuple[float, float, float]]:
     out = {}
     for cell in summary.extra["tune"]["cells"]:
         scores = sorted((Score.from_row(s) for s in cell["scores"]), key=lambda s: s.k)
-        out[cell["cell"]] = (scores[0].recall_at_k, scores[-1].recall_at_k, scores[0].mrr)
+        out[cell["cell"]] = (scores[0]["recall_any@{k}"], scores[-1]["recall_any@{k}"], scores[0]["mrr"])
     return out
 
 

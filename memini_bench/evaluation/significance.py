@@ -1,16 +1,18 @@
 """Paired significance between systems on the same questions: the systems of one run, or two per-question files.
 
-For every pair (A, B) and every K: recall_any@K by exact McNemar, nDCG@K by the paired bootstrap; MRR (the same
-at every K) once per pair by the paired bootstrap. Every row also carries the bootstrap 95% interval on
+For every pair (A, B), each metric of the run's list that has a per-question value (``core.metrics.paired_metrics``:
+recall_any@K per K, mrr, ndcg@K per K, then what ``-metrics`` asked for), named by its registered name: a 0/1
+metric (recall_any@K, recall_all@K) by exact McNemar, any other by the paired bootstrap; mrr (taken at the largest
+K) once per pair. Every row also carries the bootstrap 95% interval on
 ``mean(A) - mean(B)``. Holm's correction runs over the whole family of rows made in one call (every pair, metric
 and K), and a row is significant when its Holm-adjusted p is below alpha (formulas in
 ``memini_bench.evaluation.stats``).
 
-Per-question values come from ``memini_bench.evaluation.metrics`` (recall_any, reciprocal_rank, ndcg) over
-``runner.RunResult`` objects: a live run's, or those ``per_question.read_per_question`` rebuilds from a file.
+Per-question values are the metric objects' own (``Metric.per_question``) over ``runner.RunResult`` objects: a
+live run's, or those ``per_question.read_per_question`` rebuilds from a file.
 Questions are aligned by id, in A's order; the two sides must hold the same question ids with the same gold.
 When the two sides were recalled at different depths (two files from runs with different -k), both rankings are
-cut to the smaller depth first, so MRR (taken at the recalled depth) compares like with like.
+cut to the smaller depth first, so both sides are read to the same depth.
 """
 
 from __future__ import annotations
@@ -20,11 +22,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from memini_bench.core.metrics import Metric, paired_metrics
 from memini_bench.core.runs import QuestionRun, RunResult
 from memini_bench.core.table import Cell, Column, Table, fmt_interval, fmt_pct, fmt_points
 from memini_bench.core.table import render as render_table
 from memini_bench.errors import BenchError
-from memini_bench.evaluation.metrics import ndcg, recall_any, reciprocal_rank
 from memini_bench.evaluation.stats import ALPHA, RESAMPLES, SEED, PairedComparison, adjust, compare
 from memini_bench.results.per_question import read_per_question
 from memini_bench.results.write import HYBRID
@@ -46,8 +48,10 @@ class Significance:
 
 
 def compare_pairs(pairs: Sequence[tuple[RunResult, RunResult]], ks: Sequence[int], *,
-                  resamples: int = RESAMPLES, seed: int = SEED, alpha: float = ALPHA) -> Significance:
-    """Every (A, B) pair on R@K (McNemar) and nDCG@K (bootstrap) for each K, and MRR (bootstrap), Holm over all.
+                  metrics: Sequence[Metric] = (), resamples: int = RESAMPLES, seed: int = SEED,
+                  alpha: float = ALPHA) -> Significance:
+    """Every (A, B) pair on each metric of ``paired_metrics(ks, metrics)`` (McNemar for a 0/1 metric, else the
+    bootstrap), Holm over all.
 
     Raises a BenchError when a pair's question sets or gold differ, or a K exceeds a side's recalled depth."""
     ks = tuple(sorted(set(ks)))
@@ -64,21 +68,16 @@ def compare_pairs(pairs: Sequence[tuple[RunResult, RunResult]], ks: Sequence[int
             depth = min(a.depth, b.depth)
             runs_a, runs_b = _cut(runs_a, depth), _cut(runs_b, depth)
 
-        def row(metric: str, metric_fn, binary: bool, a=a, b=b, runs_a=runs_a, runs_b=runs_b) -> PairedComparison:
-            return compare(a.system, b.system, metric, [metric_fn(r) for r in runs_a],
-                           [metric_fn(r) for r in runs_b], binary=binary, resamples=resamples, seed=seed,
-                           alpha=alpha)
-
-        for k in ks:
-            rows.append(row(f"R@{k}", lambda r, k=k: recall_any(r, k), True))
-        rows.append(row("MRR", reciprocal_rank, False))
-        for k in ks:
-            rows.append(row(f"nDCG@{k}", lambda r, k=k: ndcg(r, k), False))
+        for m in paired_metrics(ks, metrics):
+            rows.append(compare(a.system, b.system, m.name, [m.per_question(r) for r in runs_a],
+                                [m.per_question(r) for r in runs_b], binary=m.paired == "mcnemar",
+                                resamples=resamples, seed=seed, alpha=alpha))
     return Significance(rows=tuple(adjust(rows)), ks=ks, resamples=resamples, seed=seed, alpha=alpha)
 
 
 def compare_run(results: Sequence[RunResult], ks: Sequence[int], *, reference: str = HYBRID,
-                resamples: int = RESAMPLES, seed: int = SEED, alpha: float = ALPHA) -> Significance:
+                metrics: Sequence[Metric] = (), resamples: int = RESAMPLES, seed: int = SEED,
+                alpha: float = ALPHA) -> Significance:
     """The systems of one ordinary run: ``reference`` (the hybrid by default) against each other system."""
     by_name = {r.system: r for r in results}
     if reference not in by_name:
@@ -87,7 +86,7 @@ def compare_run(results: Sequence[RunResult], ks: Sequence[int], *, reference: s
     if len(by_name) < 2:
         raise BenchError(f"significance: the run has only {reference}; run at least two systems to compare them")
     ref = by_name[reference]
-    return compare_pairs([(ref, r) for name, r in by_name.items() if name != reference], ks,
+    return compare_pairs([(ref, r) for name, r in by_name.items() if name != reference], ks, metrics=metrics,
                          resamples=resamples, seed=seed, alpha=alpha)
 
 
@@ -149,7 +148,7 @@ def markdown(result: Significance, title: str = "Paired significance") -> str:
     if not result.rows:
         return ""
     head = (f"## {title} — {result.questions} questions\n\n"
-            f"Exact McNemar on recall_any@K, paired bootstrap on MRR and nDCG@K ({result.resamples:,} resamples, "
+            f"Exact McNemar on recall_any@K, paired bootstrap on mrr and ndcg@K ({result.resamples:,} resamples, "
             f"seed {result.seed}); 95% intervals on A − B; Holm over {len(result.rows)} comparisons, alpha "
             f"{result.alpha:g}. b / c: the questions only A (resp. only B) gets right, or scores higher on. A "
             f"bootstrap p has a floor of 2 / (resamples + 1) (shown as ≤).\n\n")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import click
 
 from memini_bench.core.dataset import Dataset
-from memini_bench.core.settings import setting
+from memini_bench.core.settings import IdentityPart, setting, setting_tokens
 from memini_bench.errors import BenchError
 from memini_bench.loaders.known_bad import EXCLUDES
 from memini_bench.loaders.locomo_units import UNITS
@@ -49,6 +49,11 @@ class LoadOptions:
 
 #: LoadOptions fields a results identity records only when set (they came after results were committed).
 RECORDED_IF_SET = ("granularity", "unit", "exclude")
+
+
+def identity_part(options: LoadOptions) -> IdentityPart:
+    """The loader's share of a results identity (``identity_of`` under ``load``) and its name tokens."""
+    return IdentityPart({"load": identity_of(options)}, setting_tokens(options))
 
 
 def identity_of(options: LoadOptions) -> dict[str, object]:

@@ -85,10 +85,6 @@ def for_suite(suite: str) -> KnownBad | None:
     return None if kb is None else kb.for_suite(suite)
 
 
-def suites_with_lists() -> frozenset[str]:
-    return frozenset(s for kb in lists() for s in kb.suites)
-
-
 def annotate(ds: Dataset, suite: str, exclude: str = "") -> Dataset:
     """``ds`` with a note on the questions its list touches, and those questions excluded under
     ``exclude == "known-bad"`` (see the module docstring); ``ds`` itself when the suite has no list."""

@@ -33,7 +33,6 @@ from memini_bench.results.write import (
     write_results_file,
 )
 from memini_bench.systems.context import SystemContext
-from memini_bench.systems.lineup import DEFAULT_SYSTEMS
 
 
 def category_systems(opts: RunOptions, names: list[str]) -> list[str] | None:
@@ -78,7 +77,8 @@ def significance_of(opts: RunOptions, results: list[RunResult], reference: str =
         raise BenchError("-significance: needs at least two systems in the run (see -systems)")
     c = opts.mode(SystemsRunOptions)
     reference = reference_of(reference, names)
-    sig = compare_run(results, opts.k, reference=reference, resamples=c.resamples, seed=c.seed)
+    sig = compare_run(results, opts.k, reference=reference, metrics=opts.output.metric_list(), resamples=c.resamples,
+                      seed=c.seed)
     text = "\n" + sig_markdown(sig, f"{reference} against each system, paired on the same questions")
     return text, [dataclasses.asdict(r) for r in sig.rows]
 
@@ -179,7 +179,7 @@ def run_identity(opts: RunOptions, ds: Dataset, ctx: SystemContext | None, syste
     if opts.mode(SystemsRunOptions).significance:
         run.update(shared_parts(opts, "significance"))
     run.update(shared_parts(opts, "leaks"))
-    return {**identity(opts.settings, systems=names, embedder=embedder_name(ctx), mode=mode,
+    return {**identity(opts.settings(embedder_name(ctx), names), systems=names, mode=mode,
                        mode_settings=mode_settings), "run": run}
 
 
@@ -254,8 +254,7 @@ def results_path(opts: RunOptions, ds: Dataset, ctx: SystemContext | None, syste
                  suffix: str = "", extra_tokens: tuple[str, ...] = ()) -> Path:
     """``<out>/<stem>.json`` (``identity.stem``); ``systems`` None = a mode that runs no System lineup."""
     names = None if systems is None else [s.name for s in systems]
-    return Path(opts.output.out) / (stem(opts.settings, ds.name, embedder=embedder_name(ctx), systems=names,
-                                         default_systems=list(DEFAULT_SYSTEMS), suffix=suffix,
+    return Path(opts.output.out) / (stem(opts.settings(embedder_name(ctx), names), ds.name, suffix=suffix,
                                          extra_tokens=extra_tokens) + ".json")
 
 

@@ -16,7 +16,7 @@ the tests'); every value is checked as the CLI checks it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
@@ -89,12 +89,18 @@ class RunOptions:
         _ = ctx.encoder
         return ctx
 
-    @property
-    def settings(self) -> RunSettings:
-        """What a results file's identity and name are made of (``results.identity``)."""
+    def settings(self, embedder: str = "", systems: Sequence[str] | None = None) -> RunSettings:
+        """What a results file's identity and name are made of (``results.identity``), each part of the run
+        contributing its own: the embedder (``embedder``: as resolved, "" for a run that embeds nothing), the
+        lineup (``systems``: the names run; None for a mode that runs no lineup) and the loader."""
+        from memini_bench.embed.settings import identity_part as embed_part
+        from memini_bench.loaders import identity_part as load_part
         from memini_bench.results.identity import RunSettings
+        from memini_bench.systems.lineup import identity_parts
 
-        return RunSettings(self.core, self.hybrid, self.load, self.embed, self.output.name, self.reference)
+        hybrid, *lineup = identity_parts(self.hybrid, self.reference, systems)  # the name tokens' order: embedder,
+        parts = (embed_part(self.embed, embedder), hybrid, load_part(self.load), *lineup)  # hybrid, loader, lineup
+        return RunSettings(self.core, parts, self.output.name)
 
     # Shorthands for the core flags every mode reads.
     @property

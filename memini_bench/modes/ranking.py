@@ -13,7 +13,6 @@ sorted, strategies in run order.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Sequence
 
 from memini_bench.core.dataset import Question
@@ -51,8 +50,8 @@ class RankTally:
         for cat in categories:
             for system, (at1, atk) in by_system.items():
                 if cat in at1:
-                    out.append(RankRow(system, cat, atk[cat].questions, at1[cat].recall_at_k, atk[cat].recall_at_k,
-                                       atk[cat].mrr))
+                    out.append(RankRow(system, cat, atk[cat].questions, at1[cat]["recall_any@{k}"],
+                                       atk[cat]["recall_any@{k}"], atk[cat]["mrr"]))
                 else:
                     out.append(RankRow(system, cat, 0, 0.0, 0.0, 0.0))
         return out
@@ -75,7 +74,3 @@ def table(rows: Sequence[RankRow], k: int, title: str, labels: dict[str, str] | 
 
 def markdown(rows: Sequence[RankRow], k: int, title: str, labels: dict[str, str] | None = None) -> str:
     return render(table(rows, k, title, labels), "md")
-
-
-def as_dicts(rows: Sequence[RankRow]) -> list[dict]:
-    return [dataclasses.asdict(r) for r in rows]

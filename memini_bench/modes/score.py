@@ -126,9 +126,9 @@ def _table(rows: list[Score], gold: Gold, k: int, tokens: bool, leaks: bool) -> 
             Column("ndcg", f"nDCG@{k}", better="higher")]
     cols += [Column("tokens_injected", "inj tok")] if tokens else []
     cols += [Column("leaked", "leaked")] if leaks else []
-    body = tuple((Cell(s.system, s.system), *(Cell(v, fmt_pct(v)) for v in (s.recall_at_k, s.recall_all_at_k, s.mrr,
-                                                                             s.ndcg_at_k)),
-                  *([Cell(s.tokens_injected_mean, fmt_num(s.tokens_injected_mean, 0))] if tokens else []),
+    body = tuple((Cell(s.system, s.system), *(Cell(v, fmt_pct(v)) for v in (s["recall_any@{k}"], s["recall_all@{k}"],
+                                                                             s["mrr"], s["ndcg@{k}"])),
+                  *([Cell(s["tokens_injected@{k}"], fmt_num(s["tokens_injected@{k}"], 0))] if tokens else []),
                   *([Cell(s.leaked, str(s.leaked))] if leaks else [])) for s in rows)
     title = f"## {gold.dataset} — {rows[0].questions} questions, recall_any@{k}"
     note = (f"N = {rows[0].questions} questions per run. No marks here: the paired tests between the runs, when "
@@ -142,10 +142,10 @@ def markdown(scores: list[Score], gold: Gold) -> str:
     when any), rows by recall_any@K descending; then each run's per-category table at the largest K."""
     ks = sorted({s.k for s in scores})
     leaks, tokens = any(s.leaked for s in scores), gold.content_of is not None
-    tables = [_table(sorted((s for s in scores if s.k == k), key=lambda s: -s.recall_at_k), gold, k, tokens, leaks)
-              for k in ks]
+    tables = [_table(sorted((s for s in scores if s.k == k), key=lambda s: -s["recall_any@{k}"]), gold, k, tokens,
+                     leaks) for k in ks]
     tables += [category_table(s.system, s, ks[-1], gold.category_labels or {})
-               for s in scores if s.k == ks[-1] and s.per_category]
+               for s in scores if s.k == ks[-1] and s.category("recall_any@{k}")]
     return "".join(render(t, "md") + "\n" for t in tables)
 
 

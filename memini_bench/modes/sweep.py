@@ -188,9 +188,9 @@ def run_phase(runner: CellRunner, opts: RunOptions, axes: list[Axis], grid: list
     base, *cell_results = runner.run_many(jobs, labels, split)
     results = [dataclasses.replace(r, system=name) for r, name in zip(cell_results, labels, strict=True)]
     baseline = dataclasses.replace(base, system="baseline")
-    sig = compare_pairs([(r, baseline) for r in results], opts.k, resamples=c.resamples, seed=c.seed)
     select = opts.mode(SweepOptions).select
     extra = (parse_metric(select, opts.k).measure,) if select else ()  # a selection beyond the defaults is scored
+    sig = compare_pairs([(r, baseline) for r in results], opts.k, resamples=c.resamples, seed=c.seed)
     return Phase(split, labels, results, [score_all([r], opts.k, extra) for r in results], baseline,
                  score_all([baseline], opts.k, extra), sig)
 
@@ -200,19 +200,18 @@ def table(phase: Phase, ks: tuple[int, ...], title: str) -> Table:
     significant after Holm); the footnote states N and the marks."""
     k0, k1 = ks[0], ks[-1]
     rows = {(r.system_a, r.metric): r for r in phase.significance.rows}
-    columns = (Column("cell", "cell", "left"), Column("recall_at_k0", f"R@{k0}", better="higher"),
-               Column("recall_at_k1", f"R@{k1}", better="higher"), Column("MRR", "MRR", better="higher"),
-               Column(f"nDCG@{k1}", f"nDCG@{k1}", better="higher"), Column("delta_r", f"Δ R@{k0} (pp)"),
-               Column("p_r", "p McNemar (Holm)"), Column("delta_mrr", "Δ MRR (pp) [95% CI]"),
-               Column("p_mrr", "p (Holm)"))
+    figures = (f"recall_any@{k0}", f"recall_any@{k1}", "mrr", f"ndcg@{k1}")
+    columns = (Column("cell", "cell", "left"), *(Column(name, name, better="higher") for name in figures),
+               Column("delta_r", f"Δ recall_any@{k0} (pp)"), Column("p_r", "p McNemar (Holm)"),
+               Column("delta_mrr", "Δ mrr (pp) [95% CI]"), Column("p_mrr", "p (Holm)"))
 
     def line(name: str, scores: list, sig_name: str | None) -> tuple[TableCell, ...]:
         s0, s1 = scores[0], scores[-1]
         cells_ = [TableCell(name, name), *(TableCell(v, fmt_points(v)) for v in (
-            s0.recall_at_k, s1.recall_at_k, s0.mrr, s1.ndcg_at_k))]
+            s0["recall_any@{k}"], s1["recall_any@{k}"], s0["mrr"], s1["ndcg@{k}"]))]
         if sig_name is None:
             return (*cells_, *(TableCell(None, "") for _ in range(4)))
-        r, m = rows[(sig_name, f"R@{k0}")], rows[(sig_name, "MRR")]
+        r, m = rows[(sig_name, f"recall_any@{k0}")], rows[(sig_name, "mrr")]
         return (*cells_, TableCell(r.delta, fmt_points(r.delta, signed=True), strong=r.significant),
                 TableCell((r.p, r.p_adjusted), f"{r.p:.3g} ({r.p_adjusted:.3g})"),
                 TableCell((m.delta, m.ci_low, m.ci_high), f"{fmt_points(m.delta, signed=True)} "
@@ -223,8 +222,8 @@ def table(phase: Phase, ks: tuple[int, ...], title: str) -> Table:
             *(line(lbl, sc, lbl) for lbl, sc in zip(phase.labels, phase.scores, strict=True)))
     notes = (f"N: {len(phase.baseline.questions)} questions of the {phase.split} split, every cell and the baseline "
              "on the same ones; scores in percent, Δ in points against the baseline.",
-             "Bold: significant at 0.05 after Holm across the grid (McNemar for R@K, paired bootstrap for MRR); "
-             "not bold: tested, not significant.")
+             "Bold: significant at 0.05 after Holm across the grid (McNemar for recall_any@K, paired bootstrap for "
+             "mrr); not bold: tested, not significant.")
     return Table(columns, body, title=f"## {title}", notes=notes, notes_in_markdown=True)
 
 

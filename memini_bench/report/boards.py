@@ -198,10 +198,9 @@ def _run_of(source: Source, system: str):
 
 
 def _by_k(source: Source, system: str) -> dict[int, dict[str, float]]:
-    from memini_bench.report.model import METRICS
+    from memini_bench.report.model import by_k
 
-    return {s.k: {key: float(getattr(s, key)) for key, *_ in METRICS} for s in source.results.scores
-            if s.system == system}
+    return by_k([s for s in source.results.scores if s.system == system])
 
 
 def build_boards(inputs: Inputs) -> list[Board]:
@@ -243,9 +242,9 @@ def _board(key: tuple[str, str, str], sources: list[Source], tuned: set[str]) ->
         elif split == "full" and r.system in tuned:
             r.ranked, r.note = False, ("settings chosen on this data set's tune split; ranked on the held split "
                                        "board, where the questions it was tuned on are left out")
-        elif r.value("recall_at_k", k) is None:
+        elif r.value("recall_any@K", k) is None:
             r.ranked, r.note = False, f"no R@{k} in its run"
-    ranked = sorted((r for r in rows if r.ranked), key=lambda r: (-(r.value("recall_at_k", k) or 0.0), r.name))
+    ranked = sorted((r for r in rows if r.ranked), key=lambda r: (-(r.value("recall_any@K", k) or 0.0), r.name))
     board.rows, board.apart = ranked, sorted((r for r in rows if not r.ranked), key=lambda r: r.name)
     _mark(board)
     return board

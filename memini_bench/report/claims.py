@@ -99,7 +99,7 @@ def _measured(row, metric: str) -> float | None:
     if metric == "MRR":
         values = [v.get("mrr") for v in row.by_k.values() if v.get("mrr") is not None]
         return values[0] if values else None
-    return row.value("recall_at_k", int(metric[2:]))
+    return row.value("recall_any@K", int(metric[2:]))
 
 
 def beside(claim: Claim, board) -> dict:

@@ -20,6 +20,7 @@ the field.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -127,8 +128,16 @@ def collect(paths: list[str]) -> Inputs:
     return out
 
 
-RATES = ("recall_at_k", "recall_all_at_k", "mrr", "ndcg_at_k")
-AMOUNTS = ("p50_ms", "p95_ms", "ingest_ms", "tokens_injected_mean", "token_efficiency")
+@functools.cache
+def _unit(name: str) -> str:
+    """The unit of a metric a row holds (``core.metrics``: fraction, ms, tokens, ratio); "" for a name the registry
+    does not know (a plugin's metric where it is not installed: only its finiteness is checked)."""
+    from memini_bench.core.metrics import parse
+
+    try:
+        return parse(name).unit
+    except BenchError:
+        return ""
 
 
 def _count(value: object) -> bool:
@@ -145,20 +154,19 @@ def _score_problem(s) -> str:
         return f"k {s.k!r} is not a positive integer"
     if not _count(s.questions):
         return f"questions {s.questions!r} is not a non-negative integer"
-    for name in RATES:
-        value = getattr(s, name)
-        if not (_number(value) and 0.0 <= value <= 1.0):
+    for name, value in [*s.scores.items(), ("ingest_ms", s.ingest_ms)]:
+        unit = _unit(name) if name != "ingest_ms" else "ms"
+        if unit == "fraction" and not (_number(value) and 0.0 <= value <= 1.0):
             return f"{name} {value!r} is not a rate in [0, 1]"
-    for name in AMOUNTS:
-        value = getattr(s, name)
-        if not (_number(value) and value >= 0.0):
-            return f"{name} {value!r} is not a non-negative number"
-    if s.p50_ms > s.p95_ms:
-        return f"p50_ms {s.p50_ms!r} is above p95_ms {s.p95_ms!r}"
-    for where in (s.per_category, s.per_category_all):
-        for cat, value in where.items():
-            if not (_number(value) and 0.0 <= value <= 1.0):
-                return f"category {cat!r}: {value!r} is not a rate in [0, 1]"
+        if unit != "fraction" and not (_number(value) and (value >= 0.0 or not unit)):
+            return f"{name} {value!r} is not a {'non-negative ' if unit else ''}number"
+    p50, p95 = s.scores.get("latency_p50"), s.scores.get("latency_p95")
+    if p50 is not None and p95 is not None and p50 > p95:
+        return f"latency_p50 {p50!r} is above latency_p95 {p95!r}"
+    for cat, values in s.categories.items():
+        for name, value in values.items():
+            if _unit(name) == "fraction" and not (_number(value) and 0.0 <= value <= 1.0):
+                return f"category {cat!r}: {name} {value!r} is not a rate in [0, 1]"
     counts = s.per_category_questions
     if counts and not all(_count(n) for n in counts.values()):
         return "per_category_questions holds a count that is not a non-negative integer"

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import orjson
 
+from memini_bench.core.metrics import at_k, paired_metrics
 from memini_bench.core.table import Cell, Column, Table, fmt_num, fmt_points, tex_escape
 from memini_bench.core.table import render as render_table
 from memini_bench.errors import BenchError
@@ -32,10 +33,11 @@ FORMATS = ("md", "csv", "latex", "html", "json")
 
 
 def columns(ks: list[int], k: int) -> list[tuple[str, str, int]]:
-    """(header, metric, K) of the table: R@K per K, then RecallAll@k, MRR, nDCG@k and p50 at ``k``."""
-    return ([(f"R@{x}", "recall_at_k", x) for x in ks]
-            + [(f"RecallAll@{k}", "recall_all_at_k", k), ("MRR", "mrr", k), (f"nDCG@{k}", "ndcg_at_k", k),
-               ("p50 ms", "p50_ms", k)])
+    """(header, metric column ``report.model`` keys it by, K) of the table: recall_any@K per K, then recall_all@k,
+    mrr, ndcg@k and latency_p50 at ``k`` (the README's headers: R@K, RecallAll@k, MRR, nDCG@k, p50 ms)."""
+    return ([(f"R@{x}", "recall_any@K", x) for x in ks]
+            + [(f"RecallAll@{k}", "recall_all@K", k), ("MRR", "mrr", k), (f"nDCG@{k}", "ndcg@K", k),
+               ("p50 ms", "latency_p50", k)])
 
 
 def table_k(rows: list[model.Row], k: int | None) -> tuple[list[int], int]:
@@ -50,12 +52,12 @@ def table_k(rows: list[model.Row], k: int | None) -> tuple[list[int], int]:
 
 
 def _text(metric: str, value: float | None) -> str:
-    return fmt_num(value) if metric.endswith("_ms") else fmt_points(value)
+    return fmt_points(value) if model.column_of(metric).pct else fmt_num(value)
 
 
 #: What the marks of the leaderboard table mean (its notes say it under every table).
-MARKS = {"†": "differs from the best of its column and data set by its file's own paired test (McNemar for R@K, "
-              "paired bootstrap for MRR and nDCG@K; Holm-adjusted p < alpha)",
+MARKS = {"†": "differs from the best of its column and data set by its file's own paired test (McNemar for "
+              "recall_any@K, paired bootstrap for mrr and ndcg@K; Holm-adjusted p < alpha)",
          "°": "no paired test of this value against that best (another file, or a pair its file did not test): "
               "no claim either way"}
 
@@ -69,12 +71,13 @@ def leaderboard(inputs: Inputs, k: int | None = None, *, grouped: bool = False) 
     rows = model.rows(inputs)
     ks, k = table_k(rows, k)
     cols = columns(ks, k)
-    higher = {m[0]: m[3] for m in model.METRICS}
+    higher = {metric: model.column_of(metric).higher for _, metric, _ in cols}
     sig = {s.index: model.sig_lookup(s) for s in inputs.sources}
+    cover = covered(sig, ks)
     head = [Column("dataset", "data set", "left"), Column("questions", "questions"), Column("system", "system", "left"),
             Column("embedder", "embedder", "left")]
-    head += [Column(f"{metric}@{kk}", header, better="higher" if higher[metric] else "lower") for header, metric, kk in
-             cols]
+    head += [Column(at_k(metric, kk), header, better="higher" if higher[metric] else "lower")
+             for header, metric, kk in cols]
     datasets = list(dict.fromkeys(r.dataset for r in rows))
     bests = {(ds, metric, kk): model.best_row([r for r in rows if r.dataset == ds], metric, kk, higher[metric])
              for ds in datasets for _, metric, kk in cols}
@@ -92,22 +95,28 @@ def leaderboard(inputs: Inputs, k: int | None = None, *, grouped: bool = False) 
             best = bests[(r.dataset, metric, kk)]
             is_best = best is not None and text != "-" and text == _text(metric, best.value(metric, kk))
             cells.append(Cell(value, text, is_best, () if is_best or best is None or text == "-" else
-                              _mark(sig, best, r, metric, kk)))
+                              _mark(sig, cover, best, r, metric, kk)))
         body.append(tuple(cells))
     sizes = "; ".join(f"{ds} {max(r.questions for r in rows if r.dataset == ds)}" for ds in datasets)
     notes = (f"N (questions per data set): {sizes}; K = {k}",
              "bold: the best of its column within its data set (ties all bold)",
              *(f"{mark}: {meaning}" for mark, meaning in MARKS.items()),
              "no mark: tested against that best and not significant, or a column no test covers ("
-             + ", ".join(h for h, metric, _ in cols if metric not in model.SIG_METRIC) + ")")
+             + ", ".join(h for h, metric, kk in cols if at_k(metric, kk) not in cover) + ")")
     return Table(tuple(head), tuple(body), notes=notes, marks=MARKS, groups=tuple(groups))
 
 
-def _mark(sig: dict, best: model.Row, row: model.Row, metric: str, k: int) -> tuple[str, ...]:
-    name = model.SIG_METRIC.get(metric)
-    if name is None:
-        return ()
-    test = sig[row.source].get((best.system, row.system, name.format(k=k))) if best.source == row.source else None
+def covered(sig: dict, ks: list[int]) -> set[str]:
+    """The metric names paired tests cover: those a run tests by default (``core.metrics.paired_metrics``) and any
+    other a file's significance rows name."""
+    return {m.name for m in paired_metrics(ks)} | {m for lookup in sig.values() for (_, _, m) in lookup}
+
+
+def _mark(sig: dict, cover: set[str], best: model.Row, row: model.Row, metric: str, k: int) -> tuple[str, ...]:
+    name = at_k(metric, k)
+    if name not in cover:
+        return ()  # a column no test covers
+    test = sig[row.source].get((best.system, row.system, name)) if best.source == row.source else None
     if test is None:
         return ("°",)
     return ("†",) if test.get("significant") else ()
@@ -120,15 +129,16 @@ def markdown(inputs: Inputs, k: int | None = None) -> str:
 
 def csv_text(inputs: Inputs) -> str:
     """One line per (file, system, K): every leaderboard metric at full precision and the file's provenance."""
-    metrics = [m[0] for m in model.METRICS]
+    rows = model.rows(inputs)
+    metrics = [c.key for c in model.metric_columns(rows)]
     head = [Column(c, c) for c in ("dataset", "file", "system", "questions", "embedder", "k", *metrics, "git_commit",
                                    "data_sha256")]
     prov = {s.index: model.provenance(s) for s in inputs.sources}
     body = []
-    for r in model.rows(inputs):
+    for r in rows:
         for k in sorted(r.by_k):
             p = prov[r.source]
-            values = [r.dataset, r.file, r.system, r.questions, r.embedder, k, *(r.by_k[k][m] for m in metrics),
+            values = [r.dataset, r.file, r.system, r.questions, r.embedder, k, *(r.by_k[k].get(m) for m in metrics),
                       p["git_commit"], p["data_sha256"]]
             body.append(tuple(Cell(v, str(v)) for v in values))
     return render_table(Table(tuple(head), tuple(body)), "csv")
@@ -136,7 +146,8 @@ def csv_text(inputs: Inputs) -> str:
 
 def json_text(inputs: Inputs) -> str:
     rows = [{"dataset": r.dataset, "file": r.file, "system": r.system, "questions": r.questions,
-             "embedder": r.embedder, "by_k": {str(k): v for k, v in sorted(r.by_k.items())}}
+             "embedder": r.embedder, "by_k": {str(k): {at_k(m, k): x for m, x in v.items()}
+                                              for k, v in sorted(r.by_k.items())}}
             for r in model.rows(inputs)]
     doc = {"rows": rows, "provenance": [{k: v for k, v in model.provenance(s).items() if k != "config"}
                                         for s in inputs.sources]}

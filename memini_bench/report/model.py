@@ -1,7 +1,10 @@
 """The numbers of the report: leaderboard rows, provenance, significance, the Pareto front and Wilson intervals.
 
-- A ``Row`` is one (results file, system): per K the ``metrics.Score`` fields (fractions in 0..1, latencies in
-  ms), plus the file's index so every number links to its provenance (config, commit, data sha256, command).
+- A ``Row`` is one (results file, system): per K every metric its rows hold, keyed by its registered name with the
+  row's own cut-off written ``@K`` (``recall_any@K``, ``mrr``, ``latency_p50``: ``core.metrics.column_key``;
+  fractions in 0..1, latencies in ms) and ``ingest_ms``, plus the file's index so every number links to its
+  provenance (config, commit, data sha256, command). ``metric_columns`` lists the columns the files hold: the
+  report shows every metric a run scored, one registered in a plugin included.
 - ``significance(source)`` reads the file's own paired tests (``evaluation.significance``: McNemar for R@K, paired
   bootstrap for MRR and nDCG@K, Holm-adjusted over the file's whole family); nothing is re-tested here.
 - ``pareto(points)``: the points no other point dominates when recall is to be high and latency low: p is on the
@@ -12,24 +15,21 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
+from memini_bench.core.metrics import at_k, column_key, normalize
+from memini_bench.core.metrics import parse as parse_metric
+from memini_bench.errors import BenchError
 from memini_bench.report.collect import Inputs, Source
+from memini_bench.results.schema import Score
 
-#: Leaderboard metrics: (key, label, per K?, higher is better?, shown as percent?)
-METRICS: tuple[tuple[str, str, bool, bool, bool], ...] = (
-    ("recall_at_k", "R@K", True, True, True),
-    ("recall_all_at_k", "RecallAll@K", True, True, True),
-    ("mrr", "MRR", False, True, True),
-    ("ndcg_at_k", "nDCG@K", True, True, True),
-    ("p50_ms", "p50 ms", False, False, False),
-    ("p95_ms", "p95 ms", False, False, False),
-    ("ingest_ms", "ingest ms", False, False, False),
-    ("tokens_injected_mean", "tokens@K", True, False, False),
-)
-#: The significance row's metric name for a leaderboard metric at K (None: never tested).
-SIG_METRIC = {"recall_at_k": "R@{k}", "ndcg_at_k": "nDCG@{k}", "mrr": "MRR"}
+#: The leaderboard's first columns, in this order (then every other metric the files hold, in the order the
+#: scorer wrote them): registered names with the row's cut-off as ``@K``, and the run's whole ingest.
+LEAD = ("recall_any@K", "recall_all@K", "mrr", "ndcg@K", "latency_p50", "latency_p95", "ingest_ms",
+        "tokens_injected@K")
+INGEST = "ingest_ms"
 #: Systems that embed nothing (the Markdown export's embedder column shows ``-`` for them, as the README does).
 KEYWORD_ONLY = frozenset({"memini-keyword", "bm25s", "bm25s-global", "agentmemory-bm25", "lancedb-fts",
                           "qdrant-bm25"})
@@ -47,7 +47,47 @@ class Row:
     by_k: dict[int, dict[str, float]]
 
     def value(self, metric: str, k: int) -> float | None:
+        """The value of the column ``metric`` (``recall_any@K``, ``mrr``, ``ingest_ms``) at K; None when absent."""
         return self.by_k.get(k, {}).get(metric)
+
+
+@dataclass(frozen=True)
+class MetricColumn:
+    """One leaderboard column: its key (a registered name, ``@K`` for the row's cut-off), whether it is per K,
+    which way is better, and whether it is a fraction (shown as a percent)."""
+
+    key: str
+    per_k: bool
+    higher: bool
+    pct: bool
+
+    @property
+    def label(self) -> str:
+        return self.key
+
+
+@functools.cache
+def column_of(key: str) -> MetricColumn:
+    """The column of a key (``ingest_ms`` or a metric's registered name with ``@K``)."""
+    if key == INGEST:
+        return MetricColumn(key, False, False, False)
+    try:
+        metric = parse_metric(at_k(key, 1), flag="metric")
+    except BenchError:  # a name the registry does not know (a plugin not installed here): shown, higher better
+        return MetricColumn(key, key.endswith("@K"), True, True)
+    return MetricColumn(key, key.endswith("@K"), metric.higher_is_better, metric.unit == "fraction")
+
+
+def by_k(scores: list[Score]) -> dict[int, dict[str, float]]:
+    """Per K, every metric of the rows under its column key (``column_key``) and the run's ``ingest_ms``."""
+    return {s.k: {**{column_key(n, s.k): float(v) for n, v in s.scores.items()}, INGEST: float(s.ingest_ms)}
+            for s in scores}
+
+
+def metric_columns(all_rows: list[Row]) -> list[MetricColumn]:
+    """The leaderboard's columns: ``LEAD`` (those any row holds), then every other key the rows hold."""
+    held = dict.fromkeys(key for r in all_rows for values in r.by_k.values() for key in values)
+    return [column_of(key) for key in dict.fromkeys([*(k for k in LEAD if k in held), *held])]
 
 
 def embedder_label(config: dict, system: str) -> str:
@@ -63,11 +103,10 @@ def rows(inputs: Inputs) -> list[Row]:
     for source in inputs.sources:
         doc = source.results
         for system in doc.systems:
-            by_k = {s.k: {key: float(getattr(s, key)) for key, *_ in METRICS} for s in doc.scores
-                    if s.system == system}
+            per_k = by_k([s for s in doc.scores if s.system == system])
             questions = max(s.questions for s in doc.scores if s.system == system)
             out.append(Row(source.index, source.name, doc.dataset, system, questions,
-                           embedder_label(doc.config, system), by_k))
+                           embedder_label(doc.config, system), per_k))
     return out
 
 
@@ -89,16 +128,20 @@ def provenance(source: Source) -> dict:
 
 
 def significance(source: Source) -> list[dict]:
-    return [r for r in source.results.raw.get("significance") or [] if isinstance(r, dict) and "system_a" in r]
+    """The file's paired tests, each metric by its registered name (an older file's ``R@5``: ``recall_any@5``)."""
+    return [{**r, "metric": normalize(str(r.get("metric", "")))} for r in source.results.raw.get("significance") or []
+            if isinstance(r, dict) and "system_a" in r]
 
 
 def sig_lookup(source: Source) -> dict[tuple[str, str, str], dict]:
-    """(system_a, system_b, metric) -> test row, both orders (the swapped row has delta negated)."""
+    """(system_a, system_b, metric) -> test row, both orders (the swapped row has delta negated); the metric by its
+    registered name (an older file's ``R@5`` is ``recall_any@5``: ``core.metrics.normalize``)."""
     out: dict[tuple[str, str, str], dict] = {}
     for r in significance(source):
-        out[(r["system_a"], r["system_b"], r["metric"])] = r
-        out[(r["system_b"], r["system_a"], r["metric"])] = {**r, "system_a": r["system_b"],
-                                                           "system_b": r["system_a"], "delta": -r["delta"]}
+        name = r["metric"]
+        out[(r["system_a"], r["system_b"], name)] = r
+        out[(r["system_b"], r["system_a"], name)] = {**r, "system_a": r["system_b"],
+                                                     "system_b": r["system_a"], "delta": -r["delta"]}
     return out
 
 

@@ -54,7 +54,7 @@ def category_bars(scores: list, labels: dict, k: int, title: str) -> str:
 def category_figure(scores: list, labels: dict, k: int, title: str):
     plt = _plt()
     systems = list(dict.fromkeys(s.system for s in scores if s.k == k))
-    cats = sorted({c for s in scores if s.k == k for c in s.per_category})
+    cats = sorted({c for s in scores if s.k == k for c in s.category("recall_any@{k}")})
     if not systems or not cats:
         return None
     fig, ax = plt.subplots(figsize=(max(5.0, 0.9 * len(cats) * max(1, len(systems)) / 2), 3.4))
@@ -63,9 +63,9 @@ def category_figure(scores: list, labels: dict, k: int, title: str):
         s = next(x for x in scores if x.system == system and x.k == k)
         xs, ys, lo, hi = [], [], [], []
         for i, c in enumerate(cats):
-            if c not in s.per_category:
+            if c not in s.category("recall_any@{k}"):
                 continue
-            p, q = s.per_category[c], s.per_category_questions.get(c, 0)
+            p, q = s.category("recall_any@{k}")[c], s.per_category_questions.get(c, 0)
             a, b = model.wilson(p, q)
             xs.append(i + (n - (len(systems) - 1) / 2) * width)
             ys.append(p * 100)

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import orjson
 
+from memini_bench.core.metrics import normalize
 from memini_bench.core.registry import require_extra
 from memini_bench.core.table import Cell, Column, Table, fmt_num, fmt_points, html_text
 from memini_bench.errors import BenchError
@@ -66,8 +67,8 @@ def _write(path: Path, text: str) -> None:
 def leaderboard_data(inputs: Inputs) -> dict:
     rows = model.rows(inputs)
     return {"ks": model.ks_of(rows),
-            "metrics": [{"key": k, "label": label, "perK": per_k, "higher": hi, "pct": pct}
-                        for k, label, per_k, hi, pct in model.METRICS],
+            "metrics": [{"key": c.key, "label": c.label, "perK": c.per_k, "higher": c.higher, "pct": c.pct}
+                        for c in model.metric_columns(rows)],
             "rows": [{"dataset": r.dataset, "slug": slug(r.dataset), "system": r.system, "file": r.file,
                       "source": r.source, "questions": r.questions, "embedder": r.embedder,
                       "byK": {str(k): v for k, v in r.by_k.items()}} for r in rows]}
@@ -80,9 +81,9 @@ MARKS = {"best": "best", "tied": "not significantly different from best", "behin
 
 
 def _cells(row, k: int) -> dict[str, str]:
-    return {"R@5": fmt_points(row.value("recall_at_k", 5)), f"R@{k}": fmt_points(row.value("recall_at_k", k)),
-            "MRR": fmt_points(row.value("mrr", k)), f"nDCG@{k}": fmt_points(row.value("ndcg_at_k", k)),
-            "p50 ms": fmt_num(row.value("p50_ms", k))}
+    return {"R@5": fmt_points(row.value("recall_any@K", 5)), f"R@{k}": fmt_points(row.value("recall_any@K", k)),
+            "MRR": fmt_points(row.value("mrr", k)), f"nDCG@{k}": fmt_points(row.value("ndcg@K", k)),
+            "p50 ms": fmt_num(row.value("latency_p50", k))}
 
 
 def _board_row(r, b) -> dict:
@@ -177,10 +178,10 @@ def _sig_blocks(source: Source) -> tuple[list[dict], list[dict]]:
 
 def pareto_points(rows: list[model.Row], k: int) -> list[tuple[str, float, float]]:
     """(label, p50 ms, R@k) of each row that has R@k: the system's name, with its file where the name repeats."""
-    shown = [r for r in rows if r.value("recall_at_k", k) is not None]
+    shown = [r for r in rows if r.value("recall_any@K", k) is not None]
     names = [r.system for r in shown]
     return [(r.system if names.count(r.system) == 1 else f"{r.system} ({r.file.removesuffix('.json')})",
-             r.value("p50_ms", k) or 0.0, r.value("recall_at_k", k)) for r in shown]
+             r.value("latency_p50", k) or 0.0, r.value("recall_any@K", k)) for r in shown]
 
 
 def dataset_page(inputs: Inputs, dataset: str) -> dict:
@@ -196,7 +197,7 @@ def dataset_page(inputs: Inputs, dataset: str) -> dict:
     for s in sources:
         labels = s.results.config.get("category_labels") or {}
         own_k = max((sc.k for sc in s.results.scores), default=k)
-        has_cats = any(sc.per_category for sc in s.results.scores if sc.k == own_k)
+        has_cats = any(sc.category("recall_any@{k}") for sc in s.results.scores if sc.k == own_k)
         grids, lists = _sig_blocks(s)
         blocks.append({"source": s, "matrices": grids, "lists": lists,
                        "bars": plots.category_bars(list(s.results.scores), labels, own_k, s.name) if has_cats else ""})
@@ -214,16 +215,16 @@ def _sweep_dataset(doc) -> str:
 
 def sweep_figure(doc, k: int) -> dict | None:
     tune = doc.raw.get("tune", {})
-    metric = f"R@{k}"
+    metric = f"recall_any@{k}"
     tests = {r["system_a"]: r for r in tune.get("significance", []) if r.get("system_b") == "baseline"
-             and r.get("metric") == metric}
+             and normalize(str(r.get("metric"))) == metric}
     cells = []
     for cell in tune.get("cells", []):
         score = next((s for s in cell.get("scores", []) if s.get("k") == k), None)
         test = tests.get(cell.get("cell"))
         if score is None or test is None:
             continue
-        cells.append({"label": cell["cell"], "value": Score.from_row(score).recall_at_k, "delta": test["delta"],
+        cells.append({"label": cell["cell"], "value": Score.from_row(score)["recall_any@{k}"], "delta": test["delta"],
                       "ci_low": test["ci_low"], "ci_high": test["ci_high"], "significant": test["significant"]})
     if not cells:
         return None

@@ -2,11 +2,13 @@
 
 ``identity(settings, ...)`` is the dict of those settings (the embedder, every hybrid setting, the loader settings,
 the holdout and limit, the systems run, and the mode's own settings); it is recorded in the results config (a run
-adds what only it knows: ``modes.common.run_identity``). The file stem is the data set name (which already carries
-the suite's variant, holdout and limit) followed by one short token per setting that differs from its default, in
-a fixed order (``locomo-fusion-1``, ``locomo-emb-hash-tboost0.4``), or by ``-name LABEL``. A setting's token is
-declared on the setting itself (``setting(..., token="tboost")``), so a new setting names its files without a side
-list here.
+adds what only it knows: ``modes.common.run_identity``). Each part of a run contributes its own keys and name
+tokens (``core.settings.IdentityPart``: the embedder's ``embed.settings.identity_part``, the lineup's
+``systems.lineup.identity_parts``, the loader's ``loaders.identity_part``), so this module knows no system or
+embedder. The file stem is the data set name (which already carries the suite's variant, holdout and limit)
+followed by one short token per setting that differs from its default, in a fixed order (``locomo-fusion-1``,
+``locomo-emb-hash-tboost0.4``), or by ``-name LABEL``. A setting's token is declared on the setting itself
+(``setting(..., token="tboost")``), so a new setting names its files without a side list here.
 
 Where the readable name is not enough (what it does not spell: the data file's sha256, the K list, an endpoint's
 model or prefixes, a plugin's ``describe()``, the paired tests' settings, or a ``-name`` label reused), two runs
@@ -32,87 +34,38 @@ import orjson
 
 from memini_bench.core.dataset import MAX_NAME_BYTES, file_safe_name
 from memini_bench.core.options import CoreOptions
-from memini_bench.core.settings import flag_fields
-from memini_bench.embed.settings import EmbedSettings
+from memini_bench.core.settings import IdentityPart
 from memini_bench.errors import BenchError
-from memini_bench.loaders import LoadOptions
-from memini_bench.loaders import identity_of as load_identity
-from memini_bench.systems.config import HybridConfig
-from memini_bench.systems.reference_settings import ReferenceSettings
 
 
 @dataclass(frozen=True)
 class RunSettings:
-    """The settings a results file's identity and name are made of (each a concern's typed options)."""
+    """What a results file's identity and name are made of: the core settings (suite, holdout, limit), ``-name``,
+    and the parts of the run, each contributing its own keys and name tokens (``core.settings.IdentityPart``: the
+    embedder's, the systems', the loader's); this module knows none of them."""
 
     core: CoreOptions = field(default_factory=CoreOptions)
-    hybrid: HybridConfig = field(default_factory=HybridConfig)
-    load: LoadOptions = field(default_factory=LoadOptions)
-    embed: EmbedSettings = field(default_factory=EmbedSettings)
+    parts: tuple[IdentityPart, ...] = ()
     name: str = ""  # -name LABEL
-    reference: ReferenceSettings = field(default_factory=ReferenceSettings)
 
 
-def _value(v: object) -> str:
-    if isinstance(v, bool):
-        return ""
-    if isinstance(v, float):
-        return f"{v:g}"
-    return str(v)
+def identity(s: RunSettings, *, systems: list[str], mode: str = "compare", mode_settings: dict | None = None) -> dict:
+    """Every setting that changes a results file's numbers (recorded in its config; compared before overwrite):
+    the mode, the suite, holdout and limit, the systems run, the mode's own settings and each part's items."""
+    out: dict[str, object] = {"mode": mode, "suite": s.core.suite, "holdout": s.core.holdout, "limit": s.core.limit,
+                              "systems": list(systems), "mode_settings": mode_settings or {}}
+    for part in s.parts:
+        out.update(part.items)
+    return out
 
 
-def _tokens(obj: object) -> list[str]:
-    """One token per field of ``obj`` that declares one (``setting(..., token=...)``) and differs from its
-    default, in field order."""
-    defaults = type(obj)()
-    return [f.metadata["token"] + _value(getattr(obj, f.name)) for f in flag_fields(type(obj))
-            if f.metadata.get("token") is not None and getattr(obj, f.name) != getattr(defaults, f.name)]
-
-
-def identity(s: RunSettings, *, systems: list[str], embedder: str = "", mode: str = "compare",
-             mode_settings: dict | None = None) -> dict:
-    """Every setting that changes a results file's numbers (recorded in its config; compared before overwrite)."""
-    return {"mode": mode, "suite": s.core.suite, "holdout": s.core.holdout, "limit": s.core.limit,
-            "embedder": embedder, "max_tokens": s.embed.max_tokens, "dims": s.embed.dims if embedder == "hash"
-            else 0, "hybrid": s.hybrid.as_dict(), "load": load_identity(s.load),
-            "systems": list(systems), "mode_settings": mode_settings or {}, **_embed_variant(s.embed),
-            **_reference_variant(s.reference, systems)}
-
-
-def _reference_variant(ref: ReferenceSettings, systems: list[str]) -> dict[str, dict]:
-    """The reference system's settings, recorded where it runs or they differ from the defaults (so the identity
-    of every run without it stays what it was)."""
-    if "reference" not in systems and ref == ReferenceSettings():
-        return {}
-    return {"reference": dataclasses.asdict(ref)}
-
-
-def _embed_variant(embed: EmbedSettings) -> dict[str, str]:
-    """The embedding settings that change vectors beyond the embedder's name (those with a token), recorded only
-    when not the default, so the identity and name of an fp32 torch run stay what they were."""
-    defaults = EmbedSettings()
-    return {f.name: getattr(embed, f.name) for f in flag_fields(EmbedSettings)
-            if f.metadata.get("token") is not None and getattr(embed, f.name) != getattr(defaults, f.name)}
-
-
-def stem(s: RunSettings, dataset: str, *, embedder: str = "", systems: list[str] | None = None,
-         default_systems: list[str] | None = None, suffix: str = "", extra_tokens: tuple[str, ...] = ()) -> str:
-    """``<dataset>[<suffix>]`` then ``-<LABEL>`` when ``-name`` is given, else one token per non-default setting
+def stem(s: RunSettings, dataset: str, *, suffix: str = "", extra_tokens: tuple[str, ...] = ()) -> str:
+    """``<dataset>[<suffix>]`` then ``-<LABEL>`` when ``-name`` is given, else each part's tokens in order
     (``extra_tokens``: the mode's own non-default settings, already spelled)."""
     base = safe_name(dataset) + suffix
     if s.name:
         return f"{base}-{safe_name(s.name)}"
-    tokens = []
-    if embedder and embedder != "minilm":
-        tokens.append("emb-" + embedder.replace(":", "-").replace("/", "-"))
-    if s.embed.max_tokens:
-        tokens.append(f"maxtok{s.embed.max_tokens}")
-    if embedder == "hash" and s.embed.dims != 256:
-        tokens.append(f"dims{s.embed.dims}")
-    tokens += _tokens(s.embed) + _tokens(s.hybrid) + _tokens(s.load)
-    if systems is not None and default_systems is not None and systems != default_systems:
-        tokens.append("sys-" + "+".join(n.removeprefix("memini-") for n in systems))
-    tokens += extra_tokens
+    tokens = [t for part in s.parts for t in part.tokens] + list(extra_tokens)
     return "-".join([base, *(safe_name(t) for t in tokens)])
 
 

@@ -1,6 +1,6 @@
 """PNG figures (matplotlib, the ``plot`` extra): per-category recall of an ordinary run, and a sweep's grid.
 
-- :func:`category_bars`: recall_any@K per category (``metrics.Score.per_category``), one bar per system in each
+- :func:`category_bars`: recall_any@K per category (``Score.category("recall_any@{k}")``), one bar per system in each
   category group (a data set without categories gets one group, ``all``).
 - :func:`sweep_plot` over a :class:`SweepFigure`: two axes -> a heat map of the metric (rows: the first axis,
   columns: the second; each cell annotated with its value and bootstrap interval, the selected cell outlined, the
@@ -69,7 +69,7 @@ def category_bars(scores: Sequence[Score], path: Path, *, k: int | None = None, 
     if not rows:
         raise ValueError(f"no Score at K={k}")
     plt = _pyplot(what)
-    categories = list(dict.fromkeys(c for s in rows for c in s.per_category))
+    categories = list(dict.fromkeys(c for s in rows for c in s.category("recall_any@{k}")))
     labels = labels or {}
     counts = rows[0].per_category_questions
     names = {c: f"{c} ({labels[c]})" if c in labels else c for c in categories}  # report.markdown's naming
@@ -78,7 +78,8 @@ def category_bars(scores: Sequence[Score], path: Path, *, k: int | None = None, 
     fig, ax = plt.subplots(figsize=(max(6.0, 0.5 * len(ticks) * len(rows) + 3), 4.8), dpi=120)
     width = 0.8 / len(rows)
     for i, s in enumerate(rows):
-        values = [s.per_category.get(c, float("nan")) for c in categories] if categories else [s.recall_at_k]
+        per_category = s.category("recall_any@{k}")
+        values = [per_category.get(c, float("nan")) for c in categories] if categories else [s["recall_any@{k}"]]
         xs = [g + (i - (len(rows) - 1) / 2) * width for g in range(len(ticks))]
         bars = ax.bar(xs, [v * 100 for v in values], width, label=s.system)
         ax.bar_label(bars, fmt="%.1f", fontsize=7, padding=1)

@@ -58,8 +58,8 @@ _ROW_FIELDS = ("system", "dataset", "k", "questions", "ingest_ms", "leaked", "mo
 class Score:
     """One (system, K) row: ``scores`` maps a canonical metric name (``core.metrics``: ``recall_any@5``, ``mrr``,
     ``latency_p50``) to its value (fractions in 0..1, latencies in ms); ``categories`` maps each category to its
-    own ``{metric name: value}``. The old fixed fields (``recall_at_k``, ``mrr``, ``per_category`` ...) are read-only
-    properties over the mapping."""
+    own ``{metric name: value}``; a metric is read by its registered name (``row["recall_any@{k}"]``, ``value``,
+    ``category``), an old spelling read as the same metric (``core.metrics.parse``)."""
 
     system: str
     dataset: str
@@ -85,52 +85,14 @@ class Score:
             return self.scores[key]
         return self.scores.get(parse_metric(key, self.k, flag="metric").name, default)
 
-    @property
-    def recall_at_k(self) -> float:
-        return self.value("recall_any@{k}")
-
-    @property
-    def recall_all_at_k(self) -> float:
-        return self.value("recall_all@{k}")
-
-    @property
-    def mrr(self) -> float:
-        return self.value("mrr")
-
-    @property
-    def ndcg_at_k(self) -> float:
-        return self.value("ndcg@{k}")
-
-    @property
-    def p50_ms(self) -> float:
-        return self.value("latency_p50")
-
-    @property
-    def p95_ms(self) -> float:
-        return self.value("latency_p95")
-
-    @property
-    def tokens_injected_mean(self) -> float:
-        return self.value("tokens_injected@{k}")
-
-    @property
-    def token_efficiency(self) -> float:
-        return self.value("token_efficiency@{k}")
+    def __getitem__(self, name: str) -> float:
+        """``value(name)``: ``row["recall_any@{k}"]``, ``row["mrr"]`` (0 when the row does not hold it)."""
+        return self.value(name)
 
     def category(self, name: str) -> dict[str, float]:
         """Each category's value of the metric ``name`` (``{k}``: the row's K), for the categories that hold it."""
         key = name.format(k=self.k)
         return {c: v[key] for c, v in self.categories.items() if key in v}
-
-    @property
-    def per_category(self) -> dict[str, float]:
-        """recall_any@K per category."""
-        return self.category("recall_any@{k}")
-
-    @property
-    def per_category_all(self) -> dict[str, float]:
-        """recall_all@K per category."""
-        return self.category("recall_all@{k}")
 
     def to_row(self) -> dict[str, Any]:
         """The row as results schema 3 writes it."""

@@ -1,10 +1,10 @@
 """Output: memini's markdown tables, the JSON results file, the per-question JSONL and the TREC files, all written
 atomically (``atomic_io``, whose ``atomic_write`` and ``check_destinations`` are re-exported here).
 
-Markdown (through the one table model, ``core.table``): one table per K (ascending), rows sorted by recall_any@K
-descending (stable), then the per-category table of ``memini-hybrid`` (or the first system) at the largest K; with
-``-metrics``, one table of those metrics in place of the per-K tables. JSON: ``{"config": {...}, "results": [...]}``
-(fractions in 0..1).
+Markdown (through the one table model, ``core.table``): one table per K (ascending), one column per metric the
+rows hold under its registered name, rows sorted by recall_any@K descending (stable), then the per-category table
+of ``memini-hybrid`` (or the first system) at the largest K; with ``-metrics``, one table of those metrics in place
+of the per-K tables. JSON: ``{"config": {...}, "results": [...]}`` (fractions in 0..1).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import orjson
 
 from memini_bench.core.dataset import file_safe_name
 from memini_bench.core.metrics import Metric
+from memini_bench.core.metrics import parse as parse_metric
 from memini_bench.core.runs import RunResult, first_gold_rank
 from memini_bench.core.table import Cell, Column, Table, fmt_num, fmt_pct
 from memini_bench.core.table import markdown as render_markdown
@@ -39,42 +40,47 @@ def ingest_columns(s: Score) -> tuple[float, float, float]:
     return s.model_load_ms, s.embed_ms, s.store_ingest_ms
 
 
+def metric_names(rows: Sequence[Score], categories: bool = False) -> list[str]:
+    """The metric names the rows hold, in the order the scorer wrote them (``core.metrics.row_metrics``; with
+    ``categories``, those of their categories): what a table of the rows shows, one column each."""
+    if categories:
+        return list(dict.fromkeys(n for s in rows for v in s.categories.values() for n in v))
+    return list(dict.fromkeys(n for s in rows for n in s.scores))
+
+
 def _run_table(rows: Sequence[Score], dataset: str, k: int, leaks: bool) -> Table:
-    """memini's table at one K (plus recall_all and nDCG; memini's one ingest column split in three)."""
-    cols = [Column("system", "System", "left", rule="--------"), Column("recall_any", f"Recall@{k}", rule="---------:"),
-            Column("recall_all", f"RecallAll@{k}", rule="---------:"), Column("mrr", "MRR", rule="----:"),
-            Column("ndcg", f"nDCG@{k}", rule="--------:"), Column("tokens_injected", "inj tok", rule="--------:"),
-            Column("token_efficiency", "tok-eff", rule="--------:"), Column("p50", "p50 (ms)", rule="---------:"),
-            Column("p95", "p95 (ms)", rule="---------:"), Column("load", "load (ms)", rule="----------:"),
-            Column("embed", "embed (ms)", rule="-----------:"), Column("ingest", "ingest (ms)", rule="------------:")]
+    """memini's table at one K: one column per metric the rows hold (its registered name; the defaults, then what
+    ``-metrics`` asked for), then memini's one ingest column split in three (model load, embedding, the store)."""
+    metrics = [parse_metric(n, k) for n in metric_names(rows)]
+    cols = [Column("system", "System", "left", rule="--------")]
+    cols += [Column(m.name, m.name, rule="-" * max(4, len(m.name)) + ":") for m in metrics]
+    cols += [Column("load", "load (ms)", rule="----------:"), Column("embed", "embed (ms)", rule="-----------:"),
+             Column("ingest", "ingest (ms)", rule="------------:")]
     if leaks:
         cols.append(Column("leaked", "leaked", rule="-------:"))
     body = []
     for s in rows:
         load, embed, store = ingest_columns(s)
-        cells = [Cell(s.system, s.system), Cell(s.recall_at_k, fmt_pct(s.recall_at_k)),
-                 Cell(s.recall_all_at_k, fmt_pct(s.recall_all_at_k)), Cell(s.mrr, fmt_pct(s.mrr)),
-                 Cell(s.ndcg_at_k, fmt_pct(s.ndcg_at_k)),
-                 Cell(s.tokens_injected_mean, fmt_num(s.tokens_injected_mean, 0)),
-                 Cell(s.token_efficiency, fmt_pct(s.token_efficiency, 3)), Cell(s.p50_ms, fmt_num(s.p50_ms)),
-                 Cell(s.p95_ms, fmt_num(s.p95_ms)), Cell(load, fmt_num(load, 1)), Cell(embed, fmt_num(embed, 1)),
-                 Cell(store, fmt_num(store, 1))]
+        cells = [Cell(s.system, s.system)]
+        cells += [Cell(s.scores.get(m.name), format_metric(m, s.scores.get(m.name))) for m in metrics]
+        cells += [Cell(load, fmt_num(load, 1)), Cell(embed, fmt_num(embed, 1)), Cell(store, fmt_num(store, 1))]
         body.append(tuple(cells + ([Cell(s.leaked, str(s.leaked))] if leaks else [])))
     return Table(tuple(cols), tuple(body), title=f"## {dataset} — {rows[0].questions} questions, recall_any@{k}")
 
 
 def category_table(lead: str, top: Score, k: int, labels: dict[str, str]) -> Table:
-    """recall_any@K and recall_all@K of one system per category, with each category's N."""
-    cols = (Column("category", "Category", "left", rule="---"), Column("n", "n"), Column("recall_any", "Recall"),
-            Column("recall_all", "RecallAll"))
+    """One system's metrics per category (recall_any@K, recall_all@K and the fractions ``-metrics`` asked for),
+    with each category's N."""
+    metrics = [parse_metric(n, k) for n in metric_names([top], categories=True)]
+    cols = (Column("category", "Category", "left", rule="---"), Column("n", "n"),
+            *(Column(m.name, m.name) for m in metrics))
     body = tuple((Cell(cat, f"{cat} ({labels[cat]})" if cat in labels else cat),
                   Cell(top.per_category_questions[cat], str(top.per_category_questions[cat])),
-                  Cell(value, fmt_pct(value)), Cell(top.per_category_all.get(cat, 0.0),
-                                                    fmt_pct(top.per_category_all.get(cat, 0.0))))
-                 for cat, value in top.per_category.items())
+                  *(Cell(values.get(m.name), format_metric(m, values.get(m.name))) for m in metrics))
+                 for cat, values in top.categories.items())
     note = "N: n, the questions of each category. No marks: no test is run between categories."
-    return Table(cols, body, title=f"### {lead} by category (recall_any@{k} / recall_all@{k})", notes=(note,),
-                 notes_in_markdown=True)
+    names = " / ".join(m.name for m in metrics)
+    return Table(cols, body, title=f"### {lead} by category ({names})", notes=(note,), notes_in_markdown=True)
 
 
 def format_metric(metric: Metric, value: float | None) -> str:
@@ -127,14 +133,14 @@ def markdown(scores: Sequence[Score], dataset: str, category_labels: dict[str, s
     if metrics:
         tables = [metrics_table(scores, dataset, metrics)]
     else:
-        tables = [_run_table(sorted((s for s in scores if s.k == k), key=lambda s: -s.recall_at_k), dataset, k,
-                             leaks) for k in ks]
+        tables = [_run_table(sorted((s for s in scores if s.k == k), key=lambda s: -s["recall_any@{k}"]), dataset,
+                             k, leaks) for k in ks]
     if caption:  # a line under each table's heading
         tables = [dataclasses.replace(t, title=f"{t.title}\n\n{caption}.") for t in tables]
     names = list(dict.fromkeys(s.system for s in scores))
     for lead in categories or [HYBRID if HYBRID in names else names[0]]:
         top = [s for s in scores if s.system == lead and s.k == ks[-1]]
-        if top and top[0].per_category:
+        if top and top[0].categories:
             tables.append(category_table(lead, top[0], ks[-1], category_labels or {}))
     return "".join(render_markdown(t) + "\n" for t in tables)
 

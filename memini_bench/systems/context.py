@@ -15,7 +15,7 @@ A factory never sees the whole run's options: what it may read is here, typed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -24,7 +24,6 @@ from memini_bench.systems.config import HybridConfig
 from memini_bench.systems.reference_settings import ReferenceSettings
 
 if TYPE_CHECKING:
-    from memini_bench.core.contract import System
     from memini_bench.embed.encoder import TextEncoder
 
 
@@ -57,6 +56,3 @@ class SystemContext:
         if key not in self._store:
             self._store[key] = make()
         return self._store[key]
-
-
-SystemFactory = Callable[[SystemContext], "System | Sequence[System]"]

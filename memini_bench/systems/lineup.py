@@ -9,6 +9,7 @@ says: ``executors.run_encoder``). A factory may return several systems.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING
 from memini_bench.core import hooks
 from memini_bench.core.contract import System
 from memini_bench.core.registry import SYSTEMS
-from memini_bench.core.settings import CommaList, setting
+from memini_bench.core.settings import CommaList, IdentityPart, setting, setting_tokens
 from memini_bench.embed.settings import EmbedSettings
 from memini_bench.errors import BenchError
 from memini_bench.executors import ExecutorOptions, run_encoder
@@ -124,3 +125,17 @@ def stage_timings(systems: Sequence[System]) -> dict[str, float]:
     keyword index, embedding and model load), {} when it reports none; a results file records them."""
     report = getattr(systems[0], "stage_timings", None) if systems else None
     return dict(report()) if callable(report) else {}
+
+
+def identity_parts(hybrid: HybridConfig, reference: ReferenceSettings, systems: Sequence[str] | None,
+                   default_systems: Sequence[str] = DEFAULT_SYSTEMS) -> tuple[IdentityPart, ...]:
+    """The lineup's share of a results identity: the hybrid's settings (``hybrid``, with their name tokens), the
+    reference system's (``reference``: recorded where it runs or they differ from the defaults, so the identity of
+    every run without it stays what it was), and the ``sys-`` token naming a lineup other than the default one
+    (``systems`` None: a mode that runs no lineup)."""
+    parts = [IdentityPart({"hybrid": hybrid.as_dict()}, setting_tokens(hybrid))]
+    if (systems is not None and "reference" in systems) or reference != ReferenceSettings():
+        parts.append(IdentityPart({"reference": dataclasses.asdict(reference)}))
+    if systems is not None and list(systems) != list(default_systems):
+        parts.append(IdentityPart(tokens=("sys-" + "+".join(n.removeprefix("memini-") for n in systems),)))
+    return tuple(parts)

@@ -59,9 +59,10 @@ def veto_score(result: RunResult, ks: Sequence[int] = VETO_KS) -> VetoScore:
         ranks[run.question.id] = r0 + 1 if r0 >= 0 else None
     traps = dict.fromkeys(run.question.category for run in result.questions)
     per_trap = {trap: {"scenarios": scores[0].per_category_questions.get(trap, 0),
-                       **{f"recall@{s.k}": s.per_category.get(trap, 0.0) for s in scores}} for trap in traps}
-    return VetoScore(result.system, result.dataset, len(ranks), result.depth, {s.k: s.recall_at_k for s in scores},
-                     ranks, per_trap, scores)
+                       **{f"recall@{s.k}": s.category("recall_any@{k}").get(trap, 0.0) for s in scores}}
+                for trap in traps}
+    return VetoScore(result.system, result.dataset, len(ranks), result.depth,
+                     {s.k: s["recall_any@{k}"] for s in scores}, ranks, per_trap, scores)
 
 
 def lineup(ds: Dataset, encoders: Mapping[str, TextEncoder], *, composite_encoder: TextEncoder | None = None,

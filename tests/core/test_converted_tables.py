@@ -40,11 +40,11 @@ def _phase():
 
     def test(system, metric, delta, low, high, p, adjusted):
         return PairedComparison(system, "baseline", metric, 40, 0.5, 0.5 - delta, delta, low, high,
-                                "mcnemar" if metric.startswith("R@") else "bootstrap", 3, 1, p, adjusted,
+                                "mcnemar" if metric.startswith("recall_any@") else "bootstrap", 3, 1, p, adjusted,
                                 adjusted < 0.05)
 
-    rows = (test("fusion=0.3", "R@5", 0.125, 0.025, 0.225, 0.01, 0.02),
-            test("fusion=0.3", "MRR", 0.0312, -0.004, 0.071, 0.2, 0.2))
+    rows = (test("fusion=0.3", "recall_any@5", 0.125, 0.025, 0.225, 0.01, 0.02),
+            test("fusion=0.3", "mrr", 0.0312, -0.004, 0.071, 0.2, 0.2))
     return Phase("tune", ["fusion=0.3"], [], [[score("fusion=0.3", 5, 0.625, 0.5123, 0.55),
                                                   score("fusion=0.3", 10, 0.75, 0.5123, 0.6)]], baseline,
                  [score("baseline", 5, 0.5, 0.48125, 0.5), score("baseline", 10, 0.7, 0.48125, 0.58)],
@@ -57,7 +57,7 @@ def test_a_sweep_table_exports_to_csv_and_latex():
     t = table(_phase(), (5, 10), "sweep over fusion")
     csv_rows = _rows(render(t, "csv"))
     assert [r["cell"] for r in csv_rows] == ["baseline (the run's settings)", "fusion=0.3"]
-    assert float(csv_rows[1]["recall_at_k0"]) == 0.625 and float(csv_rows[1]["recall_at_k1"]) == 0.75
+    assert float(csv_rows[1]["recall_any@5"]) == 0.625 and float(csv_rows[1]["recall_any@10"]) == 0.75
     assert float(csv_rows[1]["delta_r"]) == 0.125 and csv_rows[0]["delta_r"] == ""
     tex = render(t, "latex")
     line = next(x for x in tex.splitlines() if x.startswith("fusion=0.3 &"))

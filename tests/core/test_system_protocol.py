@@ -29,4 +29,4 @@ def test_custom_system_is_measured():
     result = run_system(system, load("sample"), depth=5)
     row = score(result, 5)
     assert row.system == "word-overlap" and row.questions == 8
-    assert 0.0 < row.recall_at_k <= 1.0 and len(result.questions[0].ranked_ids) == 5
+    assert 0.0 < row["recall_any@{k}"] <= 1.0 and len(result.questions[0].ranked_ids) == 5

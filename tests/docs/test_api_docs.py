@@ -15,7 +15,7 @@ from cli_run import run_cli
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "api.md"
 #: The measured columns of a run's table (wall-clock times): they differ between any two runs.
-TIMED = {"p50 (ms)", "p95 (ms)", "load (ms)", "embed (ms)", "ingest (ms)"}
+TIMED = {"latency_p50", "latency_p95", "load (ms)", "embed (ms)", "ingest (ms)"}
 
 
 def readme_plugin() -> str:

@@ -146,11 +146,11 @@ def test_a_non_default_precision_or_backend_names_and_identifies_the_results(tmp
     for fields, token in [({"precision": "bf16"}, "-bf16"), ({"embed_backend": "openvino"}, "-openvino"),
                           ({"precision": "bf16", "embed_backend": "openvino"}, "-bf16-openvino")]:
         opts = cli_options(embedder="minilm", **fields)
-        assert stem(opts.settings, "locomo", embedder="minilm") == "locomo" + token
-        got = identity(opts.settings, systems=["memini-vector"], embedder="minilm")
-        assert got == {**identity(plain.settings, systems=["memini-vector"], embedder="minilm"), **fields}
-    assert stem(plain.settings, "locomo", embedder="minilm") == "locomo"             # fp32 torch: the name it had
-    assert not {"precision", "embed_backend"} & set(identity(plain.settings, systems=[], embedder="minilm"))
+        assert stem(opts.settings("minilm"), "locomo") == "locomo" + token
+        got = identity(opts.settings("minilm", ["memini-vector"]), systems=["memini-vector"])
+        assert got == {**identity(plain.settings("minilm", ["memini-vector"]), systems=["memini-vector"]), **fields}
+    assert stem(plain.settings("minilm"), "locomo") == "locomo"             # fp32 torch: the name it had
+    assert not {"precision", "embed_backend"} & set(identity(plain.settings("minilm", []), systems=[]))
 
 
 SIGNAL_AFTER_OPENVINO = """

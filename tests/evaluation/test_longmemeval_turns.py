@@ -178,10 +178,10 @@ def test_identity_records_new_load_settings_only_when_set():
 
     from memini_bench.results.identity import identity
 
-    plain = identity(cli_options(), systems=["memini-hybrid"])
+    plain = identity(cli_options().settings("", ["memini-hybrid"]), systems=["memini-hybrid"])
     assert "granularity" not in plain["load"] and "unit" not in plain["load"]
     assert set(plain["load"]) == {"session_doc", "abstention", "shared_haystack"}
-    assert identity(cli_options(unit="observation"), systems=[])["load"]["unit"] == "observation"
+    assert identity(cli_options(unit="observation").settings("", []), systems=[])["load"]["unit"] == "observation"
 
 
 def test_table_is_empty_for_session_runs():

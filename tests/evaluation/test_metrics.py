@@ -72,10 +72,10 @@ def test_tokens_and_score_row():
     runs = tuple(_runs())
     result = RunResult("sys", "toy", 10, 12.5, 100, runs)
     s = score(result, 3)
-    assert s.questions == 6 and s.recall_at_k == pytest.approx(5 / 6) and s.mrr == pytest.approx(
+    assert s.questions == 6 and s["recall_any@{k}"] == pytest.approx(5 / 6) and s["mrr"] == pytest.approx(
         (1 / 2 + 1 + 1 / 3 + 0 + 1 + 1) / 6)
-    assert s.tokens_injected_mean == pytest.approx((3 + 3 + 3 + 3 + 2 + 3) / 6)
-    assert s.token_efficiency == pytest.approx(s.tokens_injected_mean / 100)
+    assert s["tokens_injected@{k}"] == pytest.approx((3 + 3 + 3 + 3 + 2 + 3) / 6)
+    assert s["token_efficiency@{k}"] == pytest.approx(s["tokens_injected@{k}"] / 100)
 
 
 @pytest.mark.parametrize("k", [1, 2, 3, 5, 10])
@@ -85,7 +85,7 @@ def test_score_means_match_ir_measures(k):
     success, recall, dcg, rr = _ir(Success @ k), _ir(R @ k), _ir(nDCG @ k), _ir(RR @ 10)
     s = score(result, k)
     n = len(CASES)
-    assert s.recall_at_k == pytest.approx(sum(success.get(q, 0.0) for q in CASES) / n)
-    assert s.recall_all_at_k == pytest.approx(sum(recall.get(q, 0.0) == pytest.approx(1.0) for q in CASES) / n)
-    assert s.ndcg_at_k == pytest.approx(sum(dcg.get(q, 0.0) for q in CASES) / n, abs=1e-4)
-    assert s.mrr == pytest.approx(sum(rr.get(q, 0.0) for q in CASES) / n)
+    assert s["recall_any@{k}"] == pytest.approx(sum(success.get(q, 0.0) for q in CASES) / n)
+    assert s["recall_all@{k}"] == pytest.approx(sum(recall.get(q, 0.0) == pytest.approx(1.0) for q in CASES) / n)
+    assert s["ndcg@{k}"] == pytest.approx(sum(dcg.get(q, 0.0) for q in CASES) / n, abs=1e-4)
+    assert s["mrr"] == pytest.approx(sum(rr.get(q, 0.0) for q in CASES) / n)

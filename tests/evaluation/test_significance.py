@@ -48,17 +48,17 @@ def _results() -> list[RunResult]:
 def test_run_comparison_uses_the_metrics_path_and_mcnemar():
     sig = compare_run(_results(), [1, 5])
     rows = {(c.system_b, c.metric): c for c in sig.rows}
-    assert [c.metric for c in sig.rows[:5]] == ["R@1", "R@5", "MRR", "nDCG@1", "nDCG@5"]
+    assert [c.metric for c in sig.rows[:5]] == ["recall_any@1", "recall_any@5", "mrr", "ndcg@1", "ndcg@5"]
     assert len(sig.rows) == 10 and {c.system_a for c in sig.rows} == {"memini-hybrid"}
     hybrid, keyword = _results()[:2]
     for k in (1, 5):
-        s_h, s_k = score(hybrid, k), score(keyword, k)
-        row = rows[("memini-keyword", f"R@{k}")]
-        assert (row.mean_a, row.mean_b) == (pytest.approx(s_h.recall_at_k), pytest.approx(s_k.recall_at_k))
-        assert rows[("memini-keyword", f"nDCG@{k}")].mean_a == pytest.approx(s_h.ndcg_at_k)
-        assert rows[("memini-keyword", "MRR")].mean_b == pytest.approx(s_k.mrr)
+        s_h, s_k = score(hybrid, k, ks=(1, 5)), score(keyword, k, ks=(1, 5))  # mrr at the largest K, 5
+        row = rows[("memini-keyword", f"recall_any@{k}")]
+        assert (row.mean_a, row.mean_b) == (pytest.approx(s_h["recall_any@{k}"]), pytest.approx(s_k["recall_any@{k}"]))
+        assert rows[("memini-keyword", f"ndcg@{k}")].mean_a == pytest.approx(s_h["ndcg@{k}"])
+        assert rows[("memini-keyword", "mrr")].mean_b == pytest.approx(s_k["mrr"])
     # R@5 by hand: hybrid hits q0-q8, q10, q11 (11 of 12); keyword hits q0, q2, q3, q7, q8 -> b = 6, c = 0.
-    r5 = rows[("memini-keyword", "R@5")]
+    r5 = rows[("memini-keyword", "recall_any@5")]
     assert (r5.only_a, r5.only_b, r5.test) == (6, 0, "mcnemar")
     assert r5.p == pytest.approx(binomtest(6, 6, 0.5).pvalue) == 2 / 64
     assert [c.p_adjusted for c in sig.rows] == pytest.approx(holm([c.p for c in sig.rows]))
@@ -98,8 +98,8 @@ def test_two_files_pair_systems_by_name_and_label_them(tmp_path):
     write_jsonl(b, per_question_rows([_run("memini-hybrid", RANKS["memini-keyword"]), _run("memini-keyword")]))
     sig = compare_files(a, b, [5])
     assert [(c.system_a, c.metric) for c in sig.rows] == [
-        (f"{a}:memini-hybrid", "R@5"), (f"{a}:memini-hybrid", "MRR"), (f"{a}:memini-hybrid", "nDCG@5"),
-        (f"{a}:memini-keyword", "R@5"), (f"{a}:memini-keyword", "MRR"), (f"{a}:memini-keyword", "nDCG@5")]
+        (f"{a}:memini-hybrid", "recall_any@5"), (f"{a}:memini-hybrid", "mrr"), (f"{a}:memini-hybrid", "ndcg@5"),
+        (f"{a}:memini-keyword", "recall_any@5"), (f"{a}:memini-keyword", "mrr"), (f"{a}:memini-keyword", "ndcg@5")]
     assert sig.rows[0].system_b == f"{b}:memini-hybrid" and sig.rows[0].only_a == 6
     assert sig.rows[3].p == 1.0 and sig.rows[3].delta == 0  # the same keyword run on both sides
     only_hybrid = compare_files(a, b, [5], systems=["memini-hybrid"])
@@ -121,10 +121,13 @@ def test_runs_at_different_depths_are_cut_to_the_smaller_one():
     shallow = dataclasses.replace(_run("memini-keyword", [None] * 12), depth=4)
     shallow = dataclasses.replace(shallow, questions=tuple(dataclasses.replace(r, ranked_ids=r.ranked_ids[:4])
                                                            for r in shallow.questions))
-    mrr = next(c for c in compare_run([deep, shallow], [1, 4]).rows if c.metric == "MRR")
+    mrr = next(c for c in compare_run([deep, shallow], [1, 4]).rows if c.metric == "mrr")
     assert (mrr.mean_a, mrr.mean_b, mrr.p) == (0.0, 0.0, 1.0)  # both cut to depth 4: neither finds the gold
+    # mrr is taken at the run's largest K (core.metrics.resolve_cutoff): MRR@1 misses rank 7, MRR@8 finds it
     assert next(c for c in compare_run([deep, _run("memini-keyword", [None] * 12)], [1]).rows
-                if c.metric == "MRR").mean_a == pytest.approx(1 / 7)
+                if c.metric == "mrr").mean_a == 0.0
+    assert next(c for c in compare_run([deep, _run("memini-keyword", [None] * 12)], [1, 8]).rows
+                if c.metric == "mrr").mean_a == pytest.approx(1 / 7)
 
 
 def test_markdown_marks_significant_rows():
@@ -133,10 +136,10 @@ def test_markdown_marks_significant_rows():
     sig = compare_run([hybrid, keyword], [5], resamples=999)
     text = markdown(sig)
     assert "## Paired significance — 12 questions" in text and "Holm over 3 comparisons" in text
-    line = next(row for row in text.splitlines() if "| R@5 |" in row)
+    line = next(row for row in text.splitlines() if "| recall_any@5 |" in row)
     assert "| **+100.0** |" in line and "| McNemar | 12 / 0 |" in line and line.endswith("| yes |")
     assert "| 4.9e-04 | 0.00146 |" in line  # p = 2 / 2^12; Holm: 3 x p, the smallest of three
-    mrr = next(row for row in text.splitlines() if "| MRR |" in row)
+    mrr = next(row for row in text.splitlines() if "| mrr |" in row)
     assert "| bootstrap | 12 / 0 | ≤ 0.002 | 0.004 | yes |" in mrr  # the floor 2 / 1000; Holm: 2 x the floor
     assert markdown(compare_run([hybrid, _run("memini-vector", [0] * 12)], [5])).count("| no |") == 3
 
@@ -213,11 +216,11 @@ def test_real_locomo_run_read_back_matches_its_results_file(tmp_path, capsys, lo
     sig = compare_file_systems(pq, [5, 10], resamples=2000)
     assert len(sig.rows) == 10 and sig.questions == 400
     for c in sig.rows:
-        if c.metric.startswith("R@"):
-            k = int(c.metric[2:])
+        if c.metric.startswith("recall_any@"):
+            k = int(c.metric.split("@")[1])
             assert c.mean_a == pytest.approx(expected[("memini-hybrid", k)]["scores"][f"recall_any@{k}"])
             assert c.mean_b == pytest.approx(expected[(c.system_b, k)]["scores"][f"recall_any@{k}"])
             assert c.p == pytest.approx(1.0 if c.only_a + c.only_b == 0
                                         else binomtest(c.only_a, c.only_a + c.only_b, 0.5).pvalue, rel=1e-9)
-        elif c.metric == "MRR":
+        elif c.metric == "mrr":
             assert c.mean_b == pytest.approx(expected[(c.system_b, 5)]["scores"]["mrr"])

@@ -66,7 +66,7 @@ def _downstream(ds: Dataset, holdout: str, limit: int, extractor: str, keyword_b
     systems = memini_systems(TextEncoder(HashEmbedder(16)), config)
     results = run_all(systems, prepared, 5)
     scores = score_all(results, [1, 5])
-    assert all(0.0 <= s.recall_at_k <= 1.0 and 0.0 <= s.mrr <= 1.0 for s in scores)
+    assert all(0.0 <= s["recall_any@{k}"] <= 1.0 and 0.0 <= s["mrr"] <= 1.0 for s in scores)
     write_trec(WORK / "trec", prepared.name, results)
     write_jsonl(WORK / "per-question.jsonl", per_question_rows(results))
     assert (WORK / "trec" / f"{prepared.name}.qrels").exists()

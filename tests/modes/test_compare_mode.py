@@ -25,12 +25,13 @@ def test_one_file_compares_the_reference_with_each_system(two_runs, tmp_path, ca
     a, _ = two_runs
     code, out, err = run_cli(["-compare", str(a), "-k", "1,3", "-resamples", "500", "-out", str(tmp_path)], capsys)
     assert code == 0, err
-    assert "| memini-hybrid | memini-vector | R@1 |" in out and "| memini-hybrid | memini-keyword | MRR |" in out
+    assert "| memini-hybrid | memini-vector | recall_any@1 |" in out
+    assert "| memini-hybrid | memini-keyword | mrr |" in out
     doc = json.loads((tmp_path / "compare-a.json").read_text())
     rows = {(r["system_b"], r["metric"]): r for r in doc["results"]}
     results = {r.system: r for r in read_per_question(a)}
-    expected = score(results["memini-hybrid"], 3).mrr - score(results["memini-vector"], 3).mrr
-    assert rows[("memini-vector", "MRR")]["delta"] == pytest.approx(expected)
+    expected = score(results["memini-hybrid"], 3)["mrr"] - score(results["memini-vector"], 3)["mrr"]
+    assert rows[("memini-vector", "mrr")]["delta"] == pytest.approx(expected)
 
 
 def test_two_files_pair_each_system_with_itself(two_runs, tmp_path, capsys):
@@ -38,7 +39,7 @@ def test_two_files_pair_each_system_with_itself(two_runs, tmp_path, capsys):
     code, out, err = run_cli(["-compare", f"{a},{b}", "-compare-systems", "memini-hybrid", "-k", "1",
                            "-resamples", "500", "-no-write"], capsys)
     assert code == 0, err
-    assert "| a.jsonl:memini-hybrid | b.jsonl:memini-hybrid | R@1 |" in out
+    assert "| a.jsonl:memini-hybrid | b.jsonl:memini-hybrid | recall_any@1 |" in out
 
 
 @pytest.mark.parametrize(("extra", "fragment"), [

@@ -45,9 +45,9 @@ def test_sweep_writes_a_file_per_cell_a_summary_and_the_tests(tmp_path, capsys):
     assert names[:4] == ["baseline.json", "fusion-1.json", "fusion0.5.json", "summary.json"]
     summary = json.loads((folder / "summary.json").read_text())
     rows = {(r["system_a"], r["metric"]): r for r in summary["tune"]["significance"]}
-    same = rows[("fusion=0.5", "R@1")]                       # the default alpha is the baseline: no difference
+    same = rows[("fusion=0.5", "recall_any@1")]                       # the default alpha is the baseline: no difference
     assert same["delta"] == 0 and same["p"] == 1.0 and same["only_a"] == same["only_b"] == 0
-    rrf = rows[("fusion=-1", "R@1")]
+    rrf = rows[("fusion=-1", "recall_any@1")]
     assert rrf["delta"] == pytest.approx(-0.125) and rrf["test"] == "mcnemar"
     cell = json.loads((folder / "fusion-1.json").read_text())
     assert cell["config"]["fusion_alpha"] == -1.0 and cell["config"]["mode"] == "sweep-cell"

@@ -53,7 +53,7 @@ def test_locomo_turn_held_board_has_the_reference_and_every_peer_once(committed)
     assert board.tuned == ("reference",)
     held = json.loads((RESULTS / "reference" / "locomo-held-peers.json").read_text())
     r10 = {r["system"]: r["scores"]["recall_any@10"] for r in held["results"] if r["k"] == 10}
-    assert {r.name: r.value("recall_at_k", 10) for r in board.rows} == pytest.approx(r10)
+    assert {r.name: r.value("recall_any@K", 10) for r in board.rows} == pytest.approx(r10)
 
 
 def test_full_board_lists_the_tuned_system_apart_and_each_name_once(committed):
@@ -178,7 +178,7 @@ def test_claims_sit_beside_the_measured_numbers(committed):
     lines = {(c["claim"].system, c["claim"].metric, c["claim"].value): c for c in by_board[board.key]}
     line = lines[("memini-hybrid", "R@10", 69.9)]
     row = next(r for r in board.rows if r.name == "memini-hybrid")
-    assert line["measured"] == pytest.approx(row.value("recall_at_k", 10) * 100)
+    assert line["measured"] == pytest.approx(row.value("recall_any@K", 10) * 100)
     assert line["diff"] == round(line["measured"] - 69.9, 1)
     other = claims.Claim(**{**line["claim"].__dict__, "protocol": "fractional"})
     assert claims.beside(other, board)["reason"].startswith("not comparable")
@@ -247,4 +247,4 @@ def test_a_row_older_than_its_recipe_shows_under_the_older_recipes_name(committe
         ("sqlite-vec-hybrid", "locomo-sessions-peers.json")
     turn = {r.name: r for r in _board(all_boards, "locomo", "full").rows}
     assert turn["sqlite-vec-hybrid"].source.name == "locomo-sqlite-vec-depth.json"
-    assert turn["sqlite-vec-hybrid-pool"].value("recall_at_k", 5) == pytest.approx(0.528, abs=5e-4)
+    assert turn["sqlite-vec-hybrid-pool"].value("recall_any@K", 5) == pytest.approx(0.528, abs=5e-4)

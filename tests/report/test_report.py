@@ -53,8 +53,8 @@ def test_csv_and_json_hold_every_score_of_the_files():
     assert len(rows) == len(raw)
     for got, want in zip(rows, raw, strict=True):
         assert (got["system"], int(got["k"])) == (want["system"], want["k"])
-        assert float(got["recall_at_k"]) == want["scores"][f"recall_any@{want['k']}"]
-        assert float(got["p95_ms"]) == want["scores"]["latency_p95"]
+        assert float(got["recall_any@K"]) == want["scores"][f"recall_any@{want['k']}"]
+        assert float(got["latency_p95"]) == want["scores"]["latency_p95"]
     doc = json.loads(exports.json_text(inputs))
     assert sum(len(r["by_k"]) for r in doc["rows"]) == len(raw)
     assert [p["data_sha256"] for p in doc["provenance"]] == [json.loads(p.read_text())["config"]["data_sha256"]

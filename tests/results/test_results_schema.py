@@ -76,7 +76,8 @@ def test_writer_and_reader_use_the_same_class(tmp_path):
     back = load(tmp_path / "r.json")
     assert back == written and back.scores == (score,) and back.extra["significance"] == [{"system_a": "x"}]
     row = back.scores[0]
-    assert (row.recall_at_k, row.mrr, row.per_category, row.value("recall_frac@{k}")) == (0.875, 0.8, {"a": 1.0}, 0.9)
+    assert (row["recall_any@{k}"], row["mrr"], row.category("recall_any@{k}"), row.value("recall_frac@{k}")) == (
+        0.875, 0.8, {"a": 1.0}, 0.9)
     assert row.value("RA@5") == row.value("RecallAll@5") == row.value("recall_all_at_k") == 0.875  # one metric
     assert row.value("precision@5") == 0.0  # a metric the row does not hold: the default
     with pytest.raises(BenchError, match="did you mean recall_frac@5"):
@@ -133,7 +134,8 @@ def test_upgrade_moves_every_old_score_row_and_changes_no_number():
     assert type(row["scores"]["latency_p95"]) is int  # nothing converted
     assert row["categories"] == {"a": {"recall_any@5": 1.0, "recall_all@5": 0.0}}
     score = Score.from_row(old)
-    assert (score.recall_at_k, score.per_category, score.per_category_all) == (2 / 3, {"a": 1.0}, {"a": 0.0})
+    assert (score["recall_any@{k}"], score.category("recall_any@{k}"), score.category("recall_all@{k}")) == (
+        2 / 3, {"a": 1.0}, {"a": 0.0})
     assert score == Score.from_row(row) and upgrade(new) is new
 
 

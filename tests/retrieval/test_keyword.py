@@ -61,5 +61,5 @@ def test_published_keyword_numbers(locomo, locomo_sessions, backend):
     for ds, expected in ((locomo, (58.7, 67.1, 44.8)), (locomo_sessions, (92.6, 96.8, 79.4))):
         result = run_system(KeywordSystem(MeminiBackend(None, backend)), ds, 10)
         s5, s10 = score(result, 5), score(result, 10)
-        got = (round(s5.recall_at_k * 100, 1), round(s10.recall_at_k * 100, 1), round(s10.mrr * 100, 1))
+        got = (round(s5["recall_any@{k}"] * 100, 1), round(s10["recall_any@{k}"] * 100, 1), round(s10["mrr"] * 100, 1))
         assert got == expected

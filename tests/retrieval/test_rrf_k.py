@@ -45,11 +45,11 @@ def test_default_identity_is_the_committed_one_and_a_set_rrf_k_names_its_file():
     committed = json.loads(COMMITTED.read_text())["config"]["identity"]["hybrid"]
     plain = cli_options()
     assert plain.hybrid.as_dict() == committed                  # no new key: committed files keep their identity
-    assert "rrf_k" not in identity(plain.settings, systems=[], embedder="minilm")["hybrid"]
+    assert "rrf_k" not in identity(plain.settings("minilm", []), systems=[])["hybrid"]
     opts = cli_options(fusion=-1.0, rrf_k=60.0)
-    got = identity(opts.settings, systems=[], embedder="minilm")["hybrid"]
+    got = identity(opts.settings("minilm", []), systems=[])["hybrid"]
     assert got == {**committed, "fusion": -1.0, "rrf_k": 60.0}
-    assert stem(opts.settings, "locomo", embedder="minilm") == "locomo-fusion-1-rrfk60"
+    assert stem(opts.settings("minilm"), "locomo") == "locomo-fusion-1-rrfk60"
 
 
 def test_rrf_k_needs_rrf_fusion_and_a_positive_value():

@@ -345,8 +345,8 @@ def test_veto_scores_come_from_the_shared_metrics(suites):
     for result, veto in zip(results, scores, strict=True):
         for k in (1, 5):
             m = score(result, k)
-            assert veto.recall[k] == m.recall_at_k and m in veto.scores
-            assert {t: v[f"recall@{k}"] for t, v in veto.per_trap.items()} == m.per_category
+            assert veto.recall[k] == m["recall_any@{k}"] and m in veto.scores
+            assert {t: v[f"recall@{k}"] for t, v in veto.per_trap.items()} == m.category('recall_any@{k}')
         assert list(veto.per_trap) == ["implicit", "direct"]  # scenario order, as before
 
 

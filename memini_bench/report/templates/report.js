@@ -10,7 +10,7 @@ window.MB = (function () {
   function fmt(metric, v) {
     if (v === undefined || v === null) return "-";
     if (metric.pct) return (v * 100).toFixed(1);
-    if (metric.key === "ingest_ms" || metric.key === "tokens_injected_mean") return v.toFixed(0);
+    if (metric.key === "ingest_ms" || metric.key === "tokens_injected@K") return v.toFixed(0);
     return v.toFixed(2);
   }
 
@@ -20,7 +20,7 @@ window.MB = (function () {
     const kSel = document.getElementById("k"), mSel = document.getElementById("metric");
     const dSel = document.getElementById("dataset");
     const table = document.getElementById("board"), body = table.querySelector("tbody");
-    const state = { col: "recall_at_k", desc: true };
+    const state = { col: "recall_any@K", desc: true };
     function value(row, col) {
       if (metrics[col]) return (row.byK[kSel.value] || {})[col];
       return row[col];
