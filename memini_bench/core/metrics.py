@@ -359,6 +359,17 @@ _LATENCY = re.compile(r"^latency_p(\d{1,2}(?:\.\d+)?)$")
 _TRUE = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
 
 
+def at_depth(metric: Metric, ks: Sequence[int]) -> Metric:
+    """The depth rule, one rule for every verb (``run``, ``score``, ``sweep``, the API): a metric whose cut-off is
+    optional (``mrr``, ``ndcg``) written without ``@K`` is taken at the run's largest K, ``max(ks)``. A live run
+    recalls exactly that deep, so there it is the whole ranking; a ranking scored by ``score`` may be deeper, and
+    is cut there too, so ``mrr`` is one number for one ranking whichever verb scored it. A metric with its own
+    ``@K``, or one that takes no cut-off, is unchanged."""
+    if metric.k is None and metric.cutoff == "optional" and ks:
+        return metric.at(max(ks))
+    return metric
+
+
 def _families() -> dict[str, type[Metric]]:
     from memini_bench.core.registry import METRICS
 

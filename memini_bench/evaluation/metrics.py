@@ -26,6 +26,7 @@ from memini_bench.core.metrics import (
     RecallAny,
     TokenEfficiency,
     TokensInjected,
+    at_depth,
     percentile,
 )
 from memini_bench.core.runs import QuestionRun, RunResult
@@ -68,9 +69,11 @@ def _at(metrics: Sequence[Metric], k: int) -> list[Metric]:
     return [m.at(k) if m.k is None and m.cutoff == "required" else m for m in metrics]
 
 
-def score(result: RunResult, k: int, extra: Sequence[Metric] = ()) -> Score:
-    """Every default metric of ``result`` at cut-off ``k`` (mrr at the run's depth), plus ``extra``."""
-    values = {m.name: m.value(result) for m in dict.fromkeys([*defaults(k), *_at(extra, k)])}
+def score(result: RunResult, k: int, extra: Sequence[Metric] = (), *, ks: Sequence[int] = ()) -> Score:
+    """Every default metric of ``result`` at cut-off ``k``, plus ``extra``; ``mrr`` (and any metric whose cut-off
+    is optional, written without one) is taken at the largest of the run's ``ks`` (``core.metrics.at_depth``; no
+    ``ks``: the whole ranking)."""
+    values = {m.name: at_depth(m, ks).value(result) for m in dict.fromkeys([*defaults(k), *_at(extra, k)])}
     by_cat: dict[str, list[QuestionRun]] = {}
     for r in result.questions:
         if r.question.category:
@@ -79,7 +82,7 @@ def score(result: RunResult, k: int, extra: Sequence[Metric] = ()) -> Score:
     categories = {}
     for c, runs in sorted(by_cat.items()):
         sub = dataclasses.replace(result, questions=tuple(runs))
-        categories[c] = {m.name: m.value(sub) for m in dict.fromkeys(per_cat)}
+        categories[c] = {m.name: at_depth(m, ks).value(sub) for m in dict.fromkeys(per_cat)}
     return Score(
         system=result.system, dataset=result.dataset, k=k, questions=len(result.questions), scores=values,
         categories=categories, per_category_questions={c: len(v) for c, v in sorted(by_cat.items())},
@@ -98,4 +101,4 @@ def score_by_category(result: RunResult, k: int, all_label: str = "all") -> dict
 
 def score_all(results: Sequence[RunResult], ks: Sequence[int], extra: Sequence[Metric] = ()) -> list[Score]:
     """memini's order: per system (in run order), K ascending."""
-    return [score(r, k, extra) for r in results for k in sorted(ks)]
+    return [score(r, k, extra, ks=ks) for r in results for k in sorted(ks)]
