@@ -246,10 +246,14 @@ def read_jsonl_rankings(path: str | Path, lines: list[bytes] | None = None) -> R
 
 
 def read_rankings(path: str | Path) -> Rankings:
-    """A run file in either form: JSONL when its first non-blank line starts like JSON (``{`` or ``[``: a TREC
-    line never does), else TREC. A JSONL file whose first line does not parse is refused as JSONL, naming the
-    line, not read as a TREC run."""
+    """A run file in either form: JSONL when its first non-blank line is JSON, or starts like JSON (``{`` or
+    ``[``) without being a six-column TREC line (a question id may start with ``{``); else TREC. So a JSONL file
+    whose first line does not parse is refused as JSONL, naming the line, not read as a TREC run."""
     lines = _read_lines(path, RUN_HINT)
     head = next(line for line in lines if line.strip()).strip()
-    jsonl = head.startswith((b"{", b"["))
+    try:
+        orjson.loads(head)
+        jsonl = True
+    except orjson.JSONDecodeError:
+        jsonl = head.startswith((b"{", b"[")) and len(head.split()) != 6
     return read_jsonl_rankings(path, lines) if jsonl else read_trec_run(path, lines)
