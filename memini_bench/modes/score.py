@@ -85,8 +85,11 @@ class ScoreMode(Mode):
                 raise BenchError(f"{_flag(name)}: sets the paired tests; add -significance (with two or more -run "
                                  "files) or drop it")
         for m in opts.output.metric_list():
-            if m.unit == "ms":
+            if m.unit in unmeasured(True):
                 raise BenchError(f"-metrics {m.name}: a run made elsewhere records no recall latency; drop it")
+            if m.unit in unmeasured(False) and o.qrels:
+                raise BenchError(f"-metrics {m.name}: counts the tokens of the ranked items, which qrels do not hold; "
+                                 "score against -suite NAME -data FILE, or drop it")
 
     def plan(self, opts: RunOptions) -> Plan:
         o = opts.mode(ScoreOptions)
@@ -124,7 +127,8 @@ class ScoreMode(Mode):
         opts, st = plan.opts, plan.state
         gold, results = st["gold"], st["results"]
         asked = opts.output.metric_list()
-        scores = [untimed(s) for s in score_all(results, opts.k, asked)]
+        units = unmeasured(gold.content_of is not None)
+        scores = [measured(s, units) for s in score_all(results, opts.k, asked)]
         text = markdown(scores, gold, opts.k, asked, st["tables"])
         extra: dict = {}
         if gold.source is not None:
@@ -197,10 +201,20 @@ def labels(runs: list[Rankings]) -> list[str]:
     return out
 
 
-def untimed(s: Score) -> Score:
-    """``s`` without the metrics a run made elsewhere cannot have (the recall latency, unit ms): absent, so every
-    table shows ``-`` and never marks it best."""
-    return dataclasses.replace(s, scores={n: v for n, v in s.scores.items() if parse_metric(n, s.k).unit != "ms"})
+#: The units of the metrics a run made elsewhere cannot have: its recall latency (never), and, without the data
+#: set's contents (qrels), the tokens it would inject.
+UNMEASURED = {True: frozenset({"ms"}), False: frozenset({"ms", "tokens", "ratio"})}
+
+
+def unmeasured(gold_has_contents: bool) -> frozenset[str]:
+    """The units of the metrics a scoring cannot measure (``UNMEASURED``)."""
+    return UNMEASURED[gold_has_contents]
+
+
+def measured(s: Score, units: frozenset[str]) -> Score:
+    """``s`` without the metrics of ``units`` (``unmeasured``): absent, so every table and export shows ``-``
+    and never marks them best, rather than a 0 that would look like the fastest or the cheapest."""
+    return dataclasses.replace(s, scores={n: v for n, v in s.scores.items() if parse_metric(n, s.k).unit not in units})
 
 
 def _columns(k: int, tokens: bool) -> list[Metric]:

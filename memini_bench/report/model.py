@@ -44,7 +44,7 @@ class Row:
     system: str
     questions: int
     embedder: str
-    by_k: dict[int, dict[str, float]]
+    by_k: dict[int, dict[str, float | None]]
 
     def value(self, metric: str, k: int) -> float | None:
         return self.by_k.get(k, {}).get(metric)
@@ -58,12 +58,21 @@ def embedder_label(config: dict, system: str) -> str:
     return model.replace("st:sentence-transformers/", "").replace("|max_tokens=", " @") or "-"
 
 
+def held(s, key: str, config: dict) -> float | None:
+    """A leaderboard value of the row ``s``; None where the row does not hold it: a run scored by ``score`` has no
+    latency and no ingest time (and, scored against qrels, no token counts), shown ``-`` and never the best."""
+    if key == "ingest_ms":
+        return None if config.get("mode") == "score" else float(s.ingest_ms)
+    value = s.value(key, None)
+    return None if value is None else float(value)
+
+
 def rows(inputs: Inputs) -> list[Row]:
     out = []
     for source in inputs.sources:
         doc = source.results
         for system in doc.systems:
-            by_k = {s.k: {key: float(getattr(s, key)) for key, *_ in METRICS} for s in doc.scores
+            by_k = {s.k: {key: held(s, key, doc.config) for key, *_ in METRICS} for s in doc.scores
                     if s.system == system}
             questions = max(s.questions for s in doc.scores if s.system == system)
             out.append(Row(source.index, source.name, doc.dataset, system, questions,
