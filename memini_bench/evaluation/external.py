@@ -16,8 +16,9 @@ The gold comes from TREC qrels (``questions_from_qrels``) or from a suite's load
 
 A question of the gold the run does not rank is scored as a miss (an empty ranking), as trec_eval's ``-c`` does;
 the caller reports how many. Qrels grades are kept (``Question.grades``): nDCG's gains and the ``rel=`` level read
-them, the binary metrics count every grade >= 1. Each hit is one item id; a question's ``depth`` is the longest ranking of the run.
-With a data set, a hit's tokens are the estimated tokens of its item's content (``runs.estimate_tokens``).
+them, the binary metrics count every grade >= 1. Each hit is one item id; a question's ``depth`` is the longest
+ranking of the run. With a data set, a hit's tokens are the estimated tokens of its item's content
+(``runs.estimate_tokens``).
 """
 
 from __future__ import annotations

@@ -329,7 +329,7 @@ SPECS: tuple[ModeSpec, ...] = (
              EntityBridgeOptions,
              (LoadOptions, HybridConfig, EmbedSettings, RunGuardOptions, "k", "limit", "holdout", "systems", "system",
               "out", "name", "no_write", "multihop_category", "multihop_min_gold"), implied={"entity_bridge": True}),
-    ModeSpec("score", "score", "score", "score rankings made elsewhere (TREC runs, JSONL) with a run's metrics and tests",
+    ModeSpec("score", "score", "score", "score rankings made elsewhere (TREC runs, JSONL) as a run scores its own",
              ScoreOptions, ("k", "metrics", "out", "leaks", "exclude", "abstention", "granularity", "unit",
                             "significance", "resamples", "seed", "categories")),
     ModeSpec("run", "run", "the system comparison", "the normal run: significance tests and poisoning",
