@@ -51,7 +51,7 @@ def evaluate(systems: SystemEntry | Sequence[SystemEntry] | None = None, *, suit
     if entries is not None and all(isinstance(e, str) for e in entries):
         values["systems"], given = tuple(entries), given | {"systems"}
         entries = None
-    opts = options(fn, "run", values, frozenset(given))
+    opts = options(fn, "run", values, frozenset(given), {"k": k})
     mode = RunMode() if entries is None else RunMode(_maker(entries))
     outcome = _run(mode, opts, quiet)
     data_, plan = outcome.data, outcome.plan
@@ -86,7 +86,7 @@ def score(runs: str | os.PathLike | Sequence[str | os.PathLike], *, qrels: str |
         values.pop("suite")  # the qrels form: no suite
     given = frozenset(name for name, value in values.items() if value not in ("", ()))
     mode = ScoreMode()
-    outcome = _run(mode, options(fn, "score", values, given), quiet)
+    outcome = _run(mode, options(fn, "score", values, given, {"k": k, "metrics": metrics, "run": runs}), quiet)
     data_, plan = outcome.data, outcome.plan
     from memini_bench.results.identity import safe_name
 

@@ -52,8 +52,9 @@ def text(fn: str, name: str, value: Any, *, path: bool = False) -> str:
     raise BenchError(f"{fn}(): {name}={value!r}: give {kind}")
 
 
-def _checked(fn: str, f: dataclasses.Field, value: Any) -> Any:
-    """One flag's value checked as the CLI checks it (its click type), or a BenchError naming the argument."""
+def _checked(fn: str, f: dataclasses.Field, value: Any, shown: Any) -> Any:
+    """One flag's value checked as the CLI checks it (its click type), or a BenchError naming the argument as the
+    caller gave it (``shown``)."""
     from memini_bench.core.settings import CommaList
 
     name, kind, default = f.name, f.metadata["click"].get("type"), f.default
@@ -72,14 +73,18 @@ def _checked(fn: str, f: dataclasses.Field, value: Any) -> Any:
         try:
             return kind.convert(value, None, None)
         except click.ClickException as exc:
-            raise BenchError(f"{fn}(): {name}={value!r}: {exc.format_message()}") from None
+            raise BenchError(f"{fn}(): {name}={shown!r}: {exc.message}") from None
     if isinstance(default, str) and not isinstance(value, str):
         return text(fn, name, value, path=True)
     return value
 
 
-def options(fn: str, verb: str, values: Mapping[str, Any], given: frozenset[str]):
-    """The verb's ``RunOptions`` from ``values`` keyed by flag python name (see the module docstring)."""
+def options(fn: str, verb: str, values: Mapping[str, Any], given: frozenset[str],
+            shown: Mapping[str, Any] | None = None):
+    """The verb's ``RunOptions`` from ``values`` keyed by flag python name (see the module docstring); ``shown``:
+    the arguments as the caller gave them, where ``values`` holds them as the CLI's text (``k=(5, 10)`` is
+    ``"5,10"``), for the messages."""
+    shown = {**values, **(shown or {})}
     from memini_bench.modes.options import RunOptions
 
     known = _fields(verb)
@@ -90,6 +95,6 @@ def options(fn: str, verb: str, values: Mapping[str, Any], given: frozenset[str]
         close = difflib.get_close_matches(name, sorted(known), n=1)
         hint = f"; did you mean {close[0]}?" if close else f" (see memini-bench {verb} --help)"
         raise BenchError(f"{fn}(): no setting {name}{hint}")
-    checked = {name: value if name == "no_write" else _checked(fn, known[name], value)
+    checked = {name: value if name == "no_write" else _checked(fn, known[name], value, shown[name])
                for name, value in values.items()}
     return RunOptions.build(checked, given)
