@@ -1,6 +1,6 @@
 """The flag reference of docs/flags.md (the ``flags`` block), rendered from the click commands themselves: one
 section per verb and per study, each listing that verb's flags in its own groups (the headings of its ``--help``)
-with type, default and meaning; the subcommands that are not modes (``score``, ``report``, ``data``) and the study
+with type, default and meaning; the subcommands that are not modes (``report``, ``data``) and the study
 scripts likewise; then the flat form's mapping onto the verbs. A flag added, removed or changed in the CLI changes
 this text, so the docs test (``tests/docs/test_readme.py``) fails until the page is regenerated. Command lines are
 plain text, not code spans: the docs' examples test runs every code span that is a command, and these are names.

@@ -1,27 +1,34 @@
 """The Python API: ``evaluate(systems, suite=..., data=..., k=(5, 10), ...) -> Report``, the same code path as
-``memini-bench run`` (``modes.run_systems.RunMode``: plan, run; the results file is written only by
-``Report.save``).
+``memini-bench run`` (``modes.run_systems.RunMode``), and ``score(runs, qrels=... | suite=..., k=..., ...) ->
+Report``, the same code path as ``memini-bench score`` (``modes.score.ScoreMode``): each plans and runs its verb's
+mode under the CLI's contract (``modes.run_contract``: a plugin's ``os._exit``, a stray thread it leaves running,
+a stream it closes are refused as the CLI refuses them), and writes no file (``Report.save`` writes the results
+file the CLI writes). ``quiet=True`` (the default) writes nothing at all to stdout or stderr while the call runs,
+a plugin's own output included.
 
 ``systems`` is one entry or a list of them; an entry is a registered name (``"memini-hybrid"``, ``"bm25s"``), a
 factory spec as ``-systems`` takes it (``"./my_memory.py:make"``, ``"package.module:make"``), a factory (a callable
 taking the run's ``SystemContext``, returning a System or a list of them) or a System object. None runs memini's
-three (hybrid, vector, keyword), as the CLI does. Every other keyword is a flag of ``memini-bench run`` by its
-python name (``fusion=0.3``, ``holdout="held"``, ``limit=100``); a keyword no flag of ``run`` takes is refused.
+three (hybrid, vector, keyword), as the CLI does. Every other keyword is a flag of the verb by its python name
+(``fusion=0.3``, ``holdout="held"``, ``limit=100``; ``exclude="known-bad"``); a keyword no flag of the verb takes,
+or a value the flag refuses, is one ``BenchError`` naming the argument (``api.arguments``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from typing import Any
 
+from memini_bench.api.arguments import ks, options, text
 from memini_bench.api.report import Report
 from memini_bench.errors import BenchError
 
-__all__ = ["Report", "evaluate"]
+__all__ = ["Report", "evaluate", "score"]
 
 SystemEntry = Any  # a name, a "module:attr" spec, a factory or a System object
-#: The CLI's flags that write files beside the results file: not settings of ``evaluate`` (it writes nothing).
-WRITERS = frozenset({"out", "per_question", "trec", "plot"})
 
 
 def evaluate(systems: SystemEntry | Sequence[SystemEntry] | None = None, *, suite: str = "sample", data: str = "",
@@ -29,53 +36,112 @@ def evaluate(systems: SystemEntry | Sequence[SystemEntry] | None = None, *, suit
              quiet: bool = True, **flags: Any) -> Report:
     """Run ``systems`` on ``suite`` (``data``: its file; the sample needs none) and score them at every K of ``k``
     (see the module docstring); ``embedder`` as ``-embedder`` (default: the CLI's, MiniLM), ``significance`` as
-    ``-significance`` (with ``reference``, ``resamples``, ``seed``), ``quiet`` silences the progress lines.
+    ``-significance`` (with ``reference``, ``resamples``, ``seed``), ``quiet`` as described above.
     Returns the ``Report``; writes no file (``Report.save`` does)."""
-    from memini_bench import progress
-    from memini_bench.modes import check_given
     from memini_bench.modes.run_systems import RunMode
 
-    values, given = _values(suite, data, k, embedder, significance, quiet, flags)
+    fn = "evaluate"
+    values: dict[str, Any] = {"suite": text(fn, "suite", suite), "data": text(fn, "data", data, path=True),
+                              "k": ks(fn, k), "quiet": _flag(fn, "quiet", quiet),
+                              "significance": _flag(fn, "significance", significance), "no_write": True, **flags}
+    given = {"suite", "k", "significance", "quiet", *flags} | ({"data"} if data else set())
+    if embedder is not None:
+        values["embedder"], given = text(fn, "embedder", embedder), given | {"embedder"}
     entries = _entries(systems)
     if entries is not None and all(isinstance(e, str) for e in entries):
         values["systems"], given = tuple(entries), given | {"systems"}
         entries = None
-    opts = _options(values, given)
+    opts = options(fn, "run", values, frozenset(given), {"k": k})
     mode = RunMode() if entries is None else RunMode(_maker(entries))
+    outcome = _run(mode, opts, quiet)
+    data_, plan = outcome.data, outcome.plan
+    return Report(dataset=plan.state["ds"].name, ks=tuple(plan.opts.k), scores=tuple(data_["scores"]),
+                  significance=tuple(data_["extra"].get("significance", ())), config=data_["config"],
+                  extra=data_["extra"], markdown=data_["markdown"], file_name=plan.state["file_name"])
+
+
+def score(runs: str | os.PathLike | Sequence[str | os.PathLike], *, qrels: str | os.PathLike = "", suite: str = "",
+          data: str | os.PathLike = "", k: int | Sequence[int] = (5,), metrics: str | Sequence[str] = (),
+          significance: bool = False, quiet: bool = True, **flags: Any) -> Report:
+    """Score rankings made elsewhere, as ``memini-bench score`` does: ``runs`` (one run file or several: TREC
+    runs or JSONL ``{question_id, ranked_ids}`` rankings) against ``qrels`` (TREC qrels) or against ``suite`` and
+    its ``data`` file; ``metrics`` as ``-metrics`` (registered names, a list or comma-separated), ``significance``
+    as ``-significance`` (every pair of runs; ``resamples``, ``seed``, ``alpha``), any other flag of ``score`` by
+    its python name (``exclude="known-bad"``, ``leaks="count"``). Returns the same ``Report`` as ``evaluate``;
+    writes no file (``Report.save`` does)."""
+    from memini_bench.modes.score import ScoreMode
+
+    fn = "score"
+    files = [runs] if isinstance(runs, str | os.PathLike) else runs
+    if isinstance(files, bytes) or not isinstance(files, Sequence) or not files:
+        raise BenchError(f"score(): runs={runs!r}: give a run file or a list of them")
+    values: dict[str, Any] = {"run": tuple(text(fn, "runs", f, path=True) for f in files), "k": ks(fn, k),
+                              "qrels": text(fn, "qrels", qrels, path=True), "suite": text(fn, "suite", suite),
+                              "data": text(fn, "data", data, path=True), "quiet": _flag(fn, "quiet", quiet),
+                              "significance": _flag(fn, "significance", significance), **flags}
+    if metrics:
+        values["metrics"] = metrics if isinstance(metrics, str) else ",".join(
+            text(fn, "metrics", m) for m in (metrics if isinstance(metrics, Sequence) else [metrics]))
+    if not values["suite"]:
+        values.pop("suite")  # the qrels form: no suite
+    given = frozenset(name for name, value in values.items() if value not in ("", ()))
+    mode = ScoreMode()
+    outcome = _run(mode, options(fn, "score", values, given, {"k": k, "metrics": metrics, "run": runs}), quiet)
+    data_, plan = outcome.data, outcome.plan
+    from memini_bench.results.identity import safe_name
+
+    gold = plan.state["gold"]
+    return Report(dataset=gold.dataset, ks=tuple(plan.opts.k), scores=tuple(data_["scores"]),
+                  significance=tuple(data_["extra"].get("significance", ())), config=data_["config"],
+                  extra=data_["extra"], markdown=data_["markdown"], file_name=f"score-{safe_name(gold.dataset)}.json")
+
+
+def _flag(fn: str, name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise BenchError(f"{fn}(): {name}={value!r}: give True or False")
+    return value
+
+
+def _run(mode, opts, quiet: bool):
+    """Plan and run ``mode`` as ``modes.dispatch`` does (its checks, ``run_contract``), writing nothing; under
+    ``quiet`` nothing reaches stdout or stderr (``silenced``)."""
+    from memini_bench.modes import check_given, run_contract
+
+    mode.check(opts)
     check_given(mode.spec, opts)
-    progress.set_quiet(opts.guard.quiet)
-    outcome = mode.run(mode.plan(opts))
-    return _report(outcome)
+    with silenced(quiet), run_contract(opts):
+        return mode.run(mode.plan(opts))
 
 
-def _values(suite, data, k, embedder, significance, quiet, flags: dict) -> tuple[dict, frozenset[str]]:
-    ks = (k,) if isinstance(k, int) else tuple(k)
-    values: dict[str, Any] = {"suite": suite, "data": data, "k": ",".join(map(str, ks)), "quiet": quiet,
-                              "significance": significance, "no_write": True, **flags}
-    given = {"suite", "k", "significance", "quiet", *flags} | ({"data"} if data else set())
-    if embedder is not None:
-        values["embedder"], given = embedder, given | {"embedder"}
-    return values, frozenset(given)
-
-
-def _options(values: dict, given: frozenset[str]):
-    """The run's options, as the CLI builds them; a keyword that is no flag of ``run`` is refused, with the
-    closest one named."""
-    import difflib
-
-    from memini_bench.modes import used_fields
-    from memini_bench.modes.options import RunOptions
-    from memini_bench.modes.specs import spec_for
-
-    known = used_fields(spec_for("run")) | {"no_write"}
-    for name in sorted(set(values) & WRITERS):
-        raise BenchError(f"evaluate(): {name} writes files, and evaluate writes none; use Report.save(path) for the "
-                         f"results file, or memini-bench run -{name.replace('_', '-')}")
-    for name in sorted(set(values) - known):
-        close = difflib.get_close_matches(name, sorted(known), n=1)
-        hint = f"; did you mean {close[0]}?" if close else " (see memini-bench run --help)"
-        raise BenchError(f"evaluate(): no setting {name}{hint}")
-    return RunOptions.build(values, given)
+@contextmanager
+def silenced(quiet: bool) -> Iterator[None]:
+    """While the body runs, stdout and stderr go nowhere when ``quiet``: Python's streams and descriptors 1 and 2
+    (a plugin's ``print``, a library's C-level write, a warning); both are put back after, whatever happens."""
+    if not quiet:
+        yield
+        return
+    saved: list[int] = []
+    with open(os.devnull, "w") as sink:
+        try:
+            for fd, stream in ((1, sys.stdout), (2, sys.stderr)):
+                copy = -1
+                try:
+                    if stream is not None:
+                        stream.flush()
+                    copy = os.dup(fd)
+                    os.dup2(sink.fileno(), fd)
+                except (OSError, ValueError):
+                    if copy >= 0:
+                        os.close(copy)
+                    copy = -1
+                saved.append(copy)
+            with redirect_stdout(sink), redirect_stderr(sink):
+                yield
+        finally:
+            for fd, copy in zip((1, 2), saved, strict=False):
+                if copy >= 0:
+                    os.dup2(copy, fd)
+                    os.close(copy)
 
 
 def _entries(systems) -> list | None:
@@ -107,10 +173,3 @@ def _maker(entries: list) -> Callable:
         return distinct(out)
 
     return make
-
-
-def _report(outcome) -> Report:
-    data, plan = outcome.data, outcome.plan
-    return Report(dataset=plan.state["ds"].name, ks=tuple(plan.opts.k), scores=tuple(data["scores"]),
-                  significance=tuple(data["extra"].get("significance", ())), config=data["config"],
-                  extra=data["extra"], markdown=data["markdown"], file_name=plan.state["file_name"])

@@ -1,6 +1,8 @@
-"""``Report``: what ``memini_bench.evaluate`` returns — the scores per system and K (and per category), the paired
-tests, the provenance — and its renderings: the CLI's markdown, LaTeX, a dict (the results file's JSON), a pandas
-DataFrame, and the results file itself (``save``)."""
+"""``Report``: what ``memini_bench.evaluate`` and ``memini_bench.score`` return — the scores per system and K (and
+per category), the paired tests, the provenance — and its renderings: the CLI's markdown, LaTeX, flat rows keyed
+by the registered metric names (``core.metrics``), a pandas DataFrame with one column per metric and K, a dict
+(the results file's JSON), and the results file itself (``save``). A metric a row does not hold (a scored run's
+latency) is ``None`` in the rows, NaN in the DataFrame and ``-`` in the tables, never the best."""
 
 from __future__ import annotations
 
@@ -8,12 +10,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memini_bench.core.metrics import MRR, NDCG, Latency, Metric, RecallAll, RecallAny
 from memini_bench.core.table import Cell, Column, Table, fmt_num, fmt_points, latex
 from memini_bench.errors import BenchError
 from memini_bench.results.schema import CompareResults, Score
 
-#: The metric columns of ``to_latex``: registered names, ``{k}`` the row's K.
-METRICS = ("recall_any@{k}", "recall_all@{k}", "mrr", "ndcg@{k}", "latency_p50")
+#: The fields of a row besides its metrics (``rows``), in order.
+ROW_FIELDS = ("system", "dataset", "k", "questions", "leaked", "ingest_ms", "model_load_ms", "embed_ms",
+              "store_ingest_ms")
+
+
+def latex_metrics(k: int) -> tuple[Metric, ...]:
+    """The columns of ``to_latex`` at K: recall_any@K, recall_all@K, mrr, ndcg@K and latency_p50."""
+    return RecallAny(k=k), RecallAll(k=k), MRR(), NDCG(k=k), Latency(p=50)
 
 
 @dataclass(frozen=True)
@@ -54,12 +63,9 @@ class Report:
         return {labels.get(c, c): v for c, v in self.score(system, k).category("recall_any@{k}").items()}
 
     def rows(self) -> list[dict[str, Any]]:
-        """One flat dict per system and K: system, k, questions, one key per metric the run scored (its registered
-        name: ``recall_any@5``, ``mrr``, ``latency_p50``, any ``-metrics`` asked for), the ingest timings and the
-        leaked count."""
-        return [{"system": s.system, "dataset": s.dataset, "k": s.k, "questions": s.questions, **s.scores,
-                 "ingest_ms": s.ingest_ms, "model_load_ms": s.model_load_ms, "embed_ms": s.embed_ms,
-                 "store_ingest_ms": s.store_ingest_ms, "leaked": s.leaked} for s in self.scores]
+        """One flat dict per system and K: ``ROW_FIELDS``, then every metric the row holds by its registered name
+        (``recall_any@5``, ``mrr``, ``latency_p50``...). Per category: ``per_category``."""
+        return [{**{name: getattr(s, name) for name in ROW_FIELDS}, **s.scores} for s in self.scores]
 
     def to_markdown(self) -> str:
         """The tables the CLI prints for the same run (the scores, the data set's own tables, the paired tests)."""
@@ -76,38 +82,70 @@ class Report:
 
     def to_latex(self, k: int | None = None) -> str:
         """A LaTeX ``tabular`` (booktabs rules, through the one table model) of every system at ``k`` (default the
-        first K): recall_any@K, recall_all@K, MRR, nDCG@K as percentages with one decimal, and the p50 recall latency
-        in ms; the best of each column bold, N and what bold means in comment lines under it."""
+        first K): ``latex_metrics`` by their registered names, fractions as percentages with one decimal, the p50
+        recall latency in ms (``-`` where a row has none: a scored run's); the best of each column bold, N and what
+        bold means in comment lines under it."""
         k = self.ks[0] if k is None else k
-        names = [name.format(k=k) for name in METRICS]
-        cols = (Column("system", "system", "left"), *(Column(name, name, better="lower" if name == "latency_p50"
-                                                             else "higher") for name in names))
+        metrics = latex_metrics(k)
+        cols = (Column("system", "system", "left"), *(Column(m.name, m.name,
+                                                             better="higher" if m.higher_is_better else "lower")
+                                                      for m in metrics))
         scores = [self.score(system, k) for system in self.systems]
-        body = tuple((Cell(s.system, s.system), *(Cell(s[name], fmt_num(s[name]) if name == "latency_p50"
-                                                       else fmt_points(s[name])) for name in names))
-                     for s in scores)
+        body = tuple((Cell(s.system, s.system), *(Cell(s.scores.get(m.name), fmt_num(s.scores.get(m.name))
+                                                       if m.unit == "ms" else fmt_points(s.scores.get(m.name)))
+                                                  for m in metrics)) for s in scores)
         n = max((s.questions for s in scores), default=0)
         note = f"N = {n} questions per system; bold: the best of each column (ties all bold; no test of a difference)."
         return latex(Table(cols, body, notes=(note,)).with_best())
 
     def to_dataframe(self):
-        """A pandas DataFrame, one row per system and K (``rows``); needs pandas."""
+        """A pandas DataFrame, one row per system (its name the index), one column per metric and K (the
+        registered names: ``recall_any@5``, ``recall_any@10``, ``mrr``...), after ``dataset`` and ``questions``;
+        needs pandas (the ``api`` extra)."""
         try:
             import pandas
         except ImportError:
-            raise BenchError("Report.to_dataframe: needs pandas; install it (pip install pandas) or use "
-                             "Report.rows()") from None
-        return pandas.DataFrame(self.rows())
+            raise BenchError("Report.to_dataframe: needs pandas; install it (pip install 'memini-bench[api]' or "
+                             "pip install pandas) or use Report.rows()") from None
+        wide: dict[str, dict[str, Any]] = {}
+        for s in self.scores:
+            row = wide.setdefault(s.system, {"dataset": s.dataset, "questions": s.questions})
+            for name, value in s.scores.items():
+                row.setdefault(name, value)
+        frame = pandas.DataFrame.from_dict(wide, orient="index")
+        frame.index.name = "system"
+        return frame
+
+    def __repr__(self) -> str:
+        """One line: the data set, the systems, the K list, N and how many paired tests."""
+        n = max((s.questions for s in self.scores), default=0)
+        return (f"Report(dataset={self.dataset!r}, systems={self.systems!r}, ks={self.ks!r}, questions={n}, "
+                f"significance={len(self.significance)} tests)")
 
     def save(self, path: str | Path) -> Path:
         """Write the results file the CLI writes for this run to ``path`` (a folder: the CLI's file name in it),
-        refused when ``path`` holds a run with another identity; returns the path written."""
+        refused when ``path`` holds a run with another identity; returns the path written. Every refusal names the
+        argument and the fix."""
+        import os
+
         from memini_bench.modes.common import write_results
         from memini_bench.results.atomic_io import RunOutputs
+        from memini_bench.results.identity import _differs, results_identity
 
+        if not isinstance(path, str | os.PathLike) or not os.fspath(path):
+            raise BenchError(f"Report.save(path={path!r}): give a file or folder path (a str or a pathlib.Path)")
         target = Path(path)
         if target.is_dir():
             target = target / (self.file_name or f"{self.dataset}.json")
-        with RunOutputs():
-            write_results(target, self.document())
+        identity = self.config.get("identity", {})
+        differing = _differs(target, identity, results_identity)
+        if differing is not None:
+            raise BenchError(f"Report.save(path={os.fspath(path)!r}): {target} holds a run made with other settings "
+                             f"({', '.join(differing)}); give another path, or a folder (the run's own file name in "
+                             "it)")
+        try:
+            with RunOutputs():
+                write_results(target, self.document())
+        except BenchError as exc:
+            raise BenchError(f"Report.save(path={os.fspath(path)!r}): {exc}") from None
         return target

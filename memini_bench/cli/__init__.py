@@ -15,7 +15,6 @@ only its own flags from its mode's spec (``cli.verbs``), and no mode's module is
 from __future__ import annotations
 
 import functools
-import importlib.util
 import sys
 
 import click
@@ -90,8 +89,7 @@ def help_command(topic: str | None) -> None:
 
 #: Subcommands that are not modes: each target is ``module:attr``, a click command, imported only when named.
 SUBCOMMANDS: dict[str, str] = {"help": "memini_bench.cli:help_command",
-                               "report": "memini_bench.report.cli:command", "data": "memini_bench.data.cli:command",
-                               "score": "memini_bench.modes.score:command"}
+                               "report": "memini_bench.report.cli:command", "data": "memini_bench.data.cli:command"}
 
 
 def _command_of(verb: str) -> click.Command:
@@ -174,12 +172,9 @@ def run_study(args: list[str]) -> None:
 
 
 def run_subcommand(name: str, args: list[str]) -> None:
-    """A subcommand that is not a mode (``SUBCOMMANDS``); ``score`` says so when it is not installed."""
+    """A subcommand that is not a mode (``SUBCOMMANDS``)."""
     from memini_bench.core.registry import load_target
 
-    module = SUBCOMMANDS[name].partition(":")[0]
-    if name == "score" and importlib.util.find_spec(module) is None:
-        fail_usage("memini-bench", "score: not available in this version of memini-bench")
     run_command(load_target(SUBCOMMANDS[name], name), args, f"memini-bench {name}")
 
 

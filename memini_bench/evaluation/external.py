@@ -5,7 +5,9 @@ The gold comes from TREC qrels (``questions_from_qrels``) or from a suite's load
 ``as_result`` checks a ranking against it, each problem one line naming the file:
 
 - a run for another data file: the file records a ``data_sha256`` that is not the SHA-256 of ``-data``'s bytes;
-- a run that shares no question with the gold (another data set), or ranks a question the gold does not have;
+- a run that shares no question with the gold (another data set); with a data set, a run that ranks a question
+  the data set does not have (with qrels such a question is left out and counted, as trec_eval and ir_measures
+  leave it out: ``Scored.ignored``);
 - with a data set (not with qrels, which list only gold documents): a ranked id that is no item of the data set;
   an id of another group than the question's is a leak, refused, or dropped and counted with ``-leaks count``
   (the rule of ``evaluation.hits`` for a live run). An id may be given relative to its question: ``S`` stands for
@@ -13,8 +15,10 @@ The gold comes from TREC qrels (``questions_from_qrels``) or from a suite's load
   sessions so, and its own logs and submissions rank the bare session ids).
 
 A question of the gold the run does not rank is scored as a miss (an empty ranking), as trec_eval's ``-c`` does;
-the caller reports how many. Each hit is one item id; a question's ``depth`` is the longest ranking of the run.
-With a data set, a hit's tokens are the estimated tokens of its item's content (``runs.estimate_tokens``).
+the caller reports how many. Qrels grades are kept (``Question.grades``): nDCG's gains and the ``rel=`` level read
+them, the binary metrics count every grade >= 1. Each hit is one item id; a question's ``depth`` is the longest
+ranking of the run. With a data set, a hit's tokens are the estimated tokens of its item's content
+(``runs.estimate_tokens``).
 """
 
 from __future__ import annotations
@@ -44,14 +48,37 @@ class Gold:
     caption: str = ""
     #: the loaded data set (None with qrels): its own tables (``evaluation.breakdowns``) apply
     source: Dataset | None = None
+    #: the gold is TREC qrels: a question only the run ranks is left out and counted, not refused
+    from_qrels: bool = False
 
 
-def questions_from_qrels(dataset: str, qrels: Mapping[str, tuple[str, ...]], runs: Sequence[Rankings]) -> Gold:
-    """Every question of the qrels, then every question only a run ranks: it has no gold and scores as a miss, as
-    the harness scores a question with no gold (``-trec`` writes no qrels line for one)."""
-    questions = [Question(id=qid, query="", gold=gold) for qid, gold in qrels.items()]
-    extra = dict.fromkeys(q for r in runs for q in r.ranked if q not in qrels)
-    return Gold(dataset, tuple(questions) + tuple(Question(id=q, query="", gold=()) for q in extra))
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """A run joined with its gold: the ``RunResult``, how many of the gold's questions the run does not rank
+    (scored as misses), and the ids of the questions only the run ranks (left out, with qrels)."""
+
+    result: RunResult
+    missing: int
+    ignored: tuple[str, ...] = ()
+
+
+def questions_from_qrels(dataset: str, qrels: Mapping[str, Mapping[str, int] | Sequence[str]]) -> Gold:
+    """Every question of the qrels, in file order: ``qrels`` maps a question id to its judged documents and grades
+    (``results.rankings.read_judgements``; grade 0: judged not relevant) or to its gold ids alone (grade 1 each).
+    A question only a run ranks is not one of them (``as_result`` leaves it out and counts it)."""
+    questions = []
+    for qid, judged in qrels.items():
+        grades = dict(judged) if isinstance(judged, Mapping) else dict.fromkeys(judged, 1)
+        gold = tuple(d for d, g in grades.items() if g > 0)
+        listed = tuple((d, g) for d, g in grades.items() if g != 1)  # grade 1 is the default: not listed
+        questions.append(Question(id=qid, query="", gold=gold, grades=listed))
+    return Gold(dataset, tuple(questions), from_qrels=True)
+
+
+def expected_id(gold: Gold) -> str:
+    """How the gold's question ids look, for a refusal: its first two ids, quoted (``'conv-26/qa0'``)."""
+    ids = [repr(q.id) for q in gold.questions[:2]]
+    return " or ".join(ids) if ids else "(no question)"
 
 
 def questions_from_dataset(ds: Dataset, skipped: Collection[str] = (), caption: str = "") -> Gold:
@@ -60,20 +87,22 @@ def questions_from_dataset(ds: Dataset, skipped: Collection[str] = (), caption: 
                 ds.source_sha256, frozenset(skipped) | {q.id for q in ds.excluded}, ds.category_labels, caption, ds)
 
 
-def as_result(run: Rankings, gold: Gold, *, system: str = "", leaks: str = "error") -> tuple[RunResult, int]:
-    """``run`` scored against ``gold``: the RunResult and how many of the gold's questions it does not rank."""
+def as_result(run: Rankings, gold: Gold, *, system: str = "", leaks: str = "error") -> Scored:
+    """``run`` joined with ``gold`` (``Scored``; see the module docstring for what is refused)."""
     if gold.data_sha256 and run.data_sha256 and run.data_sha256 != gold.data_sha256:
         raise BenchError(f"{run.path}: was made from a data file with sha256 {run.data_sha256[:12]}..., not "
                          f"-data (sha256 {gold.data_sha256[:12]}...); score it against the data file it ranked")
     by_id = {q.id: q for q in gold.questions}
     if run.ranked and not any(q in by_id for q in run.ranked):
-        example = next(iter(run.ranked))
-        raise BenchError(f"{run.path}: ranks none of the {len(by_id)} questions of {gold.dataset} (e.g. "
-                         f"{example!r}); is it a run over another data set?")
-    for qid in run.ranked:
-        if qid not in by_id and qid not in gold.skipped:
-            raise BenchError(f"{run.path}:{run.lines.get(qid, 0)}: question {qid!r} is not among the {len(by_id)} "
-                             f"questions of {gold.dataset}; score a run made over this data set")
+        given = next(iter(run.ranked))
+        raise BenchError(f"{run.path}: shares no question with {gold.dataset}: it names {given!r} where "
+                         f"{gold.dataset}'s questions are named like {expected_id(gold)}; is it a run over another "
+                         "data set?")
+    ignored = tuple(q for q in run.ranked if q not in by_id and q not in gold.skipped)
+    for qid in () if gold.from_qrels else ignored:
+        raise BenchError(f"{run.path}:{run.lines.get(qid, 0)}: question {qid!r} is not among the {len(by_id)} "
+                         f"questions of {gold.dataset} (named like {expected_id(gold)}); score a run made over this "
+                         "data set")
     tokens = TokenMemo()
     leaked = 0
     runs: list[QuestionRun] = []
@@ -89,7 +118,7 @@ def as_result(run: Rankings, gold: Gold, *, system: str = "", leaks: str = "erro
     result = RunResult(system=system or run.system, dataset=gold.dataset,
                        depth=max((len(r.ranked_ids) for r in runs), default=0), ingest_ms=0.0, corpus_tokens=corpus,
                        questions=tuple(runs), leaked=leaked)
-    return result, sum(1 for q in gold.questions if q.id not in run.ranked)
+    return Scored(result, sum(1 for q in gold.questions if q.id not in run.ranked), ignored)
 
 
 def _checked(run: Rankings, q: Question, ids: tuple[str, ...], group_of: Mapping[str, str],

@@ -13,6 +13,8 @@ an error naming the mode, never silently dropped.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from memini_bench.errors import BenchError
@@ -28,6 +30,7 @@ VERBS: dict[str, str] = {
     "qa": "memini_bench.modes.qa:QAMode",
     "vetobench": "memini_bench.modes.vetobench:VetoMode",
     "list": "memini_bench.modes.listing:ListMode",
+    "score": "memini_bench.modes.score:ScoreMode",
 }
 #: ``memini-bench study NAME``: memini's studies that are modes (the CLI adds the stand-alone study scripts).
 STUDIES: dict[str, str] = {
@@ -106,34 +109,45 @@ def absolute_outputs(opts):
     return dataclasses.replace(opts, output=dataclasses.replace(out, **fixed))
 
 
-def dispatch(opts, verb: str = "", *, plan_only: bool = False, mode=None) -> int:
-    """Run ``verb``'s mode (the flat form's ``routes.route`` when ""; ``mode``: an instance to run instead) with
-    its output files as one unit (``results.atomic_io.RunOutputs``: staged while it runs, placed together when it
-    ends, none left after a failure or an interrupt) under the plugin guard (``core.hooks.run_guard``; a stray
-    plugin thread fails the run before its files are placed); ``plan_only`` prints the plan and runs nothing. The
-    output paths are made absolute before any plugin code runs (a plugin's ``os.chdir`` cannot move them). A
-    plugin's failure (``core.hooks.PluginError``) prints its whole trace first under ``-traceback``, then ends as
-    the usual one line; a failed run that leaves a plugin's non-daemon thread running is ended after its line
-    (``hard_exit``): the thread would keep the process from exiting."""
+@contextmanager
+def run_contract(opts) -> Iterator[None]:
+    """The contract every run runs under, the CLI's (``dispatch``) and the Python API's (``memini_bench.evaluate``,
+    ``memini_bench.score``) alike: its output files as one unit (``results.atomic_io.RunOutputs``: staged while it
+    runs, placed together when it ends, none left after a failure or an interrupt), the plugin guard
+    (``core.hooks.run_guard``: a plugin's ``os._exit`` from any of its threads is refused), and, before the outputs
+    are placed, the stray-thread check (``core.hooks.check_threads``: a plugin's thread still running fails the run,
+    nothing written); ``-quiet`` silences the progress lines. A plugin's failure (``core.hooks.PluginError``) prints
+    its whole trace first under ``-traceback``; a failed run that leaves a plugin's non-daemon thread running is
+    marked ``hard_exit`` (the CLI ends the process after its line: the thread would keep it from exiting)."""
     import sys
 
     from memini_bench import progress
     from memini_bench.core.hooks import PluginError, check_threads, run_guard, threads_left
-    from memini_bench.modes.routes import route
     from memini_bench.results.atomic_io import RunOutputs
 
-    opts = absolute_outputs(opts)
-    mode = mode or mode_for(verb or route(opts))
-    check_given(mode.spec, opts)
     progress.set_quiet(opts.guard.quiet)
     try:
         with RunOutputs(), run_guard():
-            code = mode.execute(opts, plan_only=plan_only)
+            yield
             check_threads()  # before the outputs are placed: a stray thread fails the run, nothing written
-            return code
     except BenchError as exc:
         if opts.guard.traceback and isinstance(exc, PluginError) and exc.trace:
             sys.stderr.write(exc.trace)
         if threads_left():  # a plugin's thread would keep the process from exiting after the line
             exc.hard_exit = True  # type: ignore[attr-defined]
         raise
+
+
+def dispatch(opts, verb: str = "", *, plan_only: bool = False, mode=None) -> int:
+    """Run ``verb``'s mode (the flat form's ``routes.route`` when ""; ``mode``: an instance to run instead) under
+    ``run_contract``, after the mode's own checks of the options (``Mode.check``) and the check that every flag
+    given is one it uses (``check_given``); ``plan_only`` prints the plan and runs nothing. The output paths are
+    made absolute before any plugin code runs (a plugin's ``os.chdir`` cannot move them)."""
+    from memini_bench.modes.routes import route
+
+    opts = absolute_outputs(opts)
+    mode = mode or mode_for(verb or route(opts))
+    mode.check(opts)
+    check_given(mode.spec, opts)
+    with run_contract(opts):
+        return mode.execute(opts, plan_only=plan_only)

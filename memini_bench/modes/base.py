@@ -100,6 +100,10 @@ class Mode:
         """The mode's spec: its flags, name, summary, and the flag values its verb stands for (``implied``)."""
         return spec_for(self.verb)
 
+    def check(self, opts: RunOptions) -> None:
+        """Refusals of the options that the flag check (``modes.check_given``) cannot word (flags that need one
+        another); run before it. Default: none."""
+
     def plan(self, opts: RunOptions) -> Plan:
         raise NotImplementedError
 

@@ -20,6 +20,7 @@ from memini_bench.modes.specs import (
     QAOptions,
     RerankOptions,
     RerankTierOptions,
+    ScoreOptions,
     SignificanceOptions,
     SweepOptions,
     VetoOptions,
@@ -52,6 +53,7 @@ def _vetobench(opts) -> bool:
 FLAT_ROUTES: tuple[Route, ...] = (
     Route("list", "-list", _mode_value(ListOptions, "list")),
     Route("compare", "-compare FILES", _mode_value(SignificanceOptions, "compare")),
+    Route("score", "-run FILE", _mode_value(ScoreOptions, "run")),
     Route("study rerank", "-rerank", _mode_value(RerankOptions, "rerank")),
     Route("study gates", "-rerank-gate", _mode_value(GateOptions, "rerank_gate")),
     Route("study rerank-tier", "-rerank-url, -rerank-model or -llm-rerank", _tier),

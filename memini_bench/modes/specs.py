@@ -24,6 +24,7 @@ from memini_bench.evaluation.hits import RunGuardOptions
 from memini_bench.executors import ExecutorOptions
 from memini_bench.loaders import LoadOptions
 from memini_bench.loaders.poison import poison_setting
+from memini_bench.modes.score_options import ScoreOptions
 from memini_bench.rerankers import cross_encoder_requested
 from memini_bench.rerankers.crossencoder import APIS
 from memini_bench.results.options import OutputOptions
@@ -328,6 +329,9 @@ SPECS: tuple[ModeSpec, ...] = (
              EntityBridgeOptions,
              (LoadOptions, HybridConfig, EmbedSettings, RunGuardOptions, "k", "limit", "holdout", "systems", "system",
               "out", "name", "no_write", "multihop_category", "multihop_min_gold"), implied={"entity_bridge": True}),
+    ModeSpec("score", "score", "score", "score rankings made elsewhere (TREC runs, JSONL) as a run scores its own",
+             ScoreOptions, ("k", "metrics", "out", "leaks", "exclude", "abstention", "granularity", "unit",
+                            "significance", "resamples", "seed", "categories")),
     ModeSpec("run", "run", "the system comparison", "the normal run: significance tests and poisoning",
              SystemsRunOptions, (CoreOptions, LineupOptions, LoadOptions, HybridConfig, EmbedSettings, OutputOptions,
                                  ExecutorOptions, ReferenceSettings, RunGuardOptions, "reference")),

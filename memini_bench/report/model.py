@@ -44,7 +44,7 @@ class Row:
     system: str
     questions: int
     embedder: str
-    by_k: dict[int, dict[str, float]]
+    by_k: dict[int, dict[str, float | None]]
 
     def value(self, metric: str, k: int) -> float | None:
         """The value of the column ``metric`` (``recall_any@K``, ``mrr``, ``ingest_ms``) at K; None when absent."""
@@ -78,10 +78,11 @@ def column_of(key: str) -> MetricColumn:
     return MetricColumn(key, key.endswith("@K"), metric.higher_is_better, metric.unit == "fraction")
 
 
-def by_k(scores: list[Score]) -> dict[int, dict[str, float]]:
-    """Per K, every metric of the rows under its column key (``column_key``) and the run's ``ingest_ms``."""
-    return {s.k: {**{column_key(n, s.k): float(v) for n, v in s.scores.items()}, INGEST: float(s.ingest_ms)}
-            for s in scores}
+def by_k(scores: list[Score], scored: bool = False) -> dict[int, dict[str, float | None]]:
+    """Per K, every metric of the rows under its column key (``column_key``) and the run's ``ingest_ms``; a run
+    scored by ``score`` (``scored``) has no ingest time: None, shown ``-`` and never the best."""
+    return {s.k: {**{column_key(n, s.k): float(v) for n, v in s.scores.items()},
+                  INGEST: None if scored else float(s.ingest_ms)} for s in scores}
 
 
 def metric_columns(all_rows: list[Row]) -> list[MetricColumn]:
@@ -103,7 +104,7 @@ def rows(inputs: Inputs) -> list[Row]:
     for source in inputs.sources:
         doc = source.results
         for system in doc.systems:
-            per_k = by_k([s for s in doc.scores if s.system == system])
+            per_k = by_k([s for s in doc.scores if s.system == system], doc.config.get("mode") == "score")
             questions = max(s.questions for s in doc.scores if s.system == system)
             out.append(Row(source.index, source.name, doc.dataset, system, questions,
                            embedder_label(doc.config, system), per_k))

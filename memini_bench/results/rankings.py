@@ -1,23 +1,33 @@
 """Reading rankings made elsewhere: TREC qrels, TREC run files and JSONL rankings (``memini-bench score``).
 
 - TREC qrels: ``qid iter docid rel`` per line (any whitespace between columns); a document with ``rel > 0`` is
-  gold (binary relevance, as trec_eval's default level 1); a question listed only with ``rel <= 0`` has no gold.
+  gold, and its grade is ``rel`` (graded relevance: nDCG's gains, a metric's ``rel=`` level; the binary metrics
+  count every ``rel >= 1``, trec_eval's default level 1); a document listed with ``rel <= 0`` is judged not
+  relevant (grade 0); a question listed only with ``rel <= 0`` has no gold. A document listed twice for one
+  question with two different grades is refused (trec_eval would keep one of them silently); listed twice with
+  the same grade, it is read once.
 - TREC run: ``qid Q0 docid rank score tag`` per line; each question's documents are ordered as trec_eval orders
-  them: by score descending, ties by docid descending (the rank column is not read, as trec_eval ignores it). One
-  file holds one system: every line carries the same tag.
+  them: by score descending, ties by docid descending, comparing the docid column as written (its bytes, before
+  any ``%XX`` unescaping, as trec_eval's ``strcmp``); the rank column is not read, as trec_eval ignores it. One
+  file holds one system: every line carries the same tag. A document listed twice for one question is refused
+  (as trec_eval refuses it).
 - JSONL rankings: one ``{"question_id": ..., "ranked_ids": [...]}`` object per line (the form LongMemEval's
   retrieval logs and several harnesses write), best first; optional ``"system"`` (the same on every line) and
   ``"data_sha256"`` (the SHA-256 of the data file the ranking was made from, checked against ``-data``).
 
 Ids in TREC files are unescaped as ``results.write.trec_id`` escapes them (``%XX`` per UTF-8 byte, ``%`` alone is
-the empty id), so ``-trec`` files read back to the run's own ids. Every problem is one ``BenchError`` naming the
-file and line: a malformed line, a question listed twice (JSONL) or a document twice for one question (TREC), a
-blank file.
+the empty id), so ``-trec`` files read back to the run's own ids. A UTF-8 byte-order mark at the start of a file is
+skipped (it is not part of the first question's id); a UTF-16 file is refused. Only regular files are read: a
+FIFO, a device (``/dev/zero``) or a socket is refused before any byte is read, so nothing blocks or reads without
+end. Every problem is one ``BenchError`` naming the file and line: a malformed line, a question listed twice
+(JSONL) or a document twice for one question (TREC), a blank file.
 """
 
 from __future__ import annotations
 
 import math
+import os
+import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,17 +56,49 @@ class Rankings:
     lines: dict[str, int] = field(default_factory=dict, compare=False)
 
 
-def _read_lines(path: str | Path, what: str) -> list[bytes]:
+#: A UTF-8 byte-order mark (skipped) and the UTF-16 ones (refused).
+UTF8_BOM = b"\xef\xbb\xbf"
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+def _kind(mode: int) -> str:
+    """What a file that is not a regular file is, in words."""
+    for test, name in ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def read_regular(path: str | Path, what: str) -> bytes:
+    """The bytes of ``path``, a regular file; a directory, a missing file, a FIFO, a device or a socket is one
+    BenchError naming the file and ``what`` to pass (checked with ``stat`` before opening: opening a FIFO would
+    block, and reading ``/dev/zero`` would never end)."""
     p = Path(path)
-    if p.is_dir():
-        raise BenchError(f"{p}: is a directory; {what}")
     try:
-        data = p.read_bytes()
+        mode = os.stat(p).st_mode
     except FileNotFoundError:
         raise BenchError(f"{p}: no such file; {what}") from None
     except OSError as exc:
         raise BenchError(f"{p}: cannot read ({exc.strerror or exc}); {what}") from None
-    lines = data.splitlines()
+    if stat.S_ISDIR(mode):
+        raise BenchError(f"{p}: is a directory; {what}")
+    if not stat.S_ISREG(mode):
+        raise BenchError(f"{p}: is {_kind(mode)}, not a regular file; write it to a file first, then {what}")
+    try:
+        with open(p, "rb") as f:  # O_NONBLOCK is moot: a regular file
+            return f.read()
+    except OSError as exc:
+        raise BenchError(f"{p}: cannot read ({exc.strerror or exc}); {what}") from None
+
+
+def _read_lines(path: str | Path, what: str) -> list[bytes]:
+    p = Path(path)
+    data = read_regular(p, what)
+    if data.startswith(UTF16_BOMS):
+        raise BenchError(f"{p}: is UTF-16 text (it starts with a UTF-16 byte-order mark); save it as UTF-8, then "
+                         f"{what}")
+    lines = data.removeprefix(UTF8_BOM).splitlines()
     if not any(line.strip() for line in lines):
         raise BenchError(f"{p}: no rankings in the file (it is blank); {what}")
     return lines
@@ -81,11 +123,13 @@ def _columns(line: bytes, n: int, where: str, shape: str) -> list[bytes]:
     return cols
 
 
-def read_qrels(path: str | Path) -> dict[str, tuple[str, ...]]:
-    """Question id -> gold item ids (``rel > 0``, in file order) of a TREC qrels file; every question of the file
-    is a key, one with no relevant document maps to ``()``."""
+def read_judgements(path: str | Path) -> dict[str, dict[str, int]]:
+    """Question id -> {document id: grade} of a TREC qrels file, in file order: ``rel`` for a relevant document,
+    0 for one judged not relevant (``rel <= 0``); every question of the file is a key. A document listed twice
+    for one question with two different grades is refused, naming both lines."""
     hint = "pass a TREC qrels file (qid iter docid rel per line)"
-    gold: dict[str, dict[str, None]] = {}
+    judged: dict[str, dict[str, int]] = {}
+    where_of: dict[tuple[str, str], int] = {}
     for number, line in enumerate(_read_lines(path, hint), start=1):
         if not line.strip():
             continue
@@ -96,16 +140,26 @@ def read_qrels(path: str | Path) -> dict[str, tuple[str, ...]]:
         except ValueError:
             raise BenchError(f"{where}: relevance {rel_col.decode(errors='replace')!r} is not an integer; "
                              f"{hint}") from None
-        docs = gold.setdefault(trec_unescape(qid_col, where), {})
-        doc = trec_unescape(doc_col, where)
-        if rel > 0:
-            docs[doc] = None
-    return {qid: tuple(docs) for qid, docs in gold.items()}
+        qid, doc = trec_unescape(qid_col, where), trec_unescape(doc_col, where)
+        docs = judged.setdefault(qid, {})
+        grade = max(rel, 0)
+        if doc in docs and docs[doc] != grade:
+            raise BenchError(f"{where}: question {qid!r} grades {doc!r} {rel}, but line {where_of[qid, doc]} "
+                             f"grades it {docs[doc]}; keep one line per question and document")
+        docs[doc] = grade
+        where_of.setdefault((qid, doc), number)
+    return judged
+
+
+def read_qrels(path: str | Path) -> dict[str, tuple[str, ...]]:
+    """Question id -> gold item ids (``rel > 0``, in file order) of a TREC qrels file (``read_judgements``); every
+    question of the file is a key, one with no relevant document maps to ``()``."""
+    return {qid: tuple(d for d, g in docs.items() if g > 0) for qid, docs in read_judgements(path).items()}
 
 
 def read_trec_run(path: str | Path, lines: list[bytes] | None = None) -> Rankings:
     """The rankings of one TREC run file (see the module docstring for the order)."""
-    rows: dict[str, list[tuple[float, str]]] = {}
+    rows: dict[str, list[tuple[float, bytes, str]]] = {}
     seen: dict[tuple[str, str], int] = {}
     first: dict[str, int] = {}
     tags: set[str] = set()
@@ -128,16 +182,16 @@ def read_trec_run(path: str | Path, lines: list[bytes] | None = None) -> Ranking
         seen[qid, doc] = number
         first.setdefault(qid, number)
         tags.add(trec_unescape(tag_col, where))
-        rows.setdefault(qid, []).append((score, doc))
+        rows.setdefault(qid, []).append((score, doc_col, doc))
     if len(tags) > 1:
         raise BenchError(f"{path}: holds {len(tags)} run tags ({', '.join(sorted(tags)[:3])}...); give each "
                          "system's run as its own -run file")
     ranked = {}
     for qid, docs in rows.items():
-        # trec_eval's order: score descending, then docid descending (its comparison on equal scores)
+        # trec_eval's order: score descending, then the docid column as written descending (its strcmp)
         docs.sort(key=lambda sd: sd[1], reverse=True)
         docs.sort(key=lambda sd: sd[0], reverse=True)
-        ranked[qid] = tuple(d for _, d in docs)
+        ranked[qid] = tuple(d for _, _, d in docs)
     return Rankings(path=str(path), system=tags.pop(), ranked=ranked, form="trec", lines=first)
 
 
@@ -192,12 +246,14 @@ def read_jsonl_rankings(path: str | Path, lines: list[bytes] | None = None) -> R
 
 
 def read_rankings(path: str | Path) -> Rankings:
-    """A run file in either form: JSONL when its first non-blank line is a JSON object, else TREC (a TREC line is
-    never one: six columns are not valid JSON)."""
+    """A run file in either form: JSONL when its first non-blank line is JSON, or starts like JSON (``{`` or
+    ``[``) without being a six-column TREC line (a question id may start with ``{``); else TREC. So a JSONL file
+    whose first line does not parse is refused as JSONL, naming the line, not read as a TREC run."""
     lines = _read_lines(path, RUN_HINT)
     head = next(line for line in lines if line.strip()).strip()
     try:
-        jsonl = head.startswith(b"{") and isinstance(orjson.loads(head), dict)
+        orjson.loads(head)
+        jsonl = True
     except orjson.JSONDecodeError:
-        jsonl = False
+        jsonl = head.startswith((b"{", b"[")) and len(head.split()) != 6
     return read_jsonl_rankings(path, lines) if jsonl else read_trec_run(path, lines)

@@ -12,10 +12,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("numpy", "scipy", "torch", "sentence_transformers", "transformers", "sklearn", "pandas", "ray", "openvino")
-#: The modes' implementations: every module of memini_bench/modes but the package, its options and specs, and
-#: the flat form's routes (read from the folder, so a new mode module is held to it too).
+#: The modes' implementations: every module of memini_bench/modes but the package, its options, specs and
+#: ``score``'s own options, and the flat form's routes (read from the folder, so a new mode module is held to it
+#: too).
 IMPLEMENTATIONS = sorted(f"memini_bench.modes.{p.stem}" for p in (ROOT / "memini_bench" / "modes").glob("*.py")
-                         if p.stem not in ("__init__", "options", "specs", "routes"))
+                         if p.stem not in ("__init__", "options", "specs", "routes", "score_options"))
 #: What else a run needs and the flags do not: the systems, the embedders, the scorers, the results writers.
 RUN_ONLY = ("memini_bench.systems.memini", "memini_bench.embed.factory", "memini_bench.embed.encoder",
             "memini_bench.evaluation.metrics", "memini_bench.results.write", "memini_bench.results.identity",

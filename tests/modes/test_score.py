@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from memini_bench.loaders.known_bad import for_suite
 
+#: The registered metrics every round trip compares (``{k}``: the row's K).
 METRICS = ("recall_any@{k}", "recall_all@{k}", "mrr", "ndcg@{k}")
 
 
@@ -34,7 +35,8 @@ def locomo_run(tmp_path_factory, locomo_path):
 
 
 class _Row:
-    """A results row read as schema 3 (``Score.from_row``), indexed by its field names."""
+    """A results row read as schema 3 (``Score.from_row``), indexed by registered metric names (``{k}`` the row's
+    K) or by its fields (``questions``, ``categories``)."""
 
     def __init__(self, row: dict) -> None:
         from memini_bench.results.schema import Score
@@ -42,7 +44,10 @@ class _Row:
         self.score = Score.from_row(row)
 
     def __getitem__(self, name: str):
-        return getattr(self.score, name) if name == "questions" else self.score[name]
+        key = name.format(k=self.score.k)
+        if key in ("questions", "categories", "leaked"):
+            return getattr(self.score, key)
+        return self.score.scores.get(key)
 
 
 def _rows(doc: dict) -> dict[tuple[str, int], _Row]:
@@ -59,7 +64,7 @@ def test_trec_round_trip_gives_the_runs_own_numbers(locomo_run, tmp_path, capsys
     qrels = next(trec.glob("*.qrels"))
     runs = sorted(trec.glob("*.run"))
     assert len(runs) == 3
-    args = ["score", "-qrels", str(qrels), "-k", "5,10", "-resamples", "200", "-out", str(tmp_path)]
+    args = ["score", "-qrels", str(qrels), "-k", "5,10", "-significance", "-resamples", "200", "-out", str(tmp_path)]
     for r in runs:
         args += ["-run", str(r)]
     code, out, err = run_cli(args, capsys)
@@ -97,14 +102,14 @@ def test_jsonl_round_trip_against_the_suite(locomo_run, locomo_path, tmp_path, c
     files = [_jsonl(tmp, s, tmp_path / f"{s}.jsonl", sha) for s in ("memini-hybrid", "memini-keyword")]
     out_dir = tmp_path / "out"
     code, out, err = run_cli(["score", "-suite", "locomo", "-data", str(locomo_path), "-k", "5,10",
-                              "-resamples", "200", "-out", str(out_dir), "-run", str(files[0]), "-run",
-                              str(files[1])], capsys)
+                              "-significance", "-resamples", "200", "-out", str(out_dir), "-run", str(files[0]),
+                              "-run", str(files[1])], capsys)
     assert code == 0, err
     scored, own = _rows(_score_doc(out_dir)), _rows(run)
     for system in ("memini-hybrid", "memini-keyword"):
         for k in (5, 10):
             mine, theirs = scored[system, k], own[system, k]
-            for metric in (*METRICS, "tokens_injected@{k}"):
+            for metric in (*METRICS, "tokens_injected@{k}", "token_efficiency@{k}", "categories"):
                 assert mine[metric] == theirs[metric], (system, k, metric)
             assert mine.score.categories == theirs.score.categories, (system, k)
     held = len(for_suite("locomo").ids & {q["question_id"] for q in map(json.loads, files[0].read_text().splitlines())})
@@ -136,7 +141,8 @@ def _refused(capsys, args: list[str], fragment: str, out_dir: Path) -> None:
     code, out, err = run_cli(["score", *args, "-out", str(out_dir)], capsys)
     lines = err.strip().splitlines()
     assert code == 2, err
-    assert lines[-1].startswith("memini-bench score: error:") and fragment in lines[-1], err
+    assert lines[-1].startswith(("memini-bench score: error:", "memini-bench: error:")), err
+    assert fragment in lines[-1], err
     assert "Traceback" not in err
     assert not out_dir.exists() or not list(out_dir.iterdir())
 
@@ -182,13 +188,19 @@ def test_bad_trec_run_is_one_line(tmp_path, capsys, text, fragment):
 
 
 @pytest.mark.parametrize("args, fragment", [
-    ([], "at least one -run"),
+    ([], "give -run FILE"),
     (["-run", "r.run"], "give the gold once"),
     (["-run", "r.run", "-qrels", "q", "-suite", "locomo"], "give the gold once"),
     (["-run", "r.run", "-qrels", "q", "-exclude", "known-bad"], "needs the data set"),
     (["-run", "r.run", "-run", "r.run", "-qrels", "q"], "given twice"),
     (["-run", "r.run", "-suite", "sample", "-exclude", "known-bad"], "has no list of known bad gold"),
-    (["-run", "r.run", "-qrels", "q", "-unit", "summary"], "-unit: not used by -qrels"),
+    (["-run", "r.run", "-qrels", "q", "-unit", "summary"], "-unit: needs the data set"),
+    (["-run", "r.run", "-qrels", "q", "-significance"], "give two or more -run files"),
+    (["-run", "r.run", "-run", "s.run", "-qrels", "q", "-resamples", "200"], "add -significance"),
+    (["-run", "r.run", "-qrels", "q", "-metrics", "latency_p50"], "records no recall latency"),
+    (["-run", "r.run", "-qrels", "q", "-pool", "30"], "no such flag -pool"),
+    (["-run", "r.run", "-qrels", "q", "-limit", "3"], "no such flag -limit"),
+    (["-run", "r.run", "-qrelz", "q"], "no such flag -qrelz; did you mean -qrels?"),
     (["-run", "r.run", "-suite", "locomo", "-granularity", "turn"], "-granularity: not used by -suite locomo"),
     (["-run", "missing.run", "-qrels", "q"], "no such file"),
 ])
@@ -229,7 +241,7 @@ def test_any_trec_runs_score_or_fail_in_one_line(tmp_path, capsys, runs, ks):
     """Whatever TREC runs (valid or not) meet a qrels: exit 0 with tables, or one line and exit 2."""
     qrels = tmp_path / "q.qrels"
     qrels.write_text("q1 0 d1 1\nq2 0 d2 1\nq2 0 d3 0\n")
-    args = ["score", "-qrels", str(qrels), "-k", ks, "-resamples", "100"]
+    args = ["score", "-qrels", str(qrels), "-k", ks] + (["-significance", "-resamples", "100"] if len(runs) > 1 else [])
     for n, lines in enumerate(runs):
         path = tmp_path / f"r{n}.run"
         path.write_text("".join(f"{q} Q0 {d} 1 {s} {t}\n" for q, d, s, t in lines))

@@ -92,7 +92,7 @@ def test_scores_agree_with_ir_measures_with_tied_scores(tmp_path, data):
     run = read_rankings(tmp_path / "r.run") if run_lines else None
     if run is None:
         return
-    result, _ = as_result(run, questions_from_qrels("d", qrels_read, [run]))
+    result = as_result(run, questions_from_qrels("d", qrels_read)).result
     theirs: dict[tuple[str, object], float] = {}
     for m in ir_measures.iter_calc([Success @ 1, Success @ 3, RR], qrels,
                                    [ir_measures.ScoredDoc(q, d, s) for q, d, s in run_lines]):
