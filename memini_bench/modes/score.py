@@ -253,7 +253,7 @@ def markdown(scores: list[Score], gold: Gold, ks: tuple[int, ...], asked: tuple[
                          gold, k, ks, leaks) for k in ks]
     names = list(dict.fromkeys(s.system for s in scores))
     for lead in categories or [HYBRID if HYBRID in names else names[0]]:
-        top = [s for s in scores if s.system == lead and s.k == ks[-1] and s.per_category]
+        top = [s for s in scores if s.system == lead and s.k == ks[-1] and s.categories]
         tables += [category_table(lead, top[0], ks[-1], gold.category_labels or {})] if top else []
     return "".join(render(t, "md") + "\n" for t in tables)
 
