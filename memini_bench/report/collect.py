@@ -2,9 +2,9 @@
 
 A PATH is a results file (``*.json``), a per-question file (``*.jsonl`` or ``*.jsonl.gz``, written by
 ``-per-question``) or a folder. A folder contributes its ``*.json`` files and, of each sub-folder at any depth,
-its ``summary.json`` when it has one (a ``-sweep`` output) or else its own results files; plus the per-question
-records beside each results file (``<stem>.jsonl``, or the compact ``<stem>.jsonl.gz`` committed in
-``results/``). A per-question file pairs with a results file by stem (``X.jsonl`` or ``X.jsonl.gz`` beside
+its ``summary.json`` (``summary.json.gz``) when it has one (a ``-sweep`` output) or else its own results files;
+plus the per-question records beside each results file (``<stem>.jsonl``, or the compact ``<stem>.jsonl.gz``
+committed in ``results/``). A per-question file pairs with a results file by stem (``X.jsonl`` or ``X.jsonl.gz`` beside
 ``X.json``) or, when given on its own, with the one results file whose systems include every system of the
 per-question file and whose question count equals its number of questions; none or several is an error naming
 them. A QA results file (``-qa``, a study file of mode ``qa``) is shown on its own page, its loss-attribution table
@@ -27,7 +27,7 @@ from pathlib import Path
 from memini_bench.core.runs import RunResult
 from memini_bench.errors import BenchError
 from memini_bench.results.per_question import read_per_question
-from memini_bench.results.read import load
+from memini_bench.results.read import load, sweep_summary
 from memini_bench.results.schema import CompareResults, ResultsFile, StudyResults, VetoResults, VetoScaleResults
 
 
@@ -79,11 +79,13 @@ def _expand(paths: list[str]) -> tuple[list[Path], list[Path]]:
 
 
 def _folder(folder: Path) -> list[Path]:
-    """A folder's results files: its ``*.json``, and of each sub-folder its ``summary.json`` when it has one (a
-    ``-sweep`` output: the cells are that summary's) or else its own results files, at any depth."""
+    """A folder's results files: its ``*.json``, and of each sub-folder its ``summary.json`` (or the committed
+    ``summary.json.gz``) when it has one (a ``-sweep`` output: the cells are that summary's, and the committed
+    results keep no cell files) or else its own results files, at any depth."""
     out = sorted(folder.glob("*.json"))
     for sub in sorted(d for d in folder.iterdir() if d.is_dir() and not d.name.startswith(".")):
-        out += [sub / "summary.json"] if (sub / "summary.json").is_file() else _folder(sub)
+        summary = sweep_summary(sub)
+        out += [summary] if summary else _folder(sub)
     return out
 
 
