@@ -48,6 +48,24 @@ class Source:
     def dataset(self) -> str:
         return self.results.dataset
 
+    def has_records(self, system: str) -> bool:
+        """Whether this file's per-question records hold ``system``'s run (``eligible``)."""
+        return any(r.system == system for r in self.runs)
+
+
+def eligible(source: Source, system: str) -> bool:
+    """Whether ``system``'s row of ``source`` may lead a board or stand for its system there: only a run with
+    per-question records can be tested against the others (paired tests need each question's outcome). Among the
+    files holding one system's run under the same settings, one with records is preferred to a newer one without
+    (``preference``); a row without records is never a board's leader."""
+    return source.has_records(system)
+
+
+def preference(source: Source, system: str, newness: object) -> tuple[bool, object]:
+    """The sort key that picks which of several files stands for one system's run on a board: a file with that
+    system's per-question records first (``eligible``), then the newer (``newness``: the board's own key)."""
+    return eligible(source, system), newness
+
 
 @dataclass
 class Inputs:
