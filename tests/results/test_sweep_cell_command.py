@@ -14,7 +14,7 @@ from memini_bench.results.provenance import cell_command
 def test_cell_command_sets_the_cells_flags_and_drops_the_grid():
     sweep = ("memini-bench -embedder minilm -suite locomo -data ../d.json -k 5,10 -holdout tune -systems reference "
              "-ref-alpha 0.5 -name search -sweep 'ref-alpha=0.2,0.3 ref-fusion=minmax,rrf' -select MRR")
-    assert cell_command(sweep, "ref-alpha=0.3 ref-fusion=rrf", "held", "reference") == (
+    assert cell_command(sweep + " -out results/reference", "ref-alpha=0.3 ref-fusion=rrf", "held", "reference") == (
         "memini-bench -embedder minilm -suite locomo -data ../d.json -k 5,10 -holdout held -systems reference "
         "-ref-alpha 0.3 -name search -ref-fusion rrf")
     # a sweep of memini's hybrid names no system: the cell is memini-hybrid's row of the plain run
@@ -36,11 +36,9 @@ def test_each_cells_command_reproduces_its_scores(tmp_path, capsys):
     assert len(cases) == 3
     for n, (command, scores) in enumerate(cases):
         words = shlex.split(command)
-        assert words[0] == "memini-bench" and "-sweep" not in words
+        assert words[0] == "memini-bench" and "-sweep" not in words and "-out" not in words  # it writes to runs/
         out = tmp_path / f"cell{n}"
-        at = words.index("-out")
-        words[at + 1] = str(out)
-        code, _, err = run_cli(words[1:], capsys)
+        code, _, err = run_cli([*words[1:], "-out", str(out)], capsys)
         assert code == 0, err
         doc = json.loads(next(out.glob("*.json")).read_text())
         rows = [r for r in doc["results"] if r["system"] == "memini-hybrid"]
