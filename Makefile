@@ -115,6 +115,8 @@ results: $(STAMP)
 # The reference system's defaults (docs/reference.md): one -sweep over REF_GRID on the tune split of each data set
 # (the baseline: memini-hybrid's keyword and fusion choices), then cmd/reference_select.py chooses across data sets by
 # leave-one-data-set-out (the rule whose picks lose least on the data set they never saw); no held figure is read.
+# Each sweep folder is then left as committed (cmd/migrate_results.py): its summary (every cell's scores and rerun
+# command; gzip-compressed over 1 MB) and plot, no cell files.
 # make reference-held then evaluates the chosen defaults on held once, against every peer, with Holm-corrected
 # significance.
 REF_OUT := results/reference
@@ -138,6 +140,7 @@ reference-search: $(STAMP)
 	$(MB_ANY) $(REF_LME) $(REF_SWEEP)
 	if [ -n "$(REF_BEAM)" ]; then $(MB_ANY) -suite beam -data $(REF_BEAM) $(REF_SWEEP); fi
 	$(PY) cmd/reference_select.py -sweeps $(REF_OUT) -out $(REF_OUT)/selection.json
+	$(PY) cmd/migrate_results.py $(REF_OUT)
 
 # Held, once, with the committed defaults: reference against every peer (and memini's three), -significance
 # (reference against each, Holm across the family); then the full sets with memini's three beside it (BEAM, which has
@@ -178,9 +181,11 @@ results-embedders: $(STAMP)
 	    -systems $(EMBED_SYSTEMS) -name $$e -per-question results/$$s-$$e.jsonl.gz || exit 1; done; done
 	$(PY) cmd/results_table.py
 
-# BEAM's 100K tier (its license is not stated: fetch it yourself; memini-bench data fetch beam-100k)
+# BEAM's 100K tier (its license is not stated: fetch it yourself; memini-bench data fetch beam-100k), by its registered
+# name: the results record the set's name and canonical sha256, never the folder it was fetched into
 results-beam: $(STAMP)
-	$(MB) -suite beam -data beam-100k -k 5,10
+	rm -f results/beam-100k.json results/beam-100k.jsonl.gz
+	$(MB) -suite beam -data beam-100k -k 5,10 -per-question results/beam-100k.jsonl.gz
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache *.egg-info

@@ -100,6 +100,38 @@ def _empty_results(root: Path) -> None:
     _remove(p for p in (root / "results").iterdir() if not any(fnmatch.fnmatch(p.name, k) for k in KEPT))
 
 
+#: What a committed sweep folder keeps: the summary (every cell's scores, paired tests and rerun command) and plot.
+SWEEP_KEPT = ("summary.json", "summary.json.gz", "sweep.png")
+#: A summary larger than this (a grid of hundreds of cells) is committed gzip-compressed, as ``summary.json.gz``.
+GZIP_OVER_BYTES = 1_000_000
+
+
+def prune_sweep(folder: Path) -> list[Path]:
+    """A sweep folder as committed: its cell files (``<cell>.json``, ``baseline.json``, ``held-*.json``) removed,
+    its ``SWEEP_KEPT`` kept, and a ``summary.json`` over ``GZIP_OVER_BYTES`` replaced by the same bytes
+    gzip-compressed (``summary.json.gz``, level 9, no name or time in the header: the same summary always gives
+    the same bytes; ``results.read.load`` reads either). The paths removed; only a folder whose summary is a sweep
+    summary is touched."""
+    import gzip
+
+    from memini_bench.results.read import load, sweep_summary
+    from memini_bench.results.schema import SweepSummary
+
+    summary = sweep_summary(folder)
+    if summary is None or not isinstance(load(summary), SweepSummary):
+        return []
+    gone = sorted(p for p in folder.iterdir() if p.is_file() and p.name not in SWEEP_KEPT and p.suffix == ".json")
+    _remove(gone)
+    if summary.name == "summary.json" and summary.stat().st_size > GZIP_OVER_BYTES:
+        packed = folder / "summary.json.gz"
+        part = folder / "summary.json.gz.part"
+        part.write_bytes(gzip.compress(summary.read_bytes(), compresslevel=9, mtime=0))
+        os.replace(part, packed)
+        summary.unlink()
+        gone.append(summary)
+    return gone
+
+
 def systems_of(words: list[str]) -> set[str]:
     """The systems a manifest command runs: its ``-systems`` list (empty when the command names none)."""
     for flag, value in itertools.pairwise(words):
@@ -109,25 +141,30 @@ def systems_of(words: list[str]) -> set[str]:
 
 
 def main(argv_: list[str] | None = None) -> int:
-    """``python cmd/make_results.py [NAME=VALUE...] [--list] [--system NAME]``: empty results/ (but KEPT), run every
-    command in order, then regenerate the README's and docs' tables; ``--list`` prints the commands and runs
-    nothing; ``--system NAME`` runs only the commands whose ``-systems`` names NAME (a system whose defaults
-    changed) and empties nothing else.
+    """``python cmd/make_results.py [NAME=VALUE...] [--list] [--system NAME] [--only PATH,...]``: empty results/
+    (but KEPT), run every command in order, then regenerate the README's and docs' tables; ``--list`` prints the
+    commands and runs nothing; ``--system NAME`` runs only the commands whose ``-systems`` names NAME (a system
+    whose defaults changed), ``--only PATH,...`` only the commands that write those files (any of a line's paths),
+    and neither empties anything else.
 
-    ``--system``'s commands rewrite their own files whole (each removed just before its command runs, so the run
-    does not write beside it under a hashed name); every other committed file is left as it is."""
+    ``--system``'s and ``--only``'s commands rewrite their own files whole (each removed just before its command
+    runs, so the run does not write beside it under a hashed name); every other committed file is left as it is.
+    A sweep's cell files are removed once its summary is written (``prune_sweep``): the summary holds every
+    cell's scores and the command that reruns each cell."""
     args = sys.argv[1:] if argv_ is None else argv_
     if any(a in ("-h", "--help", "-help") for a in args):
         print(main.__doc__.split("\n\n")[0].replace("    ", " "))  # type: ignore[union-attr]
         return 0
     variables, _ = read()
-    system = None
-    if "--system" in args:
-        at = args.index("--system")
-        if at + 1 >= len(args) or args[at + 1].startswith("-") or "=" in args[at + 1]:
-            print("make_results: error: --system: give a system name (e.g. --system reference)", file=sys.stderr)
-            return 2
-        system, args = args[at + 1], args[:at] + args[at + 2:]
+    picked: dict[str, str] = {}
+    for flag, example in (("--system", "--system reference"), ("--only", "--only results/locomo.json")):
+        if flag in args:
+            at = args.index(flag)
+            if at + 1 >= len(args) or args[at + 1].startswith("-") or "=" in args[at + 1]:
+                print(f"make_results: error: {flag}: give a value (e.g. {example})", file=sys.stderr)
+                return 2
+            picked[flag], args = args[at + 1], args[:at] + args[at + 2:]
+    system, only = picked.get("--system"), picked.get("--only")
     wrong = [a for a in args if a != "--list" and not ("=" in a and a.split("=", 1)[0] in variables)]
     if wrong:
         print(f"make_results: error: {wrong[0]}: not --list, --system NAME nor NAME=VALUE with NAME one of "
@@ -141,6 +178,15 @@ def main(argv_: list[str] | None = None) -> int:
             print(f"make_results: error: --system {system}: no command in cmd/results_manifest.txt runs it "
                   "(its -systems lists)", file=sys.stderr)
             return 2
+    if only is not None:
+        wanted = [p.strip() for p in only.split(",") if p.strip()]
+        unknown = [p for p in wanted if not any(p in e.paths for e, _ in todo)]
+        if unknown or not wanted:
+            print(f"make_results: error: --only {unknown[0] if unknown else only!r}: no line of "
+                  "cmd/results_manifest.txt writes it (give the paths --list prints)", file=sys.stderr)
+            return 2
+        todo = [(e, words) for e, words in todo if set(wanted) & set(e.paths)]
+    partial = system is not None or only is not None
     if "--list" in args:
         for e, words in todo:
             print(f"{','.join(e.paths)}  {shlex.join(words)}")
@@ -149,11 +195,11 @@ def main(argv_: list[str] | None = None) -> int:
         print("make results: unset MEMINI_LLM_BASE_URL (mem0 would become mem0-infer)", file=sys.stderr)
         return 2
     (ROOT / "results").mkdir(exist_ok=True)
-    if system is None:
+    if not partial:
         _empty_results(ROOT)
     for e, words in todo:
         print(f"make results: {e.paths[0]}", file=sys.stderr, flush=True)
-        if system is not None:  # as make results' emptying: the files this command writes, not a hashed twin
+        if partial:  # as make results' emptying: the files this command writes, not a hashed twin
             _remove(ROOT / p for p in e.paths)
         done = subprocess.run(argv(words, sys.executable), cwd=ROOT)
         if done.returncode != 0:
@@ -164,4 +210,6 @@ def main(argv_: list[str] | None = None) -> int:
             print(f"make results: {e.paths[0]}: the command did not write {', '.join(missing)} "
                   f"(cmd/results_manifest.txt names it)", file=sys.stderr)
             return 1
+        if (ROOT / e.paths[0]).is_dir():
+            prune_sweep(ROOT / e.paths[0])
     return subprocess.run([sys.executable, str(ROOT / "cmd" / "results_table.py")], cwd=ROOT).returncode

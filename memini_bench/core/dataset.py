@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import os
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -132,14 +133,27 @@ class Dataset:
 
     @property
     def source_sha256(self) -> str:
-        """The SHA-256 of the data file's bytes as read; for several files, the SHA-256 of their ``sha256sum``
-        listing (``<sha256>  <path>`` lines, sorted by path); "" when nothing was read from a file."""
+        """The SHA-256 of the data file's bytes as read; for several files (a BEAM tier), the SHA-256 of their
+        ``sha256sum`` listing (``<sha256>  <path>`` lines, sorted by path) with each path relative to the folder
+        that holds them all (``listing_sha256``), so two copies of the same files in two places hash the same; ""
+        when nothing was read from a file."""
         if len(self.sources) == 1:
             return self.sources[0].sha256
         if not self.sources:
             return ""
-        listing = "".join(f"{s.sha256}  {s.path}\n" for s in sorted(self.sources, key=lambda s: s.path))
-        return hashlib.sha256(listing.encode()).hexdigest()
+        return listing_sha256([(s.path, s.sha256) for s in self.sources])
+
+
+def listing_sha256(files: Sequence[tuple[str, str]]) -> str:
+    """The content hash of several files, given as (path, sha256): the SHA-256 of the ``sha256sum`` listing
+    ``<sha256>  <path>\n``, sorted by path, each path relative to the deepest folder holding them all and written
+    with ``/`` (``/data/100K/1/chat.json`` and ``/data/100K/2/chat.json`` list as ``1/chat.json`` and
+    ``2/chat.json``: the catalog's paths inside a set's folder)."""
+    paths = [os.path.normpath(p) for p, _ in files]
+    root = os.path.commonpath(paths) if len(paths) > 1 and len({os.path.isabs(p) for p in paths}) == 1 else ""
+    rel = [os.path.relpath(p, root).replace(os.sep, "/") if root else p.replace(os.sep, "/") for p in paths]
+    listing = "".join(f"{sha}  {r}\n" for r, (_, sha) in sorted(zip(rel, files, strict=True)))
+    return hashlib.sha256(listing.encode()).hexdigest()
 
 
 def _listed(values: Sequence[str]) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
@@ -151,7 +152,8 @@ class TextEncoder:
         if max_tokens is not None:
             out["max_tokens"] = max_tokens
         if self.cache is not None:
-            out["embed_cache"] = {"path": str(getattr(self.cache, "path", "")),
+            # the cache file's name (its model and dims), not its folder: a results file names no machine's paths
+            out["embed_cache"] = {"file": Path(str(getattr(self.cache, "path", ""))).name,
                                   "hits": getattr(self.cache, "hits", None),
                                   "misses": getattr(self.cache, "misses", None)}
         out["texts_embedded"] = self.embedded

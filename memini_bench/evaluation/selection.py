@@ -1,12 +1,12 @@
 """Picking one setting for several data sets from their tune-split sweeps (``make reference-search``): the
 reference system's defaults, chosen across data sets by leave-one-data-set-out.
 
-Reads every sweep summary (``<folder>/*-sweep-*/summary.json``; one ``-sweep`` over the same grid per data set,
-tune split only; no held figure is read: held is evaluated once, after). Each cell ``c`` gets, on each data set
-``d``, the objective ``o(c, d) = (R@K0 + R@K1 + MRR) / 3`` (K0, K1: the smallest and largest K of the sweeps; the
-three figures the reference system is compared on), its regret ``r(c, d) = max_c' o(c', d) - o(c, d)`` (how far
-below the best cell of that data set) and its rank there (1 = best). Three rules pick a cell from a set of data
-sets ``D``:
+Reads every sweep summary (``<folder>/*-sweep-*/summary.json``, or the committed ``summary.json.gz``; one
+``-sweep`` over the same grid per data set, tune split only; no held figure is read: held is evaluated once,
+after). Each cell ``c`` gets, on each data set ``d``, the objective ``o(c, d) = (R@K0 + R@K1 + MRR) / 3`` (K0, K1:
+the smallest and largest K of the sweeps; the three figures the reference system is compared on), its regret
+``r(c, d) = max_c' o(c', d) - o(c, d)`` (how far below the best cell of that data set) and its rank there (1 =
+best). Three rules pick a cell from a set of data sets ``D``:
 
 - ``mean``: the largest mean of ``o`` over ``D`` (the rule before cross-data-set selection);
 - ``worst-regret``: the smallest largest ``r`` over ``D`` (a setting chosen for its worst data set);
@@ -31,7 +31,7 @@ from memini_bench.core.settings import command, setting
 from memini_bench.core.table import fmt_points
 from memini_bench.errors import BenchError
 from memini_bench.results.provenance import harness
-from memini_bench.results.read import load
+from memini_bench.results.read import load, sweep_summary
 from memini_bench.results.schema import Score, StudyResults, SweepSummary
 from memini_bench.results.write import write_results_file
 
@@ -141,7 +141,7 @@ class SelectionOptions:
 
 @command(SelectionOptions, name="reference-select")
 def main_command(args: SelectionOptions) -> int:
-    paths = sorted(Path(args.sweeps).glob("*-sweep-*/summary.json"))
+    paths = [p for folder in sorted(Path(args.sweeps).glob("*-sweep-*")) if (p := sweep_summary(folder))]
     summaries = {}
     for path in paths:
         doc = load(path)

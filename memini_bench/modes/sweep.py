@@ -69,6 +69,7 @@ from memini_bench.modes.sweep_grid import (
 from memini_bench.modes.sweep_targets import TARGETS, target_for
 from memini_bench.progress import Task
 from memini_bench.results.identity import results_identity
+from memini_bench.results.provenance import cell_command, command_line, harness
 from memini_bench.results.schema import SweepSummary
 from memini_bench.results.write import results_document, write_results_file
 
@@ -331,8 +332,9 @@ def write_sweep(opts, runner, axes, grid, tune, held, winner, metric, folder: Pa
     summary = {"config": {"sweep": opts.mode(SweepOptions).sweep, "axes": [dataclasses.asdict(a) | {"owner": a.owner
                .__name__} for a in axes], "select": metric.name if metric else "", "holdout": opts.core.holdout,
                "cells": len(grid), "ks": list(opts.k), "executor": describe_executor(opts.executor),
-               "identity": ident},
-               "tune": _phase_doc(tune), "held": _phase_doc(held) if held else None,
+               "identity": ident, **harness()},
+               "tune": _phase_doc(tune, target_for(opts).system),
+               "held": _phase_doc(held, target_for(opts).system) if held else None,
                "selected": tune.labels[winner] if winner is not None else None}
     write_results_file(folder / "summary.json", SweepSummary(config=summary.pop("config"), extra=summary))
     log(f"wrote {folder / 'summary.json'}")
@@ -342,9 +344,14 @@ def write_sweep(opts, runner, axes, grid, tune, held, winner, metric, folder: Pa
     _plot(folder / "sweep.png", axes, grid, tune, winner, metric, opts)
 
 
-def _phase_doc(phase: Phase) -> dict:
+def _phase_doc(phase: Phase, system: str) -> dict:
+    """One split's part of ``summary.json``: the baseline's and every cell's scores, each with the plain run that
+    reproduces it (``provenance.cell_command``; the cell files are not needed to rerun a cell), and the tests."""
+    sweep_command = command_line()
     return {"split": phase.split, "baseline": [dataclasses.asdict(s) for s in phase.baseline_scores],
-            "cells": [{"cell": lbl, "scores": [dataclasses.asdict(s) for s in sc]}
+            "baseline_command": cell_command(sweep_command, "baseline", phase.split, system),
+            "cells": [{"cell": lbl, "command": cell_command(sweep_command, lbl, phase.split, system),
+                       "scores": [dataclasses.asdict(s) for s in sc]}
                       for lbl, sc in zip(phase.labels, phase.scores, strict=True)],
             "significance": [dataclasses.asdict(r) for r in phase.significance.rows]}
 

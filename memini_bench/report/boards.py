@@ -6,13 +6,15 @@
   paired tests centre on, e.g. ``reference``) has a held board; on its full board that system is listed apart
   (its full-set number includes the questions it was tuned on).
 - *Each system once*: rows of one system and one identity (``config.identity`` less the systems list and the
-  holdout) keep the newest file (its commit's date, then the path). A file made before a system's recipe changed
+  holdout) keep one file: one with the system's per-question records before one without (``collect.preference``),
+  then the newest (its commit's date, then the path). A file made before a system's recipe changed
   under the same name (``RENAMED``) shows that row under the older recipe's current name. One name with two
   identities is two rows; the identity the most files share keeps the bare name, another gets the settings that
   differ in brackets (``memini-hybrid [reinforce]``).
 - *Ranked* rows answer at least ``MIN_QUESTIONS`` questions (fewer: a smoke test, listed apart, never ranked).
   The primary metric is recall_any@10 (R@K at the largest K when a board has no K = 10); the leader is the ranked
-  row with the highest value (ties: the first in name order).
+  row with the highest value (ties: the first in name order) among the rows with per-question records
+  (``collect.eligible``: a row without them cannot be tested, so it never leads; it ranks after those with them).
 - *Marks*: every other ranked row is tested against the leader on the primary metric from the per-question
   records (exact McNemar on the questions both answered, ``evaluation.stats.compare``), Holm-adjusted across the
   board (``evaluation.stats.adjust``): ``best`` (the leader), ``tied`` (not significantly different from the
@@ -30,7 +32,7 @@ from pathlib import Path
 
 import orjson
 
-from memini_bench.report.collect import Inputs, Source
+from memini_bench.report.collect import Inputs, Source, eligible, preference
 
 #: A run with fewer questions is a smoke test: listed apart, never ranked.
 MIN_QUESTIONS = 30
@@ -244,7 +246,8 @@ def _board(key: tuple[str, str, str], sources: list[Source], tuned: set[str]) ->
                                        "board, where the questions it was tuned on are left out")
         elif r.value("recall_any@K", k) is None:
             r.ranked, r.note = False, f"no R@{k} in its run"
-    ranked = sorted((r for r in rows if r.ranked), key=lambda r: (-(r.value("recall_any@K", k) or 0.0), r.name))
+    ranked = sorted((r for r in rows if r.ranked), key=lambda r: (not eligible(r.source, r.system),
+                                                                   -(r.value("recall_any@K", k) or 0.0), r.name))
     board.rows, board.apart = ranked, sorted((r for r in rows if not r.ranked), key=lambda r: r.name)
     _mark(board)
     return board
@@ -268,15 +271,15 @@ def _row_name(shown: str, ident: str, idents: list[str], files_per_key: dict[str
 def _newest(sources: list[Source]) -> tuple[dict[tuple[str, str], tuple[Source, str]], dict[str, int]]:
     """(shown name, identity) -> (the newest source, the system's name in it); and how many files hold each
     identity."""
-    newest: dict[tuple[str, str], tuple[tuple[int, str], Source, str]] = {}
+    newest: dict[tuple[str, str], tuple[tuple[bool, tuple[int, str]], Source, str]] = {}
     files_per_key: dict[str, int] = {}
     for s in sources:
         for key_ in {identity_key(s, system) for system in s.results.systems}:
             files_per_key[key_] = files_per_key.get(key_, 0) + 1
         for system in s.results.systems:
             slot = (shown_name(s, system), identity_key(s, system))
-            if slot not in newest or newness(s) >= newest[slot][0]:
-                newest[slot] = (newness(s), s, system)
+            if slot not in newest or preference(s, system, newness(s)) >= newest[slot][0]:
+                newest[slot] = (preference(s, system, newness(s)), s, system)
     return {slot: (s, system) for slot, (_, s, system) in newest.items()}, files_per_key
 
 

@@ -2,9 +2,9 @@
 
 A PATH is a results file (``*.json``), a per-question file (``*.jsonl`` or ``*.jsonl.gz``, written by
 ``-per-question``) or a folder. A folder contributes its ``*.json`` files and, of each sub-folder at any depth,
-its ``summary.json`` when it has one (a ``-sweep`` output) or else its own results files; plus the per-question
-records beside each results file (``<stem>.jsonl``, or the compact ``<stem>.jsonl.gz`` committed in
-``results/``). A per-question file pairs with a results file by stem (``X.jsonl`` or ``X.jsonl.gz`` beside
+its ``summary.json`` (``summary.json.gz``) when it has one (a ``-sweep`` output) or else its own results files;
+plus the per-question records beside each results file (``<stem>.jsonl``, or the compact ``<stem>.jsonl.gz``
+committed in ``results/``). A per-question file pairs with a results file by stem (``X.jsonl`` or ``X.jsonl.gz`` beside
 ``X.json``) or, when given on its own, with the one results file whose systems include every system of the
 per-question file and whose question count equals its number of questions; none or several is an error naming
 them. A QA results file (``-qa``, a study file of mode ``qa``) is shown on its own page, its loss-attribution table
@@ -28,7 +28,7 @@ from pathlib import Path
 from memini_bench.core.runs import RunResult
 from memini_bench.errors import BenchError
 from memini_bench.results.per_question import read_per_question
-from memini_bench.results.read import load
+from memini_bench.results.read import load, sweep_summary
 from memini_bench.results.schema import CompareResults, ResultsFile, StudyResults, VetoResults, VetoScaleResults
 
 
@@ -48,6 +48,24 @@ class Source:
     @property
     def dataset(self) -> str:
         return self.results.dataset
+
+    def has_records(self, system: str) -> bool:
+        """Whether this file's per-question records hold ``system``'s run (``eligible``)."""
+        return any(r.system == system for r in self.runs)
+
+
+def eligible(source: Source, system: str) -> bool:
+    """Whether ``system``'s row of ``source`` may lead a board or stand for its system there: only a run with
+    per-question records can be tested against the others (paired tests need each question's outcome). Among the
+    files holding one system's run under the same settings, one with records is preferred to a newer one without
+    (``preference``); a row without records is never a board's leader."""
+    return source.has_records(system)
+
+
+def preference(source: Source, system: str, newness: object) -> tuple[bool, object]:
+    """The sort key that picks which of several files stands for one system's run on a board: a file with that
+    system's per-question records first (``eligible``), then the newer (``newness``: the board's own key)."""
+    return eligible(source, system), newness
 
 
 @dataclass
@@ -80,11 +98,13 @@ def _expand(paths: list[str]) -> tuple[list[Path], list[Path]]:
 
 
 def _folder(folder: Path) -> list[Path]:
-    """A folder's results files: its ``*.json``, and of each sub-folder its ``summary.json`` when it has one (a
-    ``-sweep`` output: the cells are that summary's) or else its own results files, at any depth."""
+    """A folder's results files: its ``*.json``, and of each sub-folder its ``summary.json`` (or the committed
+    ``summary.json.gz``) when it has one (a ``-sweep`` output: the cells are that summary's, and the committed
+    results keep no cell files) or else its own results files, at any depth."""
     out = sorted(folder.glob("*.json"))
     for sub in sorted(d for d in folder.iterdir() if d.is_dir() and not d.name.startswith(".")):
-        out += [sub / "summary.json"] if (sub / "summary.json").is_file() else _folder(sub)
+        summary = sweep_summary(sub)
+        out += [summary] if summary else _folder(sub)
     return out
 
 

@@ -91,3 +91,48 @@ def check_bench_out(path: str) -> None:
     from memini_bench.results.atomic_io import check_destinations
 
     check_destinations(results=[("--out", path)])
+
+
+def _set_flag(words: list[str], flag: str, value: str | None, boolean: bool = False) -> list[str]:
+    """``words`` (a command line) with ``-flag``'s value set to ``value`` (the flag appended when absent; ``None``:
+    the flag and its value removed; a ``boolean`` flag takes no value: ``""`` sets it). ``-flag value``,
+    ``-flag=value`` and the ``--flag`` spellings are matched."""
+    out: list[str] = []
+    found, i = False, 0
+    while i < len(words):
+        word = words[i]
+        name, eq, _ = word.lstrip("-").partition("=")
+        if word.startswith("-") and name == flag:
+            i += 1 if eq or boolean else 2
+            if value is not None and not found:
+                out += [f"-{flag}", value] if value != "" else [f"-{flag}"]
+            found = True
+            continue
+        out.append(word)
+        i += 1
+    if value is not None and not found:
+        out += [f"-{flag}", value] if value != "" else [f"-{flag}"]
+    return out
+
+
+def cell_command(sweep_command: str, cell: str, split: str, system: str) -> str:
+    """The plain run that reproduces one sweep cell: the sweep's command line without ``-sweep``, ``-select`` and
+    ``-out`` (the rerun writes to the default ``runs/``),
+    each ``flag=value`` of the cell's label (``ref-alpha=0.3 ref-fusion=rrf``; ``baseline``: none) set as
+    ``-flag value`` (a boolean ``flag=True`` as ``-flag``, ``flag=False`` removed), ``-holdout`` set to the cell's
+    ``split``, and ``-systems SYSTEM`` when the sweep named no system (the cell's scores are SYSTEM's row of that
+    run)."""
+    import shlex
+
+    words = shlex.split(sweep_command)
+    for flag in ("sweep", "select", "out"):  # -out: the rerun writes to the default runs/, beside no committed file
+        words = _set_flag(words, flag, None)
+    for part in cell.split() if cell != "baseline" else []:
+        flag, _, value = part.partition("=")
+        boolean = value in ("True", "False")
+        words = _set_flag(words, flag, None if value == "False" else "" if boolean else value, boolean)
+    if split in ("tune", "held"):
+        words = _set_flag(words, "holdout", split)
+    if not any(w.lstrip("-").partition("=")[0] == "systems" for w in words if w.startswith("-")):
+        words = _set_flag(words, "systems", system)
+    return shlex.join(words)

@@ -111,3 +111,20 @@ def test_source_sha256_of_several_files_is_their_listing_s():
     two = Dataset("d", (), (), sources=(Source("b", "22", 1), Source("a", "11", 1)))
     assert one.source_sha256 == "22" and Dataset("d", (), ()).source_sha256 == ""
     assert two.source_sha256 == hashlib.sha256(b"11  a\n22  b\n").hexdigest()
+
+
+def test_several_files_hash_by_their_paths_inside_the_set_so_two_copies_hash_the_same():
+    import hashlib
+
+    from memini_bench.core.dataset import Source
+
+    def copy_at(root: str) -> Dataset:
+        return Dataset("d", (), (), sources=(Source(f"{root}/2/chat.json", "bb", 1),
+                                             Source(f"{root}/1/chat.json", "aa", 1)))
+
+    listing = hashlib.sha256(b"aa  1/chat.json\nbb  2/chat.json\n").hexdigest()
+    assert copy_at("/work/beam/chats/100K").source_sha256 == copy_at("/root/.cache/data/beam-100k/.").source_sha256 \
+        == copy_at("../shared/beam-100k").source_sha256 == listing
+    # different bytes or a different layout inside the set is another data set
+    assert Dataset("d", (), (), sources=(Source("/a/1/chat.json", "aa", 1), Source("/a/3/chat.json", "bb", 1))) \
+        .source_sha256 != listing

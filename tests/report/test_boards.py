@@ -243,8 +243,12 @@ def test_a_row_older_than_its_recipe_shows_under_the_older_recipes_name(committe
     sessions = _board(all_boards, "locomo-sessions", "full")
     names = {r.name: r for r in sessions.rows + sessions.apart}
     assert "sqlite-vec-hybrid" not in names
+    # the older file's sqlite-vec-hybrid is the same run as the variants file's sqlite-vec-hybrid-pool (one slot);
+    # the file with per-question records stands for it (collect.preference), so the row is tested
     assert (names["sqlite-vec-hybrid-pool"].system, names["sqlite-vec-hybrid-pool"].source.name) == \
-        ("sqlite-vec-hybrid", "locomo-sessions-peers.json")
+        ("sqlite-vec-hybrid-pool", "locomo-sessions-peers-variants.json")
+    assert boards.shown_name(next(s for s in committed[0].sources if s.name == "locomo-sessions-peers.json"),
+                             "sqlite-vec-hybrid") == "sqlite-vec-hybrid-pool"
     turn = {r.name: r for r in _board(all_boards, "locomo", "full").rows}
     assert turn["sqlite-vec-hybrid"].source.name == "locomo-sqlite-vec-depth.json"
     assert turn["sqlite-vec-hybrid-pool"].value("recall_any@K", 5) == pytest.approx(0.528, abs=5e-4)
