@@ -10,8 +10,9 @@ leader.
   held board; on its full board that system is listed apart (its full-set number includes the questions it was
   tuned on).
 - *Each system once*: rows of one system and one identity (``config.identity`` less the systems list and the
-  holdout) keep the newest file that holds the board's primary metric (its commit's date, then the path), so a
-  later run at other Ks never hides the run the board ranks by. A file made before a system's recipe changed
+  holdout) keep one file: of those that hold the board's primary metric (so a later run at other Ks never hides
+  the run the board ranks by), those with per-question records for it, then the newest (its commit's date, then
+  the path). A file made before a system's recipe changed
   under the same name (``RENAMED``) shows that row under the older recipe's current name. One name with two
   identities is two rows; the identity the most files share keeps the bare name, another gets the settings that
   differ in brackets (``memini-hybrid [reinforce]``).
@@ -54,6 +55,23 @@ TITLES = {"locomo": "LoCoMo turn", "locomo-sessions": "LoCoMo session",
           "locomo-observations": "LoCoMo observations", "locomo-summaries": "LoCoMo summaries",
           "locomo-poisoned": "LoCoMo turn, poisoned"}
 HOLDOUT_SUFFIXES = ("-held", "-tune")
+#: What a board's data set (``config.dataset``) is as a published claim names it: (data set, protocol).
+PROTOCOLS = {"locomo": ("locomo", "turn"), "locomo-sessions": ("locomo", "session"),
+             "locomo-observations": ("locomo", "observations"), "locomo-summaries": ("locomo", "summaries"),
+             "locomo-poisoned": ("locomo", "turn, poisoned"), "longmemeval": ("longmemeval", "session"),
+             "longmemeval-turns": ("longmemeval", "turn"),
+             "longmemeval-shared": ("longmemeval", "session, shared haystack"),
+             "longmemeval-user-only-shared": ("longmemeval", "user-only sessions, shared haystack")}
+
+
+def protocol_of(dataset: str) -> tuple[str, str]:
+    """(data set, protocol) of a board's ``config.dataset``: ``PROTOCOLS``; a BEAM tier (``beam-100k``) is itself
+    at ``message`` level (one item per chat message); any other name is itself at protocol ``default``."""
+    if dataset in PROTOCOLS:
+        return PROTOCOLS[dataset]
+    return (dataset, "message" if dataset.startswith("beam-") else "default")
+
+
 #: Identity fields that do not make two rows different systems.
 #: Left out of a row's identity: the lineup and the split (a board is one split), and ``run``, which holds the whole
 #: lineup's settings, the data file's sha256 and the K list (a board is one data file; files written before ``run``
@@ -380,17 +398,18 @@ def _has(source: Source, system: str, metric: str) -> bool:
 
 def _newest(sources: list[Source], metric: str = "") -> tuple[dict[tuple[str, str], tuple[Source, str]],
                                                                dict[str, int]]:
-    """(shown name, identity) -> (the newest source that holds ``metric`` for the system, else the newest, and
-    the system's name in it): a later run at other Ks never hides the run the board ranks by; and how many files
-    hold each identity."""
-    newest: dict[tuple[str, str], tuple[tuple[bool, int, str], Source, str]] = {}
+    """(shown name, identity) -> (the source the row reads, and the system's name in it): of the files holding
+    that run, those with ``metric`` for the system first (a later run at other Ks never hides the run the board
+    ranks by), then those with per-question records for it (so the row can be tested), then the newest; and how
+    many files hold each identity."""
+    newest: dict[tuple[str, str], tuple[tuple[bool, bool, int, str], Source, str]] = {}
     files_per_key: dict[str, int] = {}
     for s in sources:
         for key_ in {identity_key(s, system) for system in s.results.systems}:
             files_per_key[key_] = files_per_key.get(key_, 0) + 1
         for system in s.results.systems:
             slot = (shown_name(s, system), identity_key(s, system))
-            rank = (not metric or _has(s, system, metric), *newness(s))
+            rank = (not metric or _has(s, system, metric), _run_of(s, system) is not None, *newness(s))
             if slot not in newest or rank >= newest[slot][0]:
                 newest[slot] = (rank, s, system)
     return {slot: (s, system) for slot, (_, s, system) in newest.items()}, files_per_key

@@ -75,57 +75,76 @@ def leaderboard_data(inputs: Inputs) -> dict:
 
 SPLITS = {"held": "held split", "full": "full set", "tune": "tune split"}
 MARKS = {"best": "best", "tied": "not significantly different from best", "behind": "significantly behind",
-         "ahead": "significantly ahead on the questions both answered",
-         "untested": "not tested (no per-question records)"}
+         "ahead": "significantly ahead on the questions both answered", "untested": "untested"}
+#: Embedders as the boards name them, in words (others as they are).
+EMBEDDERS = {"minilm": "MiniLM", "mpnet": "mpnet", "e5-small": "e5-small", "": "none"}
 
 
-def _cells(row, k: int) -> dict[str, str]:
-    return {"R@5": fmt_points(row.value("recall_at_k", 5)), f"R@{k}": fmt_points(row.value("recall_at_k", k)),
-            "MRR": fmt_points(row.value("mrr", k)), f"nDCG@{k}": fmt_points(row.value("ndcg_at_k", k)),
-            "p50 ms": fmt_num(row.value("p50_ms", k))}
+def embedder_label(name: str) -> str:
+    return EMBEDDERS.get(name, name)
 
 
-def _board_row(r, b) -> dict:
+def board_columns(b) -> list[str]:
+    """A board's metric columns, by registered name: recall_any@5, recall_any@K, mrr, ndcg@K, latency_p50 (the
+    primary metric among them)."""
+    return list(dict.fromkeys(["recall_any@5", f"recall_any@{b.k}", b.primary, "mrr", f"ndcg@{b.k}",
+                               "latency_p50"]))
+
+
+def _cells(row, columns: list[str]) -> dict[str, str]:
+    return {c: fmt_num(row.score(c)) if c.startswith("latency") else fmt_points(row.score(c)) for c in columns}
+
+
+def _board_row(r, b, columns: list[str]) -> dict:
     test = r.test
     title = ""
     if test:
+        how = "McNemar" if test.get("test") == "mcnemar" else "paired bootstrap"
         title = (f"{b.primary}: {fmt_points(test['delta'], signed=True)} pp against {b.leader.name} on "
-                 f"{test['questions']} questions (leader only {test['only_leader']}, this row only "
-                 f"{test['only_row']}); McNemar p {test['p']:.2g}, Holm-adjusted {test['p_adjusted']:.2g}")
+                 f"{test['questions']} questions (leader higher on {test['only_leader']}, this row higher on "
+                 f"{test['only_row']}); {how} p {test['p']:.2g}, Holm-adjusted {test['p_adjusted']:.2g}")
     return {"name": r.name, "mark": r.mark, "mark_label": MARKS.get(r.mark, r.mark), "test": test,
-            "test_title": title, "cells": _cells(r, b.k), "questions": r.questions,
-            "split": SPLITS[boards.split_of(r.source)], "file": r.source.name,
+            "test_title": title or r.untested, "untested": r.untested, "cells": _cells(r, columns),
+            "questions": r.questions, "split": SPLITS[boards.split_of(r.source)], "file": r.source.name,
             "source": r.source.index, "note": r.note}
 
 
 def boards_data(inputs: Inputs, receipt_slugs: dict[str, str]) -> dict:
     """The index: every board (``boards``) with its rows, marks, claims (``claims``) and receipts link, and each
-    of its tables rendered through the table model (``tables``)."""
+    of its tables rendered through the table model (``tables``); the overview's groups (a data set, protocol and
+    split, its embedders' boards, MiniLM first) and the best row per embedder; the claims page's lines."""
     all_boards = boards.build_boards(inputs)
-    by_board, unmatched = claims.for_boards(claims.load(), all_boards)
+    lines = claims.verdicts(claims.load(), all_boards)
+    by_board = claims.for_boards(lines)
     out = []
     for b in all_boards:
-        columns = list(dict.fromkeys(["R@5", b.primary, "MRR", f"nDCG@{b.k}", "p50 ms"]))
+        columns = board_columns(b)
         tuned = ", ".join(b.tuned)
         split_note = (f"Held split: the tune split's questions, on which the settings of {tuned} were chosen, are "
                       "left out; every row here ran on the same held questions.") if b.split == "held" else ""
         datasets = {r.source.dataset for r in b.rows + b.apart}
         slug_ = next((receipt_slugs[d] for d in sorted(datasets) if d in receipt_slugs), "")
-        out.append({"key": b.key, "slug": b.slug, "title": b.title, "questions": b.questions,
-                    "split_label": SPLITS[b.split], "split_note": split_note,
-                    "primary": b.primary, "columns": columns,
-                    "leader": b.leader.name if b.leader else "",
-                    "leader_value": _cells(b.leader, b.k)[b.primary] if b.leader else "",
-                    "tied": [r.name for r in b.tied], "rows": [_board_row(r, b) for r in b.rows],
-                    "apart": [_board_row(r, b) for r in b.apart], "claims": by_board.get(b.key, []),
+        leader = b.leader
+        out.append({"key": b.key, "group": b.group, "slug": b.slug, "title": b.title, "questions": b.questions,
+                    "embedder": b.embedder, "embedder_label": embedder_label(b.embedder),
+                    "split_label": SPLITS[b.split], "split_note": split_note, "smoke": b.smoke,
+                    "primary": b.primary, "metric_note": b.metric_note, "columns": columns,
+                    "leader": leader.name if leader else "",
+                    "leader_value": _cells(leader, columns)[b.primary] if leader else "",
+                    "tied": [r.name for r in b.tied], "tested": len(b.tested),
+                    "behind": len([r for r in b.rows if r.mark == "behind"]),
+                    "untested": [r.name for r in b.untested_rows],
+                    "rows": [_board_row(r, b, columns) for r in b.rows],
+                    "apart": [_board_row(r, b, columns) for r in b.apart], "claims": by_board.get(b.key, []),
                     "receipts": slug_, "pages": [(d, slug(d)) for d in sorted(datasets)]})
     tuned_all = sorted({t for b in all_boards for t in b.tuned})
     return tables.attach({
-        "boards": out, "min": boards.MIN_QUESTIONS, "tuned": ", ".join(tuned_all), "unmatched": unmatched,
-        "k_note": f"{boards.PRIMARY_K} (the largest K where a board has no 10)",
-        "footnote": "exact McNemar test on R@K over the questions both runs answered, from the per-question "
-                    f"records, Holm-adjusted across the board (alpha {ALPHA}): best, not significantly different "
-                    "from best, or significantly behind."})
+        "boards": out, "min": boards.MIN_QUESTIONS, "tuned": ", ".join(tuned_all), "claims": lines,
+        "embedders": [embedder_label(e) for e in sorted({b.embedder for b in all_boards}, key=boards.embedder_order)],
+        "footnote": "exact McNemar test (recall_any@K) or paired bootstrap (mrr) on the primary metric over the "
+                    "questions both runs answered, from the per-question records, Holm-adjusted across the board "
+                    f"(alpha {ALPHA}): best, not significantly different from best, or significantly behind. A row "
+                    "without records for it or the leader is untested: counted apart, never as behind."})
 
 
 def sig_matrix(source: Source, metric: str) -> dict:
@@ -256,9 +275,11 @@ def build(inputs: Inputs, out: Path) -> list[Path]:
         _write(out / name, env.get_template(template).render(nav=nav, **ctx))
         pages.append(out / name)
 
-    page("index.html", "index.html.j2", title="Leaderboards", boards=boards_data(inputs, {ds: slug(ds) for ds in
-                                                                                      receipt_pages}),
-         skipped=inputs.skipped)
+    board_data = boards_data(inputs, {ds: slug(ds) for ds in receipt_pages})
+    page("index.html", "index.html.j2", title="Leaderboards", boards=board_data, skipped=inputs.skipped)
+    counts = [(v, sum(1 for line in board_data["claims"] if line["verdict"] == v)) for v in claims.VERDICTS]
+    page("claims.html", "claims.html.j2", title="Published claims and their verdicts",
+         table=board_data["claims_html"], counts=counts)
     runs = leaderboard_data(inputs)
     page("runs.html", "runs.html.j2", title="All runs", data=runs, table=html_text(tables.runs(runs["metrics"])),
          skipped=inputs.skipped)
