@@ -149,6 +149,49 @@ def claims(lines: list[dict], html_id: str = "") -> Table:
     return Table(columns, tuple(rows), html_class="board claims", html_id=html_id, row_attrs=attrs)
 
 
+def pareto_rest(rows: list[dict], metric: str) -> Table:
+    """The rows of a board left out of its recall-against-latency figure: system, the primary metric, p50 latency
+    and questions, in the primary metric's order."""
+    columns = (_col("system"), _col(metric, num=True), _col("latency_p50", "p50 ms", num=True),
+               _col("questions", num=True))
+    body = tuple((_text(r["name"]), Cell(r["value"], fmt_points(r["value"])), Cell(r["p50"], fmt_num(r["p50"])),
+                  _text(r["questions"])) for r in rows)
+    return Table(columns, body, html_class="board pareto-rest",
+                 row_attrs=tuple({"data-system": r["name"]} for r in rows))
+
+
+def _count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def qa_accuracy(config: dict, results: list) -> Table:
+    """A QA results file's accuracy per run (arm) and judge: correct of the questions judged with a label
+    (``qa.summary``: unparseable verdicts left out), the accuracy and its 95% Wilson interval; entries without
+    whole, non-negative counts are left out."""
+    from memini_bench.report.model import wilson
+
+    qa = config.get("qa") if isinstance(config.get("qa"), dict) else {}
+    judge = str(qa.get("judge_model") or ", ".join(map(str, qa.get("judge_models") or [])) or "?")
+    reader = str(qa.get("reader_model") or "?")
+    columns = (_col("arm", "run (arm)"), _col("reader"), _col("judge"), _col("judged", num=True),
+               _col("correct", num=True), _col("accuracy", "accuracy (%)", num=True),
+               _col("interval", "95% interval", num=True))
+    body = []
+    for r in results:
+        if not isinstance(r, dict) or not _count(r.get("questions")) or not _count(r.get("correct")):
+            continue
+        judged = r["questions"] - (r.get("unparseable") if _count(r.get("unparseable")) else 0)
+        if judged <= 0 or r["correct"] > judged:
+            continue
+        acc = r["correct"] / judged
+        low, high = wilson(acc, judged)
+        body.append((_text(r.get("arm", "?")), _text(reader), _text(judge), _text(judged), _text(r["correct"]),
+                     Cell(acc, fmt_points(acc), strong=True),
+                     Cell((low, high), f"[{fmt_points(low)}, {fmt_points(high)}]")))
+    return Table(columns, tuple(body), html_class="board qa-accuracy",
+                 row_attrs=tuple({"data-arm": str(row[0].value)} for row in body))
+
+
 def _outcome(test: dict) -> str:
     """A paired test's class on the page: ``win`` (the row significantly ahead), ``loss`` (significantly behind) or
     ``ns`` (not significant)."""
