@@ -1,6 +1,6 @@
 """The report's figures: matplotlib (Agg) rendered to inline SVG, glyphs as paths (no font to fetch).
 
-- ``category_heatmap``: systems x categories, each cell coloured on one 0-100 scale with its value printed (the
+- ``category_heatmap``: systems x categories, each cell coloured on one scale (lowest to highest value shown) with its value printed (the
   system's overall value in a first ``all`` column), the category's question count under its name.
 - ``pareto_plot``: recall_any@K against p50 latency (log scale), one point per (file, system); the front
   (``model.pareto``) is joined by a line and its points are filled; labels are placed where they overlap no
@@ -19,6 +19,7 @@ import io
 import itertools
 import math
 import re
+import textwrap
 
 from memini_bench.core.registry import require_extra
 from memini_bench.core.table import fmt_interval, fmt_pct, fmt_points
@@ -54,8 +55,8 @@ def category_heatmap(rows: list[tuple[str, float | None, dict[str, float], dict[
 def category_figure(rows: list[tuple[str, float | None, dict[str, float], dict[str, int]]], labels: dict,
                     metric: str, title: str):
     """``rows``: (system, its overall value, {category: value}, {category: questions}), values fractions, in the
-    order shown (top down). One cell per system and category (plus ``all`` first), coloured on a sequential scale
-    from 0 to 100 and printed to one decimal; a category the system has no value for is blank. The column
+    order shown (top down). One cell per system and category (plus ``all`` first), coloured on one sequential scale
+    from the lowest to the highest value shown (so differences show) and printed to one decimal; a category the system has no value for is blank. The column
     headers carry each category's question count (the most any row has)."""
     plt = _plt()
     cats = sorted({c for _, _, values, _ in rows for c in values}, key=_category_order)
@@ -63,21 +64,25 @@ def category_figure(rows: list[tuple[str, float | None, dict[str, float], dict[s
         return None
     grid = [[overall, *(values.get(c) for c in cats)] for _, overall, values, _ in rows]
     counts = [max((n.get(c, 0) for _, _, _, n in rows), default=0) for c in cats]
-    heads = ["all", *(f"{_category_name(c, labels)}\n(n={n})" if n else _category_name(c, labels)
-                      for c, n in zip(cats, counts, strict=True))]
+    names = [textwrap.fill(_category_name(c, labels).replace("_", " ").replace("-", "- "), 12).replace("- ", "-")
+             for c in cats]
+    heads = ["all", *(f"{name}\n(n={n})" if n else name for name, n in zip(names, counts, strict=True))]
     width = max(5.0, 2.2 + 1.05 * len(heads) + 0.06 * max(len(name) for name, *_ in rows))
     fig, ax = plt.subplots(figsize=(width, 0.9 + 0.26 * len(rows)))
     cmap = plt.get_cmap("YlGnBu")
     import numpy as np
 
     data = np.array([[np.nan if v is None else v * 100 for v in line] for line in grid], dtype=float)
-    ax.imshow(np.ma.masked_invalid(data), cmap=cmap, vmin=0, vmax=100, aspect="auto")
+    finite = data[~np.isnan(data)]
+    low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 100.0)
+    high = max(high, low + 1.0)
+    ax.imshow(np.ma.masked_invalid(data), cmap=cmap, vmin=low, vmax=high, aspect="auto")
     for i, line in enumerate(grid):
         for j, v in enumerate(line):
             if v is None:
                 continue
             ax.text(j, i, f"{v * 100:.1f}", ha="center", va="center", fontsize=7,
-                    color="white" if v * 100 > 60 else "black")
+                    color="white" if (v * 100 - low) / (high - low) > 0.6 else "black")
     ax.set_xticks(range(len(heads)), heads, fontsize=7)
     ax.xaxis.tick_top()
     ax.set_yticks(range(len(rows)), [name for name, *_ in rows], fontsize=7)
