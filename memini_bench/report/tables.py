@@ -141,7 +141,7 @@ def claims(lines: list[dict], html_id: str = "") -> Table:
                      Cell(c.value, fmt_num(c.value, 1)), Cell(line["measured"], measured),
                      Cell((line["low"], line["high"]), interval),
                      Cell(line["gap"], gap),
-                     Cell(line["reason"], line["reason"] or "-",
+                     Cell(line["reason"], line["reason"] or f"measured on {line['board_title']}",
                           href=f"index.html#board-{line['board_slug']}" if line.get("board_slug") else ""),
                      _source(c), _text(c.date)))
     attrs = tuple({"data-system": line["claim"].system, "data-metric": line["claim"].metric,
