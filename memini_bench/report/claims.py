@@ -20,7 +20,8 @@ The verdict (``verdict``), on the full-set board of the claim's data set, protoc
 - otherwise the measured value is the claim's metric computed by ``core.metrics`` over the row's per-question
   records, with its 95% interval: Wilson's score interval when every per-question value is 0 or 1 (a
   proportion: recall_any@K), else the percentile bootstrap of the mean (``evaluation.stats.bootstrap_mean``:
-  10,000 resamples, seed 0; recall_frac@K, mrr@K, ndcg@K): **reproduced** when the claimed value lies inside the interval, else **not reproduced** with the gap
+  10,000 resamples, seed 0; recall_frac@K, mrr@K, ndcg@K): **reproduced** when the claimed value lies inside
+  the interval, else **not reproduced** with the gap
   (claimed minus measured, in points, to one decimal);
 - without per-question records, a ``recall_frac@K`` or ``recall_all@K`` claim is still **not reproduced** when it
   exceeds the upper end of the interval of the row's recall_any@K (from its results file, Wilson's interval over

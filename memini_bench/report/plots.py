@@ -1,7 +1,8 @@
 """The report's figures: matplotlib (Agg) rendered to inline SVG, glyphs as paths (no font to fetch).
 
-- ``category_heatmap``: systems x categories, each cell coloured on one scale (lowest to highest value shown) with its value printed (the
-  system's overall value in a first ``all`` column), the category's question count under its name.
+- ``category_heatmap``: systems x categories, each cell coloured on one scale (lowest to highest value shown)
+  with its value printed (the system's overall value in a first ``all`` column), the category's question count
+  under its name.
 - ``pareto_plot``: recall_any@K against p50 latency (log scale), one point per (file, system); the front
   (``model.pareto``) is joined by a line and its points are filled; labels are placed where they overlap no
   other label (measured by the renderer), and a point with no free place is numbered and named under the figure.
@@ -16,7 +17,6 @@
 from __future__ import annotations
 
 import io
-import itertools
 import math
 import re
 import textwrap
@@ -56,7 +56,8 @@ def category_figure(rows: list[tuple[str, float | None, dict[str, float], dict[s
                     metric: str, title: str):
     """``rows``: (system, its overall value, {category: value}, {category: questions}), values fractions, in the
     order shown (top down). One cell per system and category (plus ``all`` first), coloured on one sequential scale
-    from the lowest to the highest value shown (so differences show) and printed to one decimal; a category the system has no value for is blank. The column
+    from the lowest to the highest value shown (so differences show) and printed to one decimal; a category the
+    system has no value for is blank. The column
     headers carry each category's question count (the most any row has)."""
     plt = _plt()
     cats = sorted({c for _, _, values, _ in rows for c in values}, key=_category_order)

@@ -135,7 +135,8 @@ def claims(lines: list[dict], html_id: str = "") -> Table:
         interval = "-" if line["low"] is None else f"[{_pct(line['low'])}, {_pct(line['high'])}]"
         if line["bound"]:  # no records: the metric is at most recall_any@K, whose interval ends at "high"
             measured, interval, gap = f"\u2264 {measured}", f"\u2264 {_pct(line['high'])}", f"\u2265 {gap}"
-        verdict = Cell(line["verdict"], line["verdict"], html_class=f"verdict verdict-{line['verdict'].replace(' ', '-')}")
+        kind = line["verdict"].replace(" ", "-")
+        verdict = Cell(line["verdict"], line["verdict"], html_class=f"verdict verdict-{kind}")
         rows.append((verdict, _text(c.system), _text(c.claimant), Cell(c.dataset, f"{c.dataset} ({c.data})"),
                      _text(c.protocol), _text(c.embedder), _text(c.metric), _text(c.questions),
                      Cell(c.value, fmt_num(c.value, 1)), Cell(line["measured"], measured),

@@ -1,4 +1,5 @@
-"""The report's boards (one embedder each, the primary metric from the data), marks, claims with their verdicts and figures: on the committed results/ (and their per-question
+"""The report's boards (one embedder each, the primary metric from the data), marks, claims with their verdicts
+and figures: on the committed results/ (and their per-question
 records), on hand-built runs checked against scipy's exact binomial test and a hand-computed Holm correction, and
 the figures' label boxes measured with matplotlib's renderer."""
 
@@ -18,7 +19,7 @@ from memini_bench.core.runs import QuestionRun, RunResult
 from memini_bench.errors import BenchError
 from memini_bench.report import boards, claims, model, plots, site
 from memini_bench.report.collect import Inputs, Source, collect
-from memini_bench.results.schema import CompareResults, Score
+from memini_bench.results.schema import CompareResults
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "results"
