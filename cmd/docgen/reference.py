@@ -156,7 +156,8 @@ def _selection_table(doc: dict) -> str:
     return "\n".join(lines)
 
 
-GOAL_CLAIM = {"system": "fluctlightdb-maxsim", "dataset": "locomo", "metric": "R@5", "protocol": "fractional"}
+GOAL_CLAIM = {"system": "fluctlightdb-maxsim", "dataset": "locomo", "protocol": "turn", "metric": "recall_frac@5",
+              "embedder": "minilm"}
 
 
 def goal(results_dir: Path) -> str:
@@ -167,7 +168,7 @@ def goal(results_dir: Path) -> str:
     from memini_bench.report.claims import load
     from memini_bench.results.per_question import read_per_question
 
-    claim = next(c for c in load() if all(getattr(c, k) == v for k, v in GOAL_CLAIM.items()) and "MiniLM" in c.note)
+    claim = next(c for c in load() if all(getattr(c, k) == v for k, v in GOAL_CLAIM.items()))
     frac = parse("recall_frac@5")
     runs = {"held split": "locomo-held-peers.jsonl.gz", "all questions": "locomo-reference.jsonl.gz"}
     columns, values = [], {}

@@ -1,7 +1,8 @@
 """The report's figures: matplotlib (Agg) rendered to inline SVG, glyphs as paths (no font to fetch).
 
-- ``category_bars``: recall_any@K per category, one bar per system, with 95% Wilson intervals (``model.wilson``
-  over the category's question count).
+- ``category_heatmap``: systems x categories, each cell coloured on one scale (lowest to highest value shown)
+  with its value printed (the system's overall value in a first ``all`` column), the category's question count
+  under its name.
 - ``pareto_plot``: recall_any@K against p50 latency (log scale), one point per (file, system); the front
   (``model.pareto``) is joined by a line and its points are filled; labels are placed where they overlap no
   other label (measured by the renderer), and a point with no free place is numbered and named under the figure.
@@ -16,9 +17,9 @@
 from __future__ import annotations
 
 import io
-import itertools
 import math
 import re
+import textwrap
 
 from memini_bench.core.registry import require_extra
 from memini_bench.core.table import fmt_interval, fmt_pct, fmt_points
@@ -44,47 +45,59 @@ def _svg(plt, fig) -> str:
     return re.sub(r"<metadata>.*?</metadata>", "", text[text.index("<svg"):], flags=re.S)
 
 
-def category_bars(scores: list, labels: dict, k: int, title: str) -> str:
-    """One bar per system and category at ``k`` (``""`` when no score of ``scores`` is at ``k``); the category
-    names under the axis stand upright when, side by side, two neighbours' boxes would overlap."""
-    fig = category_figure(scores, labels, k, title)
+def category_heatmap(rows: list[tuple[str, float | None, dict[str, float], dict[str, int]]], labels: dict,
+                     metric: str, title: str) -> str:
+    """Systems x categories (``category_figure``) as SVG; ``""`` when no row has a category."""
+    fig = category_figure(rows, labels, metric, title)
     return "" if fig is None else _svg(_plt(), fig)
 
 
-def category_figure(scores: list, labels: dict, k: int, title: str):
+def category_figure(rows: list[tuple[str, float | None, dict[str, float], dict[str, int]]], labels: dict,
+                    metric: str, title: str):
+    """``rows``: (system, its overall value, {category: value}, {category: questions}), values fractions, in the
+    order shown (top down). One cell per system and category (plus ``all`` first), coloured on one sequential scale
+    from the lowest to the highest value shown (so differences show) and printed to one decimal; a category the
+    system has no value for is blank. The column
+    headers carry each category's question count (the most any row has)."""
     plt = _plt()
-    systems = list(dict.fromkeys(s.system for s in scores if s.k == k))
-    cats = sorted({c for s in scores if s.k == k for c in s.category("recall_any@{k}")})
-    if not systems or not cats:
+    cats = sorted({c for _, _, values, _ in rows for c in values}, key=_category_order)
+    if not rows or not cats:
         return None
-    fig, ax = plt.subplots(figsize=(max(5.0, 0.9 * len(cats) * max(1, len(systems)) / 2), 3.4))
-    width = 0.8 / len(systems)
-    for n, system in enumerate(systems):
-        s = next(x for x in scores if x.system == system and x.k == k)
-        xs, ys, lo, hi = [], [], [], []
-        for i, c in enumerate(cats):
-            if c not in s.category("recall_any@{k}"):
+    grid = [[overall, *(values.get(c) for c in cats)] for _, overall, values, _ in rows]
+    counts = [max((n.get(c, 0) for _, _, _, n in rows), default=0) for c in cats]
+    names = [textwrap.fill(_category_name(c, labels).replace("_", " ").replace("-", "- "), 12).replace("- ", "-")
+             for c in cats]
+    heads = ["all", *(f"{name}\n(n={n})" if n else name for name, n in zip(names, counts, strict=True))]
+    width = max(5.0, 2.2 + 1.05 * len(heads) + 0.06 * max(len(name) for name, *_ in rows))
+    fig, ax = plt.subplots(figsize=(width, 0.9 + 0.26 * len(rows)))
+    cmap = plt.get_cmap("YlGnBu")
+    import numpy as np
+
+    data = np.array([[np.nan if v is None else v * 100 for v in line] for line in grid], dtype=float)
+    finite = data[~np.isnan(data)]
+    low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 100.0)
+    high = max(high, low + 1.0)
+    ax.imshow(np.ma.masked_invalid(data), cmap=cmap, vmin=low, vmax=high, aspect="auto")
+    for i, line in enumerate(grid):
+        for j, v in enumerate(line):
+            if v is None:
                 continue
-            p, q = s.category("recall_any@{k}")[c], s.per_category_questions.get(c, 0)
-            a, b = model.wilson(p, q)
-            xs.append(i + (n - (len(systems) - 1) / 2) * width)
-            ys.append(p * 100)
-            lo.append(max(0.0, p - a) * 100)   # >= 0: at p = 0 or 1 rounding can put p a hair outside [a, b]
-            hi.append(max(0.0, b - p) * 100)
-        ax.bar(xs, ys, width, yerr=[lo, hi], capsize=2, label=system)
-    ax.set_xticks(range(len(cats)), [_category_name(c, labels) for c in cats])
-    renderer = fig.canvas.get_renderer()
-    boxes = [t.get_window_extent(renderer) for t in ax.get_xticklabels()]
-    if any(a.overlaps(b) for a, b in itertools.pairwise(boxes)):  # too wide side by side: stand them upright
-        ax.tick_params(axis="x", labelrotation=90)
-    ax.set_ylabel(f"R@{k} (%)")
-    ax.set_ylim(0, 100)
-    ax.set_title(title + " (bars: 95% Wilson interval)")
-    ax.legend(fontsize=7, ncol=min(4, len(systems)), loc="upper center", bbox_to_anchor=(0.5, -0.32))
-    if ax.xaxis.get_ticklabels() and ax.xaxis.get_ticklabels()[0].get_rotation():
-        ax.get_legend().set_bbox_to_anchor((1.01, 1.0))
-        ax.get_legend().set_loc("upper left")
+            ax.text(j, i, f"{v * 100:.1f}", ha="center", va="center", fontsize=7,
+                    color="white" if (v * 100 - low) / (high - low) > 0.6 else "black")
+    ax.set_xticks(range(len(heads)), heads, fontsize=7)
+    ax.xaxis.tick_top()
+    ax.set_yticks(range(len(rows)), [name for name, *_ in rows], fontsize=7)
+    ax.axvline(0.5, color="white", lw=2)
+    ax.set_title(f"{title}: {metric} per category (%)", fontsize=9, pad=26)
+    ax.tick_params(length=0)
+    for side in ax.spines.values():
+        side.set_visible(False)
     return fig
+
+
+def _category_order(category: str) -> tuple[int, int | str]:
+    """Numeric category ids in numeric order (``2`` before ``10``), then the others by name."""
+    return (0, int(category)) if category.isdigit() else (1, category)
 
 
 def _category_name(category: str, labels: dict) -> str:
@@ -101,13 +114,13 @@ _OFFSETS = [(dx * r, dy * r) for r in (1, 2.2, 3.6, 5.2) for dx, dy in
             ((4, 2), (4, -9), (-4, 2), (-4, -9), (0, 8), (0, -14), (10, 8), (-10, -14))]
 
 
-def pareto_plot(points: list[tuple[str, float, float]], k: int, title: str) -> str:
+def pareto_plot(points: list[tuple[str, float, float]], k: int, title: str, metric: str = "") -> str:
     """``points``: (label, p50 ms, recall fraction). Labels never overlap (``pareto_figure``); those that find no
     free place are numbered in the figure and named in the key under it."""
-    return _svg(_plt(), pareto_figure(points, k, title)[0])
+    return _svg(_plt(), pareto_figure(points, k, title, metric)[0])
 
 
-def pareto_figure(points: list[tuple[str, float, float]], k: int, title: str):
+def pareto_figure(points: list[tuple[str, float, float]], k: int, title: str, metric: str = ""):
     """The figure and its label Text artists. Each label is placed at the first offset of ``_OFFSETS`` where its
     box, measured by the renderer, meets no label placed before it and stays inside the axes; a point left without
     a place gets a number (placed the same way) and its name goes to the key under the axes."""
@@ -123,7 +136,7 @@ def pareto_figure(points: list[tuple[str, float, float]], k: int, title: str):
         ax.legend(fontsize=7, loc="lower right")
     ax.set_xscale("log")
     ax.set_xlabel("p50 latency per question (ms, log scale)")
-    ax.set_ylabel(f"R@{k} (%)")
+    ax.set_ylabel(f"{metric or f'R@{k}'} (%)")
     ax.set_title(title)
     if points:
         ys = [rec * 100 for _, _, rec in points]

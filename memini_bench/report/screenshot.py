@@ -49,9 +49,13 @@ def screenshot(page: Path, png: Path, width: int = 1300, height: int = 760, *, e
             browser.close()
 
 
-#: ``screenshots``: (file under docs/, page, element, selector to wait for); the board is LoCoMo turn's held split.
-SHOTS = (("report-leaderboard.png", "index.html", "", ""),
-         ("report-board.png", "index.html", "section[data-board='locomo-locomo10-held']", ""),
+#: ``screenshots``: (file under docs/, page, element, selector to wait for); the board is LoCoMo turn's held split
+#: (its section's id is ``board-<set>-<data>-<split>-<embedder>``), the figures LoCoMo turn's full MiniLM board's.
+SHOTS = (("report-leaderboard.png", "index.html", "", "#overview[data-ready='1']"),
+         ("report-board.png", "index.html", "#board-locomo-locomo10-held-minilm", "#board-locomo-locomo10-held-minilm"),
+         ("report-heatmap.png", "ds-locomo.html", "#fig-locomo-locomo10-full-minilm figure.heatmap", ""),
+         ("report-pareto.png", "ds-locomo.html", "#fig-locomo-locomo10-full-minilm figure.pareto", ""),
+         ("report-claims.png", "claims.html", "", "table#claims"),
          ("report-receipts.png", "receipts-locomo-held.html", "", ".receipt"))
 
 

@@ -76,57 +76,76 @@ def leaderboard_data(inputs: Inputs) -> dict:
 
 SPLITS = {"held": "held split", "full": "full set", "tune": "tune split"}
 MARKS = {"best": "best", "tied": "not significantly different from best", "behind": "significantly behind",
-         "ahead": "significantly ahead on the questions both answered",
-         "untested": "not tested (no per-question records)"}
+         "ahead": "significantly ahead on the questions both answered", "untested": "untested"}
+#: Embedders as the boards name them, in words (others as they are).
+EMBEDDERS = {"minilm": "MiniLM", "mpnet": "mpnet", "e5-small": "e5-small", "": "none"}
 
 
-def _cells(row, k: int) -> dict[str, str]:
-    return {"R@5": fmt_points(row.value("recall_any@K", 5)), f"R@{k}": fmt_points(row.value("recall_any@K", k)),
-            "MRR": fmt_points(row.value("mrr", k)), f"nDCG@{k}": fmt_points(row.value("ndcg@K", k)),
-            "p50 ms": fmt_num(row.value("latency_p50", k))}
+def embedder_label(name: str) -> str:
+    return EMBEDDERS.get(name, name)
 
 
-def _board_row(r, b) -> dict:
+def board_columns(b) -> list[str]:
+    """A board's metric columns, by registered name: recall_any@5, recall_any@K, mrr, ndcg@K, latency_p50 (the
+    primary metric among them)."""
+    return list(dict.fromkeys(["recall_any@5", f"recall_any@{b.k}", b.primary, "mrr", f"ndcg@{b.k}",
+                               "latency_p50"]))
+
+
+def _cells(row, columns: list[str]) -> dict[str, str]:
+    return {c: fmt_num(row.score(c)) if c.startswith("latency") else fmt_points(row.score(c)) for c in columns}
+
+
+def _board_row(r, b, columns: list[str]) -> dict:
     test = r.test
     title = ""
     if test:
+        how = "McNemar" if test.get("test") == "mcnemar" else "paired bootstrap"
         title = (f"{b.primary}: {fmt_points(test['delta'], signed=True)} pp against {b.leader.name} on "
-                 f"{test['questions']} questions (leader only {test['only_leader']}, this row only "
-                 f"{test['only_row']}); McNemar p {test['p']:.2g}, Holm-adjusted {test['p_adjusted']:.2g}")
+                 f"{test['questions']} questions (leader higher on {test['only_leader']}, this row higher on "
+                 f"{test['only_row']}); {how} p {test['p']:.2g}, Holm-adjusted {test['p_adjusted']:.2g}")
     return {"name": r.name, "mark": r.mark, "mark_label": MARKS.get(r.mark, r.mark), "test": test,
-            "test_title": title, "cells": _cells(r, b.k), "questions": r.questions,
-            "split": SPLITS[boards.split_of(r.source)], "file": r.source.name,
+            "test_title": title or r.untested, "untested": r.untested, "cells": _cells(r, columns),
+            "questions": r.questions, "split": SPLITS[boards.split_of(r.source)], "file": r.source.name,
             "source": r.source.index, "note": r.note}
 
 
-def boards_data(inputs: Inputs, receipt_slugs: dict[str, str]) -> dict:
+def boards_data(inputs: Inputs, receipt_slugs: dict[str, str], all_boards: list | None = None) -> dict:
     """The index: every board (``boards``) with its rows, marks, claims (``claims``) and receipts link, and each
-    of its tables rendered through the table model (``tables``)."""
-    all_boards = boards.build_boards(inputs)
-    by_board, unmatched = claims.for_boards(claims.load(), all_boards)
+    of its tables rendered through the table model (``tables``); the overview's groups (a data set, protocol and
+    split, its embedders' boards, MiniLM first) and the best row per embedder; the claims page's lines."""
+    all_boards = boards.build_boards(inputs) if all_boards is None else all_boards
+    lines = claims.verdicts(claims.load(), all_boards)
+    by_board = claims.for_boards(lines)
     out = []
     for b in all_boards:
-        columns = list(dict.fromkeys(["R@5", b.primary, "MRR", f"nDCG@{b.k}", "p50 ms"]))
+        columns = board_columns(b)
         tuned = ", ".join(b.tuned)
         split_note = (f"Held split: the tune split's questions, on which the settings of {tuned} were chosen, are "
                       "left out; every row here ran on the same held questions.") if b.split == "held" else ""
         datasets = {r.source.dataset for r in b.rows + b.apart}
         slug_ = next((receipt_slugs[d] for d in sorted(datasets) if d in receipt_slugs), "")
-        out.append({"key": b.key, "slug": b.slug, "title": b.title, "questions": b.questions,
-                    "split_label": SPLITS[b.split], "split_note": split_note,
-                    "primary": b.primary, "columns": columns,
-                    "leader": b.leader.name if b.leader else "",
-                    "leader_value": _cells(b.leader, b.k)[b.primary] if b.leader else "",
-                    "tied": [r.name for r in b.tied], "rows": [_board_row(r, b) for r in b.rows],
-                    "apart": [_board_row(r, b) for r in b.apart], "claims": by_board.get(b.key, []),
+        leader = b.leader
+        out.append({"key": b.key, "group": b.group, "slug": b.slug, "title": b.title, "questions": b.questions,
+                    "embedder": b.embedder, "embedder_label": embedder_label(b.embedder),
+                    "split_label": SPLITS[b.split], "split_note": split_note, "smoke": b.smoke,
+                    "primary": b.primary, "metric_note": b.metric_note, "columns": columns,
+                    "leader": leader.name if leader else "",
+                    "leader_value": _cells(leader, columns)[b.primary] if leader else "",
+                    "tied": [r.name for r in b.tied], "tested": len(b.tested),
+                    "behind": len([r for r in b.rows if r.mark == "behind"]),
+                    "untested": [r.name for r in b.untested_rows],
+                    "rows": [_board_row(r, b, columns) for r in b.rows],
+                    "apart": [_board_row(r, b, columns) for r in b.apart], "claims": by_board.get(b.key, []),
                     "receipts": slug_, "pages": [(d, slug(d)) for d in sorted(datasets)]})
     tuned_all = sorted({t for b in all_boards for t in b.tuned})
     return tables.attach({
-        "boards": out, "min": boards.MIN_QUESTIONS, "tuned": ", ".join(tuned_all), "unmatched": unmatched,
-        "k_note": f"{boards.PRIMARY_K} (the largest K where a board has no 10)",
-        "footnote": "exact McNemar test on R@K over the questions both runs answered, from the per-question "
-                    f"records, Holm-adjusted across the board (alpha {ALPHA}): best, not significantly different "
-                    "from best, or significantly behind."})
+        "boards": out, "min": boards.MIN_QUESTIONS, "tuned": ", ".join(tuned_all), "claims": lines,
+        "embedders": [embedder_label(e) for e in sorted({b.embedder for b in all_boards}, key=boards.embedder_order)],
+        "footnote": "exact McNemar test (recall_any@K) or paired bootstrap (mrr) on the primary metric over the "
+                    "questions both runs answered, from the per-question records, Holm-adjusted across the board "
+                    f"(alpha {ALPHA}): best, not significantly different from best, or significantly behind. A row "
+                    "without records for it or the leader is untested: counted apart, never as behind."})
 
 
 def sig_matrix(source: Source, metric: str) -> dict:
@@ -184,28 +203,83 @@ def pareto_points(rows: list[model.Row], k: int) -> list[tuple[str, float, float
              r.value("latency_p50", k) or 0.0, r.value("recall_any@K", k)) for r in shown]
 
 
-def dataset_page(inputs: Inputs, dataset: str) -> dict:
+#: Recall against latency on a board shows its top ``PARETO_TOP`` rows by the primary metric, plus these when on
+#: the board (memini's and the reference); the other rows are listed in a table under the figure.
+PARETO_TOP = 12
+ALWAYS_PLOTTED = ("reference", "memini-hybrid", "memini-keyword", "memini-vector")
+#: The category heatmap shows at most this many rows (the board's order: ranked by the primary metric, then apart).
+HEATMAP_ROWS = 60
+
+
+def plotted_rows(board) -> tuple[list, list]:
+    """(shown, rest) of a board's rows with the primary metric and a latency: the top ``PARETO_TOP`` by the
+    primary metric plus ``ALWAYS_PLOTTED``, and the others (both in the primary metric's order)."""
+    rows = sorted((r for r in board.rows + board.apart if r.score(board.primary) is not None),
+                  key=lambda r: (-(r.score(board.primary) or 0.0), r.name))
+    shown = [r for i, r in enumerate(rows) if i < PARETO_TOP or r.name in ALWAYS_PLOTTED]
+    return shown, [r for r in rows if r not in shown]
+
+
+def _category_metric(board) -> str:
+    return board.primary if board.primary.startswith("recall_any@") else f"recall_any@{board.k}"
+
+
+def heatmap_rows(board) -> tuple[str, list[tuple[str, float | None, dict[str, float], dict[str, int]]]]:
+    """(metric, rows) of a board's category heatmap: each row's categories at the metric (the primary metric
+    when it is recall_any@K, else recall_any@K at the board's K), from its results file."""
+    metric = _category_metric(board)
+    k = int(metric.split("@")[1])
+    out = []
+    for r in (board.rows + board.apart)[:HEATMAP_ROWS]:
+        score = next((sc for sc in r.source.results.scores if sc.system == r.system and sc.k == k), None)
+        if score is None:
+            continue
+        values = score.category(metric)
+        if values:
+            out.append((r.name, r.score(metric), values, dict(score.per_category_questions)))
+    return metric, out
+
+
+def board_figures(board) -> dict:
+    """A board's figures on its data set page: the category heatmap and recall against latency (``plotted_rows``),
+    with the rows left out of the plot in a table."""
+    title = f"{board.title} ({SPLITS[board.split]}, {embedder_label(board.embedder)})"
+    metric, rows = heatmap_rows(board)
+    labels = next((r.source.results.config.get("category_labels") for r in board.rows + board.apart
+                   if r.source.results.config.get("category_labels")), {}) or {}
+    shown, rest = plotted_rows(board)
+    points = [(r.name, r.score("latency_p50") or 0.0, r.score(board.primary)) for r in shown]
+    more = len(board.rows) + len(board.apart) - len(rows)
+    return {"key": board.key, "slug": board.slug, "title": title, "primary": board.primary,
+            "heatmap": plots.category_heatmap(rows, labels, metric, title) if rows else "",
+            "heatmap_note": f"{more} more rows on the board are not drawn" if more > 0 and len(rows) == HEATMAP_ROWS
+            else "",
+            "pareto": plots.pareto_plot(points, board.k, f"{title}: {board.primary} against p50 latency",
+                                        board.primary) if points else "",
+            "shown": len(shown), "rest": html_text(tables.pareto_rest([
+                {"name": r.name, "value": r.score(board.primary), "p50": r.score("latency_p50"),
+                 "questions": r.questions} for r in rest], board.primary)) if rest else ""}
+
+
+def dataset_page(inputs: Inputs, dataset: str, all_boards: list | None = None) -> dict:
     sources = [s for s in inputs.sources if s.dataset == dataset]
     rows = [r for r in model.rows(inputs) if r.dataset == dataset]
     k = max(model.ks_of(rows))
+    all_boards = boards.build_boards(inputs) if all_boards is None else all_boards
+    figures = [board_figures(b) for b in all_boards
+               if not b.smoke and any(r.source.dataset == dataset for r in b.rows + b.apart)]
+    sweeps = [sweep_figure(d, k) for d in inputs.sweeps if _sweep_dataset(d) == dataset]
+    page = {"dataset": dataset, "slug": slug(dataset), "k": k, "boards": figures,
+            "sweeps": [s for s in sweeps if s], "omitted": ""}
     if len(rows) > MAX_CHARTED_SYSTEMS:
-        return {"dataset": dataset, "slug": slug(dataset), "k": k, "pareto": "", "sweeps": [],
-                "blocks": [{"source": s, "matrices": [], "lists": [], "bars": ""} for s in sources],
-                "omitted": f"{len(rows):,} systems: no figures or significance matrices above "
-                           f"{MAX_CHARTED_SYSTEMS}; the leaderboard lists every one."}
+        return {**page, "blocks": [{"source": s, "matrices": [], "lists": []} for s in sources],
+                "omitted": f"{len(rows):,} systems: no significance matrices above {MAX_CHARTED_SYSTEMS}; the "
+                           "boards test every row against their leader."}
     blocks = []
     for s in sources:
-        labels = s.results.config.get("category_labels") or {}
-        own_k = max((sc.k for sc in s.results.scores), default=k)
-        has_cats = any(sc.category("recall_any@{k}") for sc in s.results.scores if sc.k == own_k)
         grids, lists = _sig_blocks(s)
-        blocks.append({"source": s, "matrices": grids, "lists": lists,
-                       "bars": plots.category_bars(list(s.results.scores), labels, own_k, s.name) if has_cats else ""})
-    points = pareto_points(rows, k)
-    sweeps = [sweep_figure(d, k) for d in inputs.sweeps if _sweep_dataset(d) == dataset]
-    return {"dataset": dataset, "slug": slug(dataset), "k": k, "blocks": blocks,
-            "pareto": plots.pareto_plot(points, k, f"{dataset}: R@{k} against p50 latency"),
-            "sweeps": [s for s in sweeps if s], "omitted": ""}
+        blocks.append({"source": s, "matrices": grids, "lists": lists})
+    return {**page, "blocks": blocks}
 
 
 def _sweep_dataset(doc) -> str:
@@ -257,14 +331,17 @@ def build(inputs: Inputs, out: Path) -> list[Path]:
         _write(out / name, env.get_template(template).render(nav=nav, **ctx))
         pages.append(out / name)
 
-    page("index.html", "index.html.j2", title="Leaderboards", boards=boards_data(inputs, {ds: slug(ds) for ds in
-                                                                                      receipt_pages}),
-         skipped=inputs.skipped)
+    all_boards = boards.build_boards(inputs)
+    board_data = boards_data(inputs, {ds: slug(ds) for ds in receipt_pages}, all_boards)
+    page("index.html", "index.html.j2", title="Leaderboards", boards=board_data, skipped=inputs.skipped)
+    counts = [(v, sum(1 for line in board_data["claims"] if line["verdict"] == v)) for v in claims.VERDICTS]
+    page("claims.html", "claims.html.j2", title="Published claims and their verdicts",
+         table=board_data["claims_html"], counts=counts)
     runs = leaderboard_data(inputs)
     page("runs.html", "runs.html.j2", title="All runs", data=runs, table=html_text(tables.runs(runs["metrics"])),
          skipped=inputs.skipped)
     for ds in datasets:
-        page(f"ds-{slug(ds)}.html", "dataset.html.j2", title=ds, d=dataset_page(inputs, ds),
+        page(f"ds-{slug(ds)}.html", "dataset.html.j2", title=ds, d=dataset_page(inputs, ds, all_boards),
              receipts=receipt_pages.get(ds))
     for ds, summary in receipt_pages.items():
         page(f"receipts-{slug(ds)}.html", "receipts.html.j2", title=f"{ds}: receipts", dataset=ds,
@@ -272,7 +349,8 @@ def build(inputs: Inputs, out: Path) -> list[Path]:
     if inputs.veto:
         page("vetobench.html", "vetobench.html.j2", title="VetoBench", veto=veto_page(inputs))
     if inputs.qa:
-        page("qa.html", "qa.html.j2", title="QA: where the wrong answers were lost", qa=qa_page(inputs))
+        page("qa.html", "qa.html.j2", title="QA: accuracy, and where the wrong answers were lost",
+             qa=qa_page(inputs))
     page("provenance.html", "provenance.html.j2", title="Provenance",
          sources=[{**model.provenance(s), "config_json": orjson.dumps(s.results.config,
                                                                      option=orjson.OPT_INDENT_2).decode()}
@@ -308,12 +386,16 @@ def veto_table(suites: list[dict]) -> Table:
 
 
 def qa_page(inputs: Inputs) -> list[dict]:
-    """Per QA results file: its data set and the loss-attribution table as HTML (``core.table.html_text`` escapes
+    """Per QA results file: its data set, the accuracy per run and judge with its interval
+    (``tables.qa_accuracy``), and the loss-attribution table as HTML (``core.table.html_text`` escapes
     every arm and category name), or why there is none (blocks checked by ``collect.check_losses``)."""
     out = []
     for doc in inputs.qa:
         block = doc.raw.get("losses")
+        results = doc.raw.get("results") if isinstance(doc.raw.get("results"), list) else []
+        accuracy = tables.qa_accuracy(doc.config, results)
         out.append({"file": doc.path.name, "dataset": str(doc.config.get("dataset") or ""),
+                    "accuracy": html_text(accuracy) if accuracy.rows else "",
                     "table": html_text(loss_table(block)) if block else "",
                     "why": "" if block else "no loss attribution in this file (written before -qa recorded it, or "
                                             "no wrong answer)"})

@@ -28,20 +28,57 @@ def _file(row: dict) -> Cell:
     return Cell(row["file"], row["file"], href=f"provenance.html#src-{row['source']}", link_class="src")
 
 
-def overview(boards: list[dict]) -> Table:
-    """One row per board: its title (a link to its section), split, questions, primary metric, leader, the rows
-    not significantly different from it, and how many rows are ranked and apart."""
-    columns = (_col("board"), _col("split"), _col("questions", num=True), _col("primary"), _col("leader"),
-               _col("tied", "not significantly different from the leader"), _col("ranked", num=True),
-               _col("apart", "smoke tests / apart", num=True))
+def _tied(b: dict) -> str:
+    """The overview's "not significantly different" cell: the rows, or why none (never a bare "-")."""
+    if b["tied"]:
+        return ", ".join(b["tied"])
+    if not b["rows"]:
+        return "no ranked row"
+    if len(b["rows"]) == 1:
+        return "no other ranked row"
+    return f"none of {b['tested']} tested" if b["tested"] else "no row tested"
+
+
+def overview(boards: list[dict], html_id: str = "overview") -> Table:
+    """One row per board: its title (a link to its section), split, embedder (the page script makes it a selector
+    among the boards of one data set, protocol and split), questions, primary metric, leader, the rows not
+    significantly different from it, and how many rows are tested, behind, untested (never counted as behind) and
+    apart."""
+    columns = (_col("board"), _col("split"), _col("embedder", extra="embedder"), _col("questions", num=True),
+               _col("primary"), _col("leader"), _col("tied", "not significantly different from the leader"),
+               _col("tested", "tested against the leader", num=True), _col("behind", num=True),
+               _col("untested", num=True, extra="untested"), _col("apart", "smoke tests / apart", num=True))
     rows = tuple((Cell(b["title"], b["title"], href=f"#board-{b['slug']}"), _text(b["split_label"]),
-                  _text(b["questions"]), _text(b["primary"]),
+                  _text(b["embedder_label"]), _text(b["questions"]), _text(b["primary"]),
                   Cell(b["leader"], f"{b['leader']} {b['leader_value']}", strong=True) if b["leader"]
                   else Cell(None, "none ranked"),
-                  Cell(b["tied"], ", ".join(b["tied"]) or "-"), _text(len(b["rows"])), _text(len(b["apart"])))
-                 for b in boards)
-    return Table(columns, rows, html_class="board overview", html_id="overview",
-                 row_attrs=tuple({"data-board": b["key"]} for b in boards))
+                  Cell(b["tied"], _tied(b)), _text(b["tested"]), _text(b["behind"]),
+                  Cell(len(b["untested"]), str(len(b["untested"])), title=", ".join(b["untested"])),
+                  _text(len(b["apart"]))) for b in boards)
+    return Table(columns, rows, html_class="board overview", html_id=html_id,
+                 row_attrs=tuple({"data-board": b["key"], "data-group": b["group"], "data-embedder": b["embedder"]}
+                                 for b in boards))
+
+
+def best_per_embedder(boards: list[dict], embedders: list[str]) -> Table:
+    """One row per data set, protocol and split; per embedder the leader of its board and the primary metric's
+    value (a link to the board), ``-`` where no board has that embedder. Leaders of different embedders are
+    never tested against each other (their vectors differ)."""
+    groups: dict[str, dict[str, dict]] = {}
+    for b in boards:
+        groups.setdefault(b["group"], {})[b["embedder_label"]] = b
+    columns = (_col("board"), _col("split"), _col("primary"), *(_col(f"e:{e}", e) for e in embedders))
+    rows = []
+    for by_embedder in groups.values():
+        first = next(iter(by_embedder.values()))
+        cells = []
+        for e in embedders:
+            b = by_embedder.get(e)
+            cells.append(Cell(None, "-") if b is None or not b["leader"] else
+                         Cell(b["leader"], f"{b['leader']} {b['leader_value']}", href=f"#board-{b['slug']}"))
+        rows.append((_text(first["title"]), _text(first["split_label"]), _text(first["primary"]), *cells))
+    return Table(columns, tuple(rows), html_class="board best-embedder", html_id="best-per-embedder",
+                 row_attrs=tuple({"data-group": g} for g in groups))
 
 
 def _metric_columns(board: dict, rank: bool) -> tuple[Column, ...]:
@@ -50,13 +87,13 @@ def _metric_columns(board: dict, rank: bool) -> tuple[Column, ...]:
 
 
 def ranked(board: dict) -> Table:
-    """A board's ranked rows: place, system, its mark against the leader (the test as the cell's title), the
-    metrics (the primary one classed ``ranked``), questions, split and file (a link to its provenance)."""
+    """A board's ranked rows: place, system, its mark against the leader (the test, or why untested, as the
+    cell's title), the metrics (the primary one classed ``ranked``), questions, split and file (a link to its
+    provenance)."""
     columns = (_col("#", num=True), _col("system"), _col("mark", "against the leader"),
                *_metric_columns(board, True), _col("questions", num=True), _col("split"), _col("file"))
     rows = tuple((_text(i), _text(r["name"]),
-                  Cell(r["mark"], r["mark_label"], html_class=f"mark mark-{r['mark']}",
-                       title=r["test_title"] if r["test"] else ""),
+                  Cell(r["mark"], r["mark_label"], html_class=f"mark mark-{r['mark']}", title=r["test_title"]),
                   *(_text(r["cells"][c]) for c in board["columns"]), _text(r["questions"]), _text(r["split"]),
                   _file(r)) for i, r in enumerate(board["rows"], 1))
     attrs = tuple({"data-system": r["name"], "data-mark": r["mark"], "data-questions": str(r["questions"])}
@@ -79,31 +116,81 @@ def _source(claim) -> Cell:
     return Cell(claim.source, text, html_class="url")
 
 
-def claims(lines: list[dict]) -> Table:
-    """A board's published claims beside the measured numbers: the difference in points, or why none."""
-    columns = (_col("system"), _col("claimant"), _col("metric"), _col("claimed", num=True),
-               _col("measured", num=True), _col("difference", "difference (pp)", num=True), _col("protocol"),
-               _col("questions", num=True), _col("source"), _col("date"))
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{x:.1f}"
+
+
+def claims(lines: list[dict], html_id: str = "") -> Table:
+    """Published claims with their verdicts (``report.claims``): the verdict, the claim (system, claimant, data
+    set, protocol, embedder, metric, N, value), the measured value with its 95% interval and the gap (claimed
+    minus measured, points), or the reason it is not comparable; then the source and date."""
+    columns = (_col("verdict"), _col("system"), _col("claimant"), _col("dataset", "data set"), _col("protocol"),
+               _col("embedder"), _col("metric"), _col("questions", "N", num=True), _col("claimed", num=True),
+               _col("measured", num=True), _col("interval", "95% interval", num=True),
+               _col("gap", "gap (pp)", num=True), _col("reason", "why"), _col("source"), _col("date"))
     rows = []
     for line in lines:
-        c, diff = line["claim"], line["diff"]
-        rows.append((_text(c.system), _text(c.claimant), _text(c.metric), Cell(c.value, fmt_num(c.value, 1)),
-                     Cell(line["measured"], fmt_num(line["measured"], 1)),
-                     Cell(diff, line["reason"] if diff is None else f"{diff:+.1f}"), _text(c.protocol),
-                     _text(c.questions), _source(c), _text(c.date)))
-    attrs = tuple({"data-system": line["claim"].system, "data-metric": line["claim"].metric} for line in lines)
-    return Table(columns, tuple(rows), html_class="board claims", row_attrs=attrs)
+        c = line["claim"]
+        measured, gap = _pct(line["measured"]), "-" if line["gap"] is None else f"{line['gap']:+.1f}"
+        interval = "-" if line["low"] is None else f"[{_pct(line['low'])}, {_pct(line['high'])}]"
+        if line["bound"]:  # no records: the metric is at most recall_any@K, whose interval ends at "high"
+            measured, interval, gap = f"\u2264 {measured}", f"\u2264 {_pct(line['high'])}", f"\u2265 {gap}"
+        kind = line["verdict"].replace(" ", "-")
+        verdict = Cell(line["verdict"], line["verdict"], html_class=f"verdict verdict-{kind}")
+        rows.append((verdict, _text(c.system), _text(c.claimant), Cell(c.dataset, f"{c.dataset} ({c.data})"),
+                     _text(c.protocol), _text(c.embedder), _text(c.metric), _text(c.questions),
+                     Cell(c.value, fmt_num(c.value, 1)), Cell(line["measured"], measured),
+                     Cell((line["low"], line["high"]), interval),
+                     Cell(line["gap"], gap),
+                     Cell(line["reason"], line["reason"] or f"measured on {line['board_title']}",
+                          href=f"index.html#board-{line['board_slug']}" if line.get("board_slug") else ""),
+                     _source(c), _text(c.date)))
+    attrs = tuple({"data-system": line["claim"].system, "data-metric": line["claim"].metric,
+                   "data-verdict": line["verdict"]} for line in lines)
+    return Table(columns, tuple(rows), html_class="board claims", html_id=html_id, row_attrs=attrs)
 
 
-def unmatched(claims_: list) -> Table:
-    """The published claims no board here matches (their data set is not among the inputs)."""
-    columns = (_col("system"), _col("claimant"), _col("dataset", "data set"), _col("metric"),
-               _col("claimed", num=True), _col("protocol"), _col("questions", num=True), _col("source"),
-               _col("date"))
-    rows = tuple((_text(c.system), _text(c.claimant), Cell(c.dataset, f"{c.dataset} ({c.data})"), _text(c.metric),
-                  Cell(c.value, fmt_num(c.value, 1)), _text(c.protocol), _text(c.questions), _source(c),
-                  _text(c.date)) for c in claims_)
-    return Table(columns, rows, html_class="board claims")
+def pareto_rest(rows: list[dict], metric: str) -> Table:
+    """The rows of a board left out of its recall-against-latency figure: system, the primary metric, p50 latency
+    and questions, in the primary metric's order."""
+    columns = (_col("system"), _col(metric, num=True), _col("latency_p50", "p50 ms", num=True),
+               _col("questions", num=True))
+    body = tuple((_text(r["name"]), Cell(r["value"], fmt_points(r["value"])), Cell(r["p50"], fmt_num(r["p50"])),
+                  _text(r["questions"])) for r in rows)
+    return Table(columns, body, html_class="board pareto-rest",
+                 row_attrs=tuple({"data-system": r["name"]} for r in rows))
+
+
+def _count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def qa_accuracy(config: dict, results: list) -> Table:
+    """A QA results file's accuracy per run (arm) and judge: correct of the questions judged with a label
+    (``qa.summary``: unparseable verdicts left out), the accuracy and its 95% Wilson interval; entries without
+    whole, non-negative counts are left out."""
+    from memini_bench.report.model import wilson
+
+    qa = config.get("qa") if isinstance(config.get("qa"), dict) else {}
+    judge = str(qa.get("judge_model") or ", ".join(map(str, qa.get("judge_models") or [])) or "?")
+    reader = str(qa.get("reader_model") or "?")
+    columns = (_col("arm", "run (arm)"), _col("reader"), _col("judge"), _col("judged", num=True),
+               _col("correct", num=True), _col("accuracy", "accuracy (%)", num=True),
+               _col("interval", "95% interval", num=True))
+    body = []
+    for r in results:
+        if not isinstance(r, dict) or not _count(r.get("questions")) or not _count(r.get("correct")):
+            continue
+        judged = r["questions"] - (r.get("unparseable") if _count(r.get("unparseable")) else 0)
+        if judged <= 0 or r["correct"] > judged:
+            continue
+        acc = r["correct"] / judged
+        low, high = wilson(acc, judged)
+        body.append((_text(r.get("arm", "?")), _text(reader), _text(judge), _text(judged), _text(r["correct"]),
+                     Cell(acc, fmt_points(acc), strong=True),
+                     Cell((low, high), f"[{fmt_points(low)}, {fmt_points(high)}]")))
+    return Table(columns, tuple(body), html_class="board qa-accuracy",
+                 row_attrs=tuple({"data-arm": str(row[0].value)} for row in body))
 
 
 def _outcome(test: dict) -> str:
@@ -159,10 +246,16 @@ def runs(metrics: list[dict]) -> Table:
 
 
 def attach(data: dict) -> dict:
-    """``data`` (``site.boards_data``) with each table's HTML beside it: ``overview_html`` and
-    ``unmatched_html``, and each board's ``ranked_html``, ``apart_html`` and ``claims_html``."""
+    """``data`` (``site.boards_data``) with each table's HTML beside it: ``overview_html`` (the boards with a row
+    over the smoke-test minimum), ``smoke_html`` (boards of smoke tests only, folded under it), ``best_html``
+    (best per embedder) and ``claims_html`` (the claims page), and each board's ``ranked_html``, ``apart_html``
+    and ``claims_html``."""
     for b in data["boards"]:
-        b.update(ranked_html=html_text(ranked(b)), apart_html=html_text(apart(b)), claims_html=html_text(claims(
-            b["claims"])))
-    return {**data, "overview_html": html_text(overview(data["boards"])),
-            "unmatched_html": html_text(unmatched(data["unmatched"]))}
+        b.update(ranked_html=html_text(ranked(b)), apart_html=html_text(apart(b)),
+                 claims_html=html_text(claims(b["claims"])))
+    shown = [b for b in data["boards"] if not b["smoke"]]
+    smoke = [b for b in data["boards"] if b["smoke"]]
+    return {**data, "overview_html": html_text(overview(shown)),
+            "smoke_html": html_text(overview(smoke, "overview-smoke")) if smoke else "",
+            "best_html": html_text(best_per_embedder(shown, data["embedders"])),
+            "claims_html": html_text(claims(data["claims"], "claims"))}

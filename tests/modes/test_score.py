@@ -77,7 +77,8 @@ def test_trec_round_trip_gives_the_runs_own_numbers(locomo_run, tmp_path, capsys
             assert scored[key][metric] == row[metric], (key, metric)
     hybrid5 = own["memini-hybrid", 5]
     assert f"| memini-hybrid | {hybrid5['recall_any@{k}'] * 100:.1f}% |" in out
-    assert "Every pair of runs" in out and "McNemar" in out and out.count("| recall_any@5 |") == 1 + 3  # the table's header, three pairs
+    # recall_any@5: the score table's header, then the three pairs' rows
+    assert "Every pair of runs" in out and "McNemar" in out and out.count("| recall_any@5 |") == 1 + 3
 
 
 def _jsonl(tmp: Path, system: str, dest: Path, sha: str = "", edit=None) -> Path:

@@ -1,4 +1,5 @@
-"""The report's boards, marks, published claims and figures: on the committed results/ (and their per-question
+"""The report's boards (one embedder each, the primary metric from the data), marks, claims with their verdicts
+and figures: on the committed results/ (and their per-question
 records), on hand-built runs checked against scipy's exact binomial test and a hand-computed Holm correction, and
 the figures' label boxes measured with matplotlib's renderer."""
 
@@ -18,7 +19,7 @@ from memini_bench.core.runs import QuestionRun, RunResult
 from memini_bench.errors import BenchError
 from memini_bench.report import boards, claims, model, plots, site
 from memini_bench.report.collect import Inputs, Source, collect
-from memini_bench.results.schema import CompareResults, Score
+from memini_bench.results.schema import CompareResults
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "results"
@@ -35,8 +36,9 @@ def committed() -> tuple[Inputs, list[boards.Board]]:
     return inputs, boards.build_boards(inputs)
 
 
-def _board(all_boards, dataset: str, split: str) -> boards.Board:
-    (b,) = [b for b in all_boards if b.dataset == dataset and b.split == split and b.data == "locomo10"]
+def _board(all_boards, dataset: str, split: str, embedder: str = "minilm") -> boards.Board:
+    (b,) = [b for b in all_boards if b.dataset == dataset and b.split == split and b.data == "locomo10"
+            and b.embedder == embedder]
     return b
 
 
@@ -59,26 +61,33 @@ def test_locomo_turn_held_board_has_the_reference_and_every_peer_once(committed)
 def test_full_board_lists_the_tuned_system_apart_and_each_name_once(committed):
     _, all_boards = committed
     board = _board(all_boards, "locomo", "full")
-    apart = [r.name for r in board.apart]  # the tuned system, with MiniLM and with each other embedder's run
-    assert "reference" in apart and all(n == "reference" or n.startswith("reference [embedder ") for n in apart)
+    assert [r.name for r in board.apart] == ["reference"]
     names = [r.name for r in board.rows + board.apart]
     assert len(names) == len(set(names))
     # three memini-hybrid identities (plain, -reinforce, temporal boosts) are three names
     assert {"memini-hybrid", "memini-hybrid [reinforce]"} <= set(names)
 
 
-def test_a_run_with_another_embedder_is_named_by_it(committed):
-    """Every row from a run whose embedder is not the board's usual one carries that embedder in its name, even
-    where no run of the system with the usual embedder is on the board (sqlite-vec-hybrid at LoCoMo session level,
-    whose MiniLM run predates its recipe)."""
+def test_every_board_holds_one_embedder_and_minilm_comes_first(committed):
+    """Rows of a board share their vectors: one embedder per board; the LoCoMo full set has a board per embedder,
+    MiniLM's first."""
     _, all_boards = committed
-    for b in (_board(all_boards, "locomo", "full"), _board(all_boards, "locomo-sessions", "full")):
-        for r in b.rows + b.apart:
-            embedder = r.source.results.config.get("embedder")
-            if embedder in ("mpnet", "e5-small"):
-                assert r.name.endswith(f"[embedder {embedder}]"), (b.key, r.name)
-            elif embedder == "minilm":
-                assert "[embedder" not in r.name, (b.key, r.name)
+    for b in all_boards:
+        assert {boards.embedder_of(r.source) for r in b.rows + b.apart} == {b.embedder}, b.key
+    turn = [b.embedder for b in all_boards if b.dataset == "locomo" and b.split == "full" and b.data == "locomo10"]
+    assert turn[0] == "minilm" and {"mpnet", "e5-small"} <= set(turn)
+
+
+def test_the_primary_metric_follows_the_items_a_question_searches(committed):
+    """LoCoMo sessions (27 a conversation): recall_any@10 would saturate, so recall_any@5; turns (588): @10; a
+    board where every K is above a quarter of the items per question ranks by mrr."""
+    _, all_boards = committed
+    assert _board(all_boards, "locomo-sessions", "full").primary == "recall_any@5"
+    assert _board(all_boards, "locomo", "full").primary == "recall_any@10"
+    assert boards.primary_metric([5, 10], (27.2, 272, 10))[0] == "recall_any@5"
+    assert boards.primary_metric([5, 10], (588.2, 5882, 10))[0] == "recall_any@10"
+    assert boards.primary_metric([5, 10], (12.0, 1200, 100))[0] == "mrr"
+    assert boards.primary_metric([5, 10], None)[0] == "recall_any@10"
 
 
 def test_no_run_under_the_minimum_is_ranked(committed):
@@ -152,38 +161,93 @@ def test_newest_run_of_an_identity_wins_and_other_identities_get_their_settings_
     assert by_name["sys"].source is b  # same commit time (none): the later path wins
 
 
+def test_a_later_run_at_other_ks_never_hides_the_run_with_the_primary_metric():
+    """A later ``-k 5`` run of the same settings beside an earlier ``-k 5,10`` one: the board ranks by
+    recall_any@10 and reads the earlier run."""
+    early = _source(0, [_run("sys", [True] * 40)], k=10)
+    late = _source(1, [_run("sys", [False] * 40)], k=5)
+    board = boards._board(("t", "t", "full"), [early, late], set())
+    assert board.primary == "recall_any@10" and [r.source for r in board.rows] == [early]
+
+
+def test_untested_rows_say_why_and_are_never_behind():
+    runs = [_run("a", [True] * 40), _run("b", [False] * 40)]
+    src = _source(0, runs)
+    src.runs = runs[:1]
+    board = boards._board(("t", "t", "full"), [src], set())
+    assert [r.mark for r in board.rows] == ["best", "untested"]
+    assert board.rows[1].untested.startswith("no per-question records for this row")
+    assert board.tested == [] and board.untested_rows == [board.rows[1]]
+
+
 def test_the_claims_file_is_well_formed_and_sourced():
     got = claims.load()
     assert got and all(c.source.startswith("https://") for c in got)
-    memini = {(c.metric, c.value) for c in got if c.system == "memini-hybrid" and c.dataset == "locomo"}
-    assert {("R@5", 59.8), ("R@10", 69.9), ("MRR", 42.6)} <= memini
+    memini = {(c.metric, c.value) for c in got if c.system == "memini-hybrid" and c.dataset == "locomo"
+              and c.protocol == "turn"}
+    assert {("recall_any@5", 59.8), ("recall_any@10", 69.9), ("mrr@10", 42.6)} <= memini
+    assert {c.claimant for c in got} >= {"memini", "Engram", "taOSmd", "FluctlightDB"}
+
+
+ENTRY = {"system": "s", "claimant": "c", "dataset": "d", "protocol": "turn", "data": "x", "embedder": "minilm",
+         "metric": "recall_any@5", "value": 50.0, "questions": 10, "source": "https://example.org", "date": "n.d."}
 
 
 @pytest.mark.parametrize("change, needle", [
-    ({"metric": "recall"}, "metric"), ({"protocol": "some"}, "protocol"), ({"value": 140}, "percent"),
+    ({"metric": "recall"}, "metric"), ({"metric": "R@5"}, "registered name 'recall_any@5'"),
+    ({"metric": "latency_p50"}, "not a rate"), ({"value": 140}, "percent"),
     ({"source": "memini"}, "URL"), ({"date": "last year"}, "date"), ({"extra": 1}, "unknown field"),
-    ({"questions": "all"}, "questions")])
+    ({"questions": "all"}, "questions"), ({"embedder": ""}, "embedder")])
 def test_a_malformed_claim_is_refused_naming_it(change, needle):
-    entry = {"system": "s", "claimant": "c", "dataset": "d", "data": "x", "metric": "R@5", "value": 50.0,
-             "protocol": "any-hit", "questions": 10, "source": "https://example.org", "date": "n.d."}
-    claims.parse({"format": 1, "claims": [entry]}, "c.json")
+    claims.parse({"format": 2, "claims": [ENTRY]}, "c.json")
     with pytest.raises(BenchError, match=f"claim 0.*{needle}"):
-        claims.parse({"format": 1, "claims": [{**entry, **change}]}, "c.json")
+        claims.parse({"format": 2, "claims": [{**ENTRY, **change}]}, "c.json")
 
 
-def test_claims_sit_beside_the_measured_numbers(committed):
+def _graded(system: str, found: list[int], golds: int = 2) -> RunResult:
+    """Each question has ``golds`` gold ids; ``found[i]`` of them are ranked at the top."""
+    qs = tuple(QuestionRun(question=Question(id=f"q{i}", query="", gold=tuple(f"g{j}" for j in range(golds))),
+                           ranked_ids=tuple((f"g{j}",) for j in range(n)) + (("x",),), scores=(1.0,) * (n + 1),
+                           tokens=(), latency_ms=0.0) for i, n in enumerate(found))
+    return RunResult(system=system, dataset="t", depth=5, ingest_ms=0.0, corpus_tokens=0, questions=qs)
+
+
+def test_claim_verdicts_follow_the_measured_interval():
+    """recall_frac@5 computed from the records (hand count: 40 questions, half find both gold items, half one:
+    0.75); a claim inside the bootstrap interval is reproduced, one outside is not (with the gap), and a claim of
+    another data set, embedder or LLM is not comparable with its reason."""
+    src = _source(0, [_graded("sys", [2] * 20 + [1] * 20)], k=5)
+    src.results.config["identity"] = {"mode": "compare", "embedder": "minilm"}
+    board = boards._board(("locomo", "locomo10", "full", "minilm"), [src], set())
+    claim = claims.Claim(system="sys", claimant="c", dataset="locomo", protocol="turn", data="locomo10",
+                         embedder="minilm", metric="recall_frac@5", value=75.0, questions=40, source="https://x",
+                         date="n.d.")
+    line = claims.verdict(claim, [board])
+    assert line["verdict"] == "reproduced" and line["measured"] == pytest.approx(75.0)
+    assert line["low"] < 75.0 < line["high"]
+    high = claims.verdict(claims.Claim(**{**claim.__dict__, "value": 95.0}), [board])
+    assert high["verdict"] == "not reproduced" and high["gap"] == 20.0
+    for change, reason in (({"embedder": "bge-large-en-v1.5"}, "embedder bge-large-en-v1.5 is not available"),
+                           ({"data": "longmemeval_s"}, "another data set"), ({"llm": "gpt-4o"}, "LLM gpt-4o"),
+                           ({"questions": 41}, "another question set"), ({"protocol": "session"}, "another data")):
+        line = claims.verdict(claims.Claim(**{**claim.__dict__, **change}), [board])
+        assert line["verdict"] == "not comparable" and reason in line["reason"], (change, line["reason"])
+    lines = claims.verdicts([claims.Claim(**{**claim.__dict__, "value": 95.0}), claim], [board])
+    assert [x["verdict"] for x in lines] == ["reproduced", "not reproduced"]
+
+
+def test_every_committed_claim_has_a_verdict_and_fluctlightdb_is_not_reproduced(committed):
     _, all_boards = committed
-    by_board, _ = claims.for_boards(claims.load(), all_boards)
-    board = _board(all_boards, "locomo", "full")
-    lines = {(c["claim"].system, c["claim"].metric, c["claim"].value): c for c in by_board[board.key]}
-    line = lines[("memini-hybrid", "R@10", 69.9)]
-    row = next(r for r in board.rows if r.name == "memini-hybrid")
-    assert line["measured"] == pytest.approx(row.value("recall_any@K", 10) * 100)
-    assert line["diff"] == round(line["measured"] - 69.9, 1)
-    other = claims.Claim(**{**line["claim"].__dict__, "protocol": "fractional"})
-    assert claims.beside(other, board)["reason"].startswith("not comparable")
-    fewer = claims.Claim(**{**line["claim"].__dict__, "questions": 1986})
-    assert "1986 questions" in claims.beside(fewer, board)["reason"]
+    lines = claims.verdicts(claims.load(), all_boards)
+    assert {x["verdict"] for x in lines} <= set(claims.VERDICTS) and len(lines) == len(claims.load())
+    assert all(x["reason"] for x in lines if x["verdict"] == "not comparable")
+    (fluct,) = [x for x in lines if x["claim"].system == "fluctlightdb-maxsim" and x["claim"].value == 72.6]
+    assert fluct["verdict"] == "not reproduced" and fluct["gap"] > 0
+    assert fluct["board"] == "locomo-locomo10-full-minilm"
+    memini = [x for x in lines if x["claim"].claimant == "memini" and x["claim"].dataset == "locomo"
+              and x["claim"].metric.startswith("recall_any") and not x["claim"].llm
+              and x["claim"].system != "memini-hybrid-rrf"]
+    assert memini and all(x["verdict"] == "reproduced" for x in memini)
 
 
 def _no_overlaps(boxes) -> bool:
@@ -201,16 +265,18 @@ def test_labels_of_the_committed_figures_do_not_overlap(committed):
         renderer = fig.canvas.get_renderer()
         assert _no_overlaps([t.get_window_extent(renderer) for t in texts]), dataset
         plt.close(fig)
-    for source in inputs.sources:
-        scores = list(source.results.scores)
-        k = max(s.k for s in scores)
-        fig = plots.category_figure(scores, source.results.config.get("category_labels") or {}, k, source.name)
+    for board in boards.build_boards(inputs):
+        metric, rows = site.heatmap_rows(board)
+        fig = plots.category_figure(rows, {}, metric, board.key)
         if fig is None:
             continue
         fig.canvas.draw()
         renderer = fig.canvas.get_renderer()
-        ticks = [t.get_window_extent(renderer) for t in fig.axes[0].get_xticklabels() if t.get_text()]
-        assert _no_overlaps(ticks), source.name
+        ax = fig.axes[0]
+        for ticks in (ax.get_xticklabels(), ax.get_yticklabels()):
+            assert _no_overlaps([t.get_window_extent(renderer) for t in ticks if t.get_text()]), board.key
+        values = [t.get_text() for t in ax.texts]
+        assert len(values) == sum(1 + len(v) for _, _, v, _ in rows)  # every cell's value printed
         plt.close(fig)
 
 
@@ -226,13 +292,23 @@ def test_pareto_labels_never_overlap_at_any_number_of_points(points):
     plt.close(fig)
 
 
-def test_category_bars_of_runs_with_different_k_lists_build():
-    one = Score(system="a", dataset="t", k=5, questions=3,
-                scores={"recall_any@5": 0.5, "recall_all@5": 0.5, "mrr": 0.5, "ndcg@5": 0.5, "latency_p50": 1.0,
-                        "latency_p95": 1.0, "tokens_injected@5": 0.0, "token_efficiency@5": 0.0},
-                categories={"1": {"recall_any@5": 0.5}}, per_category_questions={"1": 3})
-    assert plots.category_bars([one], {}, 10, "t") == ""
-    assert plots.category_bars([one], {"1": "multi-hop"}, 5, "t").startswith("<svg")
+def test_category_heatmap_prints_every_value_and_leaves_missing_cells_blank():
+    rows = [("a", 0.5, {"1": 0.25, "2": 1.0}, {"1": 4, "2": 1}), ("b", 0.0, {"1": 0.0}, {"1": 4})]
+    fig = plots.category_figure(rows, {"1": "multi-hop"}, "recall_any@5", "t")
+    assert sorted(t.get_text() for t in fig.axes[0].texts) == sorted(["50.0", "25.0", "100.0", "0.0", "0.0"])
+    plots._plt().close(fig)
+    assert plots.category_heatmap([], {}, "recall_any@5", "t") == ""
+
+
+def test_recall_against_latency_shows_the_top_twelve_memini_and_the_reference(committed):
+    _, all_boards = committed
+    board = _board(all_boards, "locomo", "full")
+    shown, rest = site.plotted_rows(board)
+    names = [r.name for r in shown]
+    assert rest and len(shown) + len(rest) == len(board.rows) + len(board.apart)
+    assert {"reference", "memini-hybrid", "memini-keyword", "memini-vector"} <= set(names)
+    top = sorted(board.rows + board.apart, key=lambda r: -(r.score(board.primary) or 0))[:site.PARETO_TOP]
+    assert {r.name for r in top} <= set(names) and len(shown) <= site.PARETO_TOP + len(site.ALWAYS_PLOTTED)
 
 
 def test_a_row_older_than_its_recipe_shows_under_the_older_recipes_name(committed):

@@ -128,15 +128,13 @@ def test_a_longmemeval_m_sized_run_builds_in_under_a_minute(tmp_path, capsys):
     assert len(json.loads(index[index.index("(") + 1:index.rindex(")")])["questions"]) == 500
 
 
-def test_category_bars_take_rates_of_zero_and_one():
-    """At p = 0 or 1 the Wilson bounds can round a hair past p: the error bars stay non-negative."""
-    from memini_bench.report.plots import category_bars
-    from memini_bench.results.schema import Score
+def test_category_heatmap_takes_rates_of_zero_and_one():
+    """Rates of exactly 0 and 1 are drawn and printed (0.0 and 100.0)."""
+    from memini_bench.report.plots import category_figure
 
-    score = Score("s", "d", 10, 7, {"recall_any@10": 0.5, "mrr": 0.5},
-                  {c: {"recall_any@10": v} for c, v in {"a": 0.0, "b": 1.0, "c": 1 / 3}.items()},
-                  {"a": 3, "b": 1, "c": 3})
-    assert category_bars([score], {}, 10, "t").startswith("<svg")
+    fig = category_figure([("s", 0.5, {"a": 0.0, "b": 1.0, "c": 1 / 3}, {"a": 3, "b": 1, "c": 3})], {},
+                          "recall_any@10", "t")
+    assert sorted(t.get_text() for t in fig.axes[0].texts) == ["0.0", "100.0", "33.3", "50.0"]
 
 
 def _qa_file(path: Path, losses) -> Path:

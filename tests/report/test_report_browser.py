@@ -161,7 +161,7 @@ def test_leaderboard_rows_sorting_and_selectors(site, page):
 
 
 MARKS = {"best", "not significantly different from best", "significantly behind",
-         "not tested (no per-question records)"}
+         "untested"}
 
 
 def _make_list(name: str) -> list[str]:
@@ -171,7 +171,7 @@ def _make_list(name: str) -> list[str]:
 
 def test_locomo_turn_board_lists_the_reference_and_every_peer_once_with_a_mark(site, page):
     _open(page, site["dir"] / "index.html")
-    board = page.locator("section[data-board='locomo-locomo10-held'] table.ranked-board tbody tr")
+    board = page.locator("section[data-board='locomo-locomo10-held-minilm'] table.ranked-board tbody tr")
     names = board.evaluate_all("rows => rows.map(r => r.dataset.system)")
     marks = board.evaluate_all("rows => rows.map(r => r.querySelector('td.mark').textContent)")
     counts = board.evaluate_all("rows => rows.map(r => +r.dataset.questions)")
@@ -181,8 +181,8 @@ def test_locomo_turn_board_lists_the_reference_and_every_peer_once_with_a_mark(s
     assert marks[0] == "best" and set(marks) <= MARKS and len(marks) == len(names)
     assert "significantly behind" in marks
     assert min(counts) >= 30
-    overview = page.locator("#overview tr[data-board='locomo-locomo10-held'] td").all_inner_texts()
-    assert overview[4].startswith("reference")
+    overview = page.locator("#overview tr[data-board='locomo-locomo10-held-minilm'] td").all_inner_texts()
+    assert overview[5].startswith("reference")
     # no smoke test among any board's ranked rows; the 1-question runs are listed apart
     ranked = page.locator("table.ranked-board tbody tr").evaluate_all("rows => rows.map(r => +r.dataset.questions)")
     apart = page.locator("table.apart-board tbody tr").evaluate_all("rows => rows.map(r => +r.dataset.questions)")
@@ -202,7 +202,7 @@ def test_every_board_with_records_links_its_receipts(site, page):
     linked = dict(links)
     assert tested and all(linked[b] for b in tested), (tested, linked)
     assert all((site["dir"] / href).is_file() for href in linked.values() if href)
-    _open(page, site["dir"] / linked["locomo-locomo10-held"])
+    _open(page, site["dir"] / linked["locomo-locomo10-held-minilm"])
     page.wait_for_selector(".receipt")
     runs = page.eval_on_selector_all("#run-a option", "os => os.map(o => o.textContent)")
     assert "reference · locomo-held-peers.json" in runs and len(runs) >= 15
@@ -211,16 +211,48 @@ def test_every_board_with_records_links_its_receipts(site, page):
 
 def test_published_claims_sit_beside_the_measured_numbers(site, page):
     _open(page, site["dir"] / "index.html")
-    rows = page.locator("section[data-board='locomo-locomo10-full'] table.claims tbody tr[data-system='memini-hybrid']")
+    rows = page.locator("section[data-board='locomo-locomo10-full-minilm'] table.claims tbody "
+                        "tr[data-system='memini-hybrid']")
     cells = rows.evaluate_all("rows => rows.map(r => [...r.cells].map(c => c.textContent))")
-    published = {(c[2], c[3]) for c in cells}
-    assert {("R@5", "59.8"), ("R@10", "69.9"), ("MRR", "42.6")} <= published
+    published = {(c[6], c[8]) for c in cells}
+    assert {("recall_any@5", "59.8"), ("recall_any@10", "69.9"), ("mrr@10", "42.6")} <= published
     measured = json.loads((RESULTS / "reference" / "locomo-reference.json").read_text())
     want = {r["k"]: r for r in measured["results"] if r["system"] == "memini-hybrid"}
-    got = {(c[2], c[4]) for c in cells}
-    assert {("R@5", f"{want[5]['scores']['recall_any@5'] * 100:.1f}"),
-            ("R@10", f"{want[10]['scores']['recall_any@10'] * 100:.1f}"),
-            ("MRR", f"{want[10]['scores']['mrr'] * 100:.1f}")} <= got
+    got = {(c[6], c[9]) for c in cells}
+    assert {("recall_any@5", f"{want[5]['scores']['recall_any@5'] * 100:.1f}"),
+            ("recall_any@10", f"{want[10]['scores']['recall_any@10'] * 100:.1f}")} <= got
+
+
+def test_claims_page_sorts_by_verdict_and_judges_fluctlightdb(site, page):
+    """Every claim has one of the three verdicts, in that order; FluctlightDB's 72.6 (recall_frac@5, LoCoMo turn,
+    MiniLM) is not reproduced."""
+    _open(page, site["dir"] / "claims.html")
+    verdicts = page.eval_on_selector_all("table#claims tbody tr", "rs => rs.map(r => r.dataset.verdict)")
+    order = ["reproduced", "not reproduced", "not comparable"]
+    assert verdicts and set(verdicts) <= set(order)
+    assert verdicts == sorted(verdicts, key=order.index)
+    fluct = page.eval_on_selector_all("table#claims tbody tr[data-system='fluctlightdb-maxsim']"
+                                      "[data-metric='recall_frac@5']", "rs => rs.map(r => [...r.cells].map(c => "
+                                      "c.textContent))")
+    assert any(c[0] == "not reproduced" and c[8] == "72.6" for c in fluct), fluct
+    assert page.errors == []
+
+
+def test_overview_counts_untested_apart_and_selects_the_embedder(site, page):
+    """No "-" in the overview's tied column; untested rows are their own count; the LoCoMo turn full set shows
+    MiniLM first, and choosing mpnet shows that board's row instead."""
+    _open(page, site["dir"] / "index.html")
+    page.wait_for_selector("#overview[data-ready='1']")
+    tied = page.eval_on_selector_all("#overview tbody tr td:nth-child(7)", "ts => ts.map(t => t.textContent)")
+    assert tied and "-" not in tied
+    group = "#overview tr[data-group='locomo-locomo10-full']"
+    visible = page.eval_on_selector_all(group, "rs => rs.filter(r => !r.hidden).map(r => r.dataset.embedder)")
+    assert visible == ["minilm"]
+    page.select_option(f"{group}[data-embedder='minilm'] select", "mpnet")
+    visible = page.eval_on_selector_all(group, "rs => rs.filter(r => !r.hidden).map(r => r.dataset.embedder)")
+    assert visible == ["mpnet"]
+    assert page.locator("#best-per-embedder tbody tr").count() >= 5
+    assert page.errors == []
 
 
 def _collect_filtered(page, a: str, b: str, mode: str) -> list[str]:

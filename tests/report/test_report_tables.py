@@ -21,8 +21,10 @@ def _row(name: str, mark: str, label: str, title: str, r5: str, r10: str, file: 
             "file": file, "source": source, "note": ""}
 
 
-BOARD = {"key": "locomo-x-held", "slug": "locomo-x-held", "title": "LoCoMo x", "split_label": "held split",
-         "questions": 40, "primary": "R@10", "columns": ["R@5", "R@10"], "leader": "reference",
+BOARD = {"key": "locomo-x-held-minilm", "group": "locomo-x-held", "slug": "locomo-x-held-minilm",
+         "title": "LoCoMo x", "split_label": "held split", "embedder": "minilm", "embedder_label": "MiniLM",
+         "tested": 1, "behind": 1, "untested": [], "questions": 40, "primary": "R@10", "columns": ["R@5", "R@10"],
+         "leader": "reference",
          "leader_value": "80.0", "tied": [HOSTILE],
          "rows": [_row("reference", "best", "best", "", "70.0", "80.0", "a.json", 0),
                   _row(HOSTILE, "behind", "significantly behind", "R@10: -5.0 pp against <b>", "65.0", "75.0",
@@ -48,15 +50,26 @@ RANKED = (
 
 OVERVIEW = (
     '<table class="board overview" id="overview">\n'
-    '<thead><tr><th>board</th><th>split</th><th class="num">questions</th><th>primary</th><th>leader</th>'
-    '<th>not significantly different from the leader</th><th class="num">ranked</th>'
+    '<thead><tr><th>board</th><th>split</th><th class="embedder">embedder</th><th class="num">questions</th>'
+    '<th>primary</th><th>leader</th><th>not significantly different from the leader</th>'
+    '<th class="num">tested against the leader</th><th class="num">behind</th><th class="num untested">untested</th>'
     '<th class="num">smoke tests / apart</th></tr></thead>\n'
     '<tbody>\n'
-    '<tr data-board="locomo-x-held"><td><a href="#board-locomo-x-held">LoCoMo x</a></td><td>held split</td>'
+    '<tr data-board="locomo-x-held-minilm" data-group="locomo-x-held" data-embedder="minilm">'
+    '<td><a href="#board-locomo-x-held-minilm">LoCoMo x</a></td><td>held split</td><td class="embedder">MiniLM</td>'
     '<td class="num">40</td><td>R@10</td><td><strong>reference 80.0</strong></td>'
-    '<td>&lt;!--&lt;script&gt;&quot;x&#x27;&amp;amp;</td><td class="num">2</td><td class="num">0</td></tr>\n'
+    '<td>&lt;!--&lt;script&gt;&quot;x&#x27;&amp;amp;</td><td class="num">1</td><td class="num">1</td>'
+    '<td class="num untested">0</td><td class="num">0</td></tr>\n'
     '</tbody>\n'
     '</table>\n')
+
+
+def test_overview_says_why_no_row_is_tied():
+    """Never a bare "-": no other ranked row, none of the tested, or no row tested (untested apart)."""
+    base = {**BOARD, "tied": []}
+    assert tables._tied(base) == "none of 1 tested"
+    assert tables._tied({**base, "tested": 0, "untested": [HOSTILE]}) == "no row tested"
+    assert tables._tied({**base, "rows": base["rows"][:1]}) == "no other ranked row"
 
 
 def test_ranked_board_matches_hand_written_html():

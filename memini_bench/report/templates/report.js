@@ -81,6 +81,38 @@ window.MB = (function () {
     render();
   }
 
+  // The overview: the boards of one data set, protocol and split (one per embedder) share a row; the row's
+  // embedder cell becomes a selector (MiniLM first, the server's order) that shows that embedder's board.
+  function overview() {
+    const table = document.getElementById("overview");
+    if (!table) return;
+    const groups = {};
+    table.querySelectorAll("tbody tr[data-group]").forEach(tr => (groups[tr.dataset.group] ||= []).push(tr));
+    for (const rows of Object.values(groups)) {
+      if (rows.length < 2) continue;
+      const show = embedder => rows.forEach(tr => { tr.hidden = tr.dataset.embedder !== embedder; });
+      rows.forEach(tr => {
+        const td = tr.querySelector("td.embedder");
+        const sel = el("select", { class: "embedder-select", "aria-label": "embedder" });
+        rows.forEach(other => {
+          const label = other.querySelector("td.embedder").dataset.label || other.querySelector("td.embedder").textContent;
+          other.querySelector("td.embedder").dataset.label = label;
+          sel.appendChild(el("option", { value: other.dataset.embedder }, label));
+        });
+        sel.value = tr.dataset.embedder;
+        sel.addEventListener("change", () => {
+          show(sel.value);
+          const shown = rows.find(r => r.dataset.embedder === sel.value);
+          shown.querySelector("select").value = sel.value;
+          shown.querySelector("select").focus();
+        });
+        td.replaceChildren(sel);
+      });
+      show(rows[0].dataset.embedder);
+    }
+    table.dataset.ready = "1";
+  }
+
   // Receipts: index.js calls MB_RECEIPTS_INDEX once; each pNNNN.js calls MB_RECEIPTS_PAGE when loaded.
   let index = null;
   const pages = {}, waiting = {};
@@ -174,5 +206,5 @@ window.MB = (function () {
     document.getElementById("next").addEventListener("click", () => { view += 1; render(); });
     return render();
   }
-  return { leaderboard, receipts };
+  return { leaderboard, receipts, overview };
 })();
