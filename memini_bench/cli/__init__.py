@@ -23,6 +23,7 @@ from click.core import ParameterSource
 
 from memini_bench import __version__
 from memini_bench.cli.help import FlatCommand, show_all, topics
+from memini_bench.cli.typos import closest
 from memini_bench.core.console import fail_usage, run_command
 from memini_bench.core.settings import HELP_SETTINGS, click_options
 from memini_bench.modes import VERBS, dispatch
@@ -79,8 +80,8 @@ def help_command(topic: str | None) -> None:
         return
     width = {"max_content_width": HELP_SETTINGS["max_content_width"],
              "terminal_width": HELP_SETTINGS["terminal_width"]}
-    if topic in VERBS:
-        cmd = _command_of(topic)
+    if topic in VERBS or topic in SUBCOMMANDS:
+        cmd = _command_of(topic) if topic in VERBS else _subcommand(topic)
         click.echo(cmd.get_help(click.Context(cmd, info_name=f"memini-bench {topic}", **width)))
         return
     command = flat_command()
@@ -92,6 +93,13 @@ def help_command(topic: str | None) -> None:
 SUBCOMMANDS: dict[str, str] = {"help": "memini_bench.cli:help_command",
                                "report": "memini_bench.report.cli:command", "data": "memini_bench.data.cli:command",
                                "score": "memini_bench.modes.score:command"}
+
+
+def _subcommand(name: str) -> click.Command:
+    """The click command of a subcommand that is not a mode (``SUBCOMMANDS``), imported now."""
+    from memini_bench.core.registry import load_target
+
+    return load_target(SUBCOMMANDS[name], name)
 
 
 def _command_of(verb: str) -> click.Command:
@@ -131,13 +139,18 @@ def repeated_flag(cmd: click.Command, args: list[str]) -> str | None:
     return None
 
 
-def run_checked(cmd: click.Command, args: list[str], prog: str) -> None:
-    """Run ``cmd`` after refusing a mistyped flag (``typos.unknown_flag``) and a flag given twice."""
-    from memini_bench.cli.typos import unknown_flag
+def run_checked(cmd: click.Command, args: list[str], prog: str, owners: dict[str, str] | None = None) -> None:
+    """Run ``cmd`` after refusing a mistyped subcommand or flag (``typos.check_args``, at any depth of a group)
+    and a flag given twice. ``owners``: each other verb's own flag -> that verb (``flag_verbs``)."""
+    from memini_bench.cli.typos import check_args, resolve
 
-    for problem in (unknown_flag(cmd, args, flag_verbs()), _twice(cmd, args)):
-        if problem is not None:
-            fail_usage("memini-bench", problem)
+    problem = check_args(cmd, args, prog, owners)
+    if problem is None:
+        found = resolve(cmd, args, prog)
+        if not isinstance(found, str):
+            problem = _twice(found[0], found[1])
+    if problem is not None:
+        fail_usage(prog.split(" ")[0], problem)
     run_command(cmd, args, prog)
 
 
@@ -166,11 +179,13 @@ def run_study(args: list[str]) -> None:
         return
     name, rest = args[0], args[1:]
     if name in SCRIPTS:
-        run_command(load_target(SCRIPTS[name], f"study {name}"), rest, f"memini-bench study {name}")
+        run_checked(load_target(SCRIPTS[name], f"study {name}"), rest, f"memini-bench study {name}")
     elif name in study_names():
-        run_checked(verb_command(f"study {name}"), rest, f"memini-bench study {name}")
+        run_checked(verb_command(f"study {name}"), rest, f"memini-bench study {name}", flag_verbs())
     else:
-        fail_usage("memini-bench", f"study {name}: no such study; use one of {', '.join(study_names())}")
+        close = closest(name, study_names())
+        hint = f"did you mean {close}? " if close else ""
+        fail_usage("memini-bench", f"study {name}: no such study; {hint}use one of {', '.join(study_names())}")
 
 
 def run_subcommand(name: str, args: list[str]) -> None:
@@ -180,7 +195,7 @@ def run_subcommand(name: str, args: list[str]) -> None:
     module = SUBCOMMANDS[name].partition(":")[0]
     if name == "score" and importlib.util.find_spec(module) is None:
         fail_usage("memini-bench", "score: not available in this version of memini-bench")
-    run_command(load_target(SUBCOMMANDS[name], name), args, f"memini-bench {name}")
+    run_checked(_subcommand(name), args, f"memini-bench {name}")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -193,6 +208,12 @@ def main(argv: list[str] | None = None) -> None:
     elif first in SUBCOMMANDS:
         run_subcommand(first, rest)
     elif first in VERBS:
-        run_checked(_command_of(first), rest, f"memini-bench {first}")
+        run_checked(_command_of(first), rest, f"memini-bench {first}", flag_verbs())
+    elif first and not first.startswith("-"):  # the flat form takes no argument: a mistyped verb
+        verbs = ["study", *SUBCOMMANDS, *VERBS]
+        close = closest(first, verbs)
+        hint = f"did you mean memini-bench {close}? " if close else ""
+        fail_usage("memini-bench", f"{first}: no such verb; {hint}use one of {', '.join(verbs)} (memini-bench "
+                                   "--help lists them)")
     else:
-        run_checked(flat_command(), args, "memini-bench")
+        run_checked(flat_command(), args, "memini-bench", flag_verbs())
