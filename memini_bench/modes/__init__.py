@@ -106,6 +106,16 @@ def absolute_outputs(opts):
     return dataclasses.replace(opts, output=dataclasses.replace(out, **fixed))
 
 
+def _check_suite(spec, opts) -> None:
+    """A mistyped ``-suite`` is refused as such before anything is built: the default embedder's missing extra
+    (a core install has no MiniLM) would otherwise be the first error, naming the wrong fix."""
+    from memini_bench.core.registry import SUITES
+
+    name = opts.suite
+    if "suite" in used_fields(spec) and ":" not in name and SUITES.canonical(name) is None:
+        raise SUITES.unknown_error(name)
+
+
 def dispatch(opts, verb: str = "", *, plan_only: bool = False, mode=None) -> int:
     """Run ``verb``'s mode (the flat form's ``routes.route`` when ""; ``mode``: an instance to run instead) with
     its output files as one unit (``results.atomic_io.RunOutputs``: staged while it runs, placed together when it
@@ -125,6 +135,7 @@ def dispatch(opts, verb: str = "", *, plan_only: bool = False, mode=None) -> int
     opts = absolute_outputs(opts)
     mode = mode or mode_for(verb or route(opts))
     check_given(mode.spec, opts)
+    _check_suite(mode.spec, opts)
     progress.set_quiet(opts.guard.quiet)
     try:
         with RunOutputs(), run_guard():
