@@ -310,12 +310,24 @@ def test_shipped_catalog_lists_every_set_with_its_checksums(capsys):
         for f in ds.files:
             assert all(u.startswith("https://") for u in f.urls)
             assert len(f.sha256) == 64 or len(f.git_sha1) == 40
-    code, out, _ = run_cli(["data", "list"], capsys)
+    code, out, _ = run_cli(["data", "list", "-v"], capsys)
     assert code == 0
     for ds in sets.values():
         assert ds.name in out
         for f in ds.files:
             assert (f.sha256 or f.git_sha1) in out
+    assert " 1 files" not in out
+
+
+def test_data_list_is_one_line_per_set_with_the_right_plural(capsys):
+    sets = registry.catalog()
+    code, out, err = run_cli(["data", "list"], capsys)
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == 2 + len(sets) and "data list -v" in err
+    for ds, line in zip(sets.values(), lines[2:], strict=True):
+        n = len(ds.files)
+        assert line.split()[:3] == [ds.name, ds.suite, str(n)]
+        assert f" {n} {'file' if n == 1 else 'files'} " in line
 
 
 def test_registered_locomo_checksum_is_the_shared_file():
