@@ -209,7 +209,7 @@ def main(argv: list[str] | None = None) -> None:
         run_subcommand(first, rest)
     elif first in VERBS:
         run_checked(_command_of(first), rest, f"memini-bench {first}", flag_verbs())
-    elif first and not first.startswith("-"):  # the flat form takes no argument: a mistyped verb
+    elif first and not first.startswith("-") and not {"-h", "--help"} & set(args):  # a mistyped verb
         verbs = ["study", *SUBCOMMANDS, *VERBS]
         close = closest(first, verbs)
         hint = f"did you mean memini-bench {close}? " if close else ""
