@@ -234,3 +234,28 @@ def test_the_vetobench_page_table_is_the_model_s(tmp_path):
     assert table["rows"] == [[s["suite"], r["system"], *(f"{r[m] * 100:.1f}" for m in metrics)]
                              for s in doc["suites"] for r in s["veto"]]
     assert "N: each suite's scenarios" in table["foot"]
+
+
+def _latex_rows(text: str) -> list[dict[str, str]]:
+    head, body = text.split("\\midrule\n", 1)
+    names = [c.strip() for c in head.splitlines()[-1].rstrip(" \\").split(" & ")]
+    lines = [line.rstrip(" \\") for line in body.split("\\bottomrule", 1)[0].splitlines() if " & " in line]
+    return [dict(zip(names, line.split(" & "), strict=True)) for line in lines]
+
+
+IDENTITY = ("data set", "questions", "system", "embedder", "file")
+
+
+def test_latex_keeps_the_identity_columns_its_rows_need_to_be_told_apart():
+    """Two memini-hybrid rows of one data set with other embedders (MiniLM, mpnet) need the embedder column (and,
+    since memini-keyword has no embedder, the file); one file alone needs neither."""
+    files = [RESULTS / "locomo.json", RESULTS / "locomo-mpnet.json"]
+    rows = _latex_rows(exports.latex(collect([str(p) for p in files])))
+    hybrid = [r for r in rows if r["system"] == "memini-hybrid"]
+    assert len(hybrid) == 2 and {h["embedder"] for h in hybrid} == {"all-MiniLM-L6-v2 @512", "all-mpnet-base-v2 @384"}
+    identity = [tuple(r[c] for c in IDENTITY if c in r) for r in rows]
+    assert len(set(identity)) == len(identity) and "file" in rows[0] and "questions" not in rows[0]
+    md = exports.markdown(collect([str(p) for p in files]))
+    assert md.count("| memini-hybrid |") == 2  # the Markdown table has the embedder too
+    alone = _latex_rows(exports.latex(collect([str(RESULTS / "locomo.json")])))
+    assert set(alone[0]) & set(IDENTITY) == {"data set", "system"}
