@@ -116,6 +116,15 @@ def _check_suite(spec, opts) -> None:
         raise SUITES.unknown_error(name)
 
 
+def _check_metric_depth(opts) -> None:
+    """Every ``-metrics`` cut-off within the run's largest K (``core.metrics.check_cutoff``), before any work."""
+    if opts.output.metrics:
+        from memini_bench.core.metrics import check_cutoff, parse_list
+
+        for measure in parse_list(opts.output.metrics, flag="-metrics"):
+            check_cutoff(measure, opts.k, flag="-metrics")
+
+
 def dispatch(opts, verb: str = "", *, plan_only: bool = False, mode=None) -> int:
     """Run ``verb``'s mode (the flat form's ``routes.route`` when ""; ``mode``: an instance to run instead) with
     its output files as one unit (``results.atomic_io.RunOutputs``: staged while it runs, placed together when it
@@ -136,6 +145,7 @@ def dispatch(opts, verb: str = "", *, plan_only: bool = False, mode=None) -> int
     mode = mode or mode_for(verb or route(opts))
     check_given(mode.spec, opts)
     _check_suite(mode.spec, opts)
+    _check_metric_depth(opts)
     progress.set_quiet(opts.guard.quiet)
     try:
         with RunOutputs(), run_guard():

@@ -1,0 +1,25 @@
+"""Hostile inputs on the run's surfaces that once gave a silently wrong number or an unclear line: each is one
+line naming the input and the fix, exit 2, nothing written."""
+
+from __future__ import annotations
+
+import pytest
+from cli_run import run_cli
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["-k", "5", "-metrics", "recall_frac@50"], "-metrics recall_frac@50: its cut-off 50 is deeper than this run "
+                                                "recalls (the largest of -k 5)"),
+    (["-k", "1,5", "-metrics", "mrr,ndcg@10"], "-metrics ndcg@10: its cut-off 10 is deeper"),
+    (["sweep", "-k", "5", "-sweep", "fusion=0.3,0.5", "-select", "recall_frac@50"],
+     "-select recall_frac@50: its cut-off 50 is deeper than this run recalls"),
+])
+def test_a_metric_deeper_than_the_runs_largest_k_is_refused(tmp_path, capsys, args, fragment):
+    code, out, err = run_cli([*args, "-suite", "sample", "-embedder", "hash", "-out", str(tmp_path)], capsys)
+    assert code == 2 and fragment in err and len(err.strip().splitlines()) == 1 and not list(tmp_path.iterdir())
+
+
+def test_a_metric_within_the_largest_k_still_runs(tmp_path, capsys):
+    code, out, _ = run_cli(["-k", "5,50", "-metrics", "recall_frac@50,recall_frac@3", "-suite", "sample",
+                            "-embedder", "hash", "-out", str(tmp_path)], capsys)
+    assert code == 0 and "recall_frac@50" in out and "recall_frac@3" in out
