@@ -119,6 +119,7 @@ def test_a_per_question_file_that_fits_no_results_file_is_refused(tmp_path):
 
 @pytest.mark.slow
 def test_a_longmemeval_m_sized_run_builds_in_under_a_minute(tmp_path, capsys):
+    pytest.importorskip("jinja2", reason="the report extra is not installed: pip install 'memini-bench[report]'")
     from devbench.report_scale import main
 
     assert main(["--dir", str(tmp_path), "--no-browser"]) == 0
@@ -130,6 +131,7 @@ def test_a_longmemeval_m_sized_run_builds_in_under_a_minute(tmp_path, capsys):
 
 def test_category_bars_take_rates_of_zero_and_one():
     """At p = 0 or 1 the Wilson bounds can round a hair past p: the error bars stay non-negative."""
+    pytest.importorskip("matplotlib", reason="the report extra is not installed: pip install 'memini-bench[report]'")
     from memini_bench.report.plots import category_bars
     from memini_bench.results.schema import Score
 
@@ -186,6 +188,7 @@ class _Tables(__import__("html.parser").parser.HTMLParser):
 def test_qa_results_show_their_loss_table_with_names_escaped(tmp_path):
     """A QA results file gets the QA page: the loss-attribution table through the table model's HTML renderer, one
     row per arm (all) and per category, the counts as the file holds them, a hostile arm name shown as text."""
+    pytest.importorskip("jinja2", reason="the report extra is not installed: pip install 'memini-bench[report]'")
     evil = '<script>alert("x")</script>'
     losses = {"memini-hybrid@k5": {"wrong": 3, "buckets": {"gold not retrieved": 2, "gold given, answer wrong": 1},
                                    "by_category": {"multi-hop": {"gold not retrieved": 2},
@@ -222,6 +225,7 @@ def test_a_damaged_losses_block_is_one_line(tmp_path):
 def test_the_vetobench_page_table_is_the_model_s(tmp_path):
     """vetobench.html's table: one row per suite and system, veto recall@1 and @5 in percent as the file holds them,
     its footnote stating N."""
+    pytest.importorskip("jinja2", reason="the report extra is not installed: pip install 'memini-bench[report]'")
     path = RESULTS / "vetobench.json"
     doc = json.loads(path.read_text())
     out = _report(str(path), "-o", str(tmp_path / "site"))
