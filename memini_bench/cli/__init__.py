@@ -190,8 +190,6 @@ def run_study(args: list[str]) -> None:
 
 def run_subcommand(name: str, args: list[str]) -> None:
     """A subcommand that is not a mode (``SUBCOMMANDS``); ``score`` says so when it is not installed."""
-    from memini_bench.core.registry import load_target
-
     module = SUBCOMMANDS[name].partition(":")[0]
     if name == "score" and importlib.util.find_spec(module) is None:
         fail_usage("memini-bench", "score: not available in this version of memini-bench")

@@ -53,14 +53,15 @@ def list_command(verbose: bool) -> None:
     sets = list(registry.catalog().values())
     if not verbose:
         rows = [(ds.name, ds.suite, _files(len(ds.files)), _mb(ds.size),
-                 "fetched" if registry.is_fetched(ds) else "not fetched", re.split(r" \(|:", ds.license)[0]) for ds in sets]
+                 "fetched" if registry.is_fetched(ds) else "not fetched", re.split(r" \(|:", ds.license)[0])
+                for ds in sets]
         head = ("set", "suite", "files", "size", "state", "license")
         widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
         for row in [head, *rows]:
             click.echo("  ".join(c.rjust(w) if i == 3 else c.ljust(w)
                                  for i, (c, w) in enumerate(zip(row, widths, strict=True))).rstrip())
-        click.echo("memini-bench data list -v: each set's description, files, checksums, URLs and citation; "
-                   "memini-bench data fetch NAME fetches one", err=True)
+        click.echo("memini-bench data list -v: each set's description, files, checksums, URLs and "
+                   "citation; memini-bench data fetch NAME fetches one", err=True)
         return
     for ds in sets:
         state = "fetched" if registry.is_fetched(ds) else "not fetched"

@@ -6,12 +6,12 @@ model of ``core.table``) and rendered by its renderers.
   largest K unless given), percentages to one decimal, p50 to two. Given the README's four main files it is the
   README's table, byte for byte (a test holds it to the committed README block).
 - ``csv``: one line per (file, system, K) with every metric at full precision and the file's provenance.
-- ``latex``: a booktabs ``tabular`` of data set, system, the identity columns its rows need to be told apart
-  (embedder, questions, file: ``identity_columns``) and the metric columns; per data set the best value of each column is bold
-  (highest recall/MRR/nDCG, lowest p50), a dagger marks a value whose difference to that best is significant
-  by the file's own paired test (Holm-adjusted p < alpha), a degree sign one that no test compares with that best
-  (another file, or a pair the file did not test); the table's own footnote (comment lines) states N per data set
-  and what bold and each mark mean.
+- ``latex``: a booktabs ``tabular`` of data set, system, the identity columns its rows need to be told
+  apart (embedder, questions, file: ``identity_columns``) and the metric columns; per data set the best
+  value of each column is bold (highest recall/MRR/nDCG, lowest p50), a dagger marks a value whose
+  difference to that best is significant by the file's own paired test (Holm-adjusted p < alpha), a degree
+  sign one that no test compares with that best (another file, or a pair the file did not test); the table's
+  own footnote (comment lines) states N per data set and what bold and each mark mean.
 - ``html``: the same table with its marks and notes as an HTML ``<table>``.
 - ``json``: the rows (every metric at every K) and the provenance of every file.
 """
