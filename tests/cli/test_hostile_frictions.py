@@ -23,3 +23,15 @@ def test_a_metric_within_the_largest_k_still_runs(tmp_path, capsys):
     code, out, _ = run_cli(["-k", "5,50", "-metrics", "recall_frac@50,recall_frac@3", "-suite", "sample",
                             "-embedder", "hash", "-out", str(tmp_path)], capsys)
     assert code == 0 and "recall_frac@50" in out and "recall_frac@3" in out
+
+
+def test_excluding_every_question_names_the_exclude_flag():
+    from memini_bench.core.dataset import EmptyDataset, prepare
+    from memini_bench.loaders import load
+
+    ds = load("sample")
+    everything_excluded = ds.with_(questions=(), excluded=ds.questions)
+    with pytest.raises(EmptyDataset) as caught:
+        prepare(everything_excluded)
+    message = str(caught.value)
+    assert message.startswith("-exclude known-bad: excludes all 8 questions") and "drop -exclude" in message
