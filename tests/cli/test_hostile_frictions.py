@@ -35,3 +35,19 @@ def test_excluding_every_question_names_the_exclude_flag():
         prepare(everything_excluded)
     message = str(caught.value)
     assert message.startswith("-exclude known-bad: excludes all 8 questions") and "drop -exclude" in message
+
+
+def test_report_refuses_to_write_onto_an_input(tmp_path, capsys):
+    code, _, _ = run_cli(["-suite", "sample", "-embedder", "hash", "-out", str(tmp_path / "runs"), "-per-question",
+                          str(tmp_path / "pq.jsonl")], capsys)
+    assert code == 0
+    before = (tmp_path / "pq.jsonl").read_bytes()
+    results = next((tmp_path / "runs").glob("*.json"))
+    code, _, err = run_cli(["report", str(results), str(tmp_path / "pq.jsonl"), "-format", "md", "-o",
+                            str(tmp_path / "pq.jsonl")], capsys)
+    assert code == 2 and "is an input of this report" in err and len(err.strip().splitlines()) == 1
+    (tmp_path / "runs" / "notes.md").write_text("mine")
+    code, _, err = run_cli(["report", str(tmp_path / "runs"), "-format", "md", "-o",
+                            str(tmp_path / "runs" / "notes.md")], capsys)
+    assert code == 2 and "is an input of this report" in err
+    assert (tmp_path / "pq.jsonl").read_bytes() == before
