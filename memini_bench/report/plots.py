@@ -53,6 +53,7 @@ def category_bars(scores: list, labels: dict, k: int, title: str) -> str:
 
 def category_figure(scores: list, labels: dict, k: int, title: str):
     plt = _plt()
+    title = short_label(title)
     systems = list(dict.fromkeys(s.system for s in scores if s.k == k))
     cats = sorted({c for s in scores if s.k == k for c in s.per_category})
     if not systems or not cats:
@@ -71,7 +72,7 @@ def category_figure(scores: list, labels: dict, k: int, title: str):
             ys.append(p * 100)
             lo.append(max(0.0, p - a) * 100)   # >= 0: at p = 0 or 1 rounding can put p a hair outside [a, b]
             hi.append(max(0.0, b - p) * 100)
-        ax.bar(xs, ys, width, yerr=[lo, hi], capsize=2, label=system)
+        ax.bar(xs, ys, width, yerr=[lo, hi], capsize=2, label=short_label(system))
     ax.set_xticks(range(len(cats)), [_category_name(c, labels) for c in cats])
     renderer = fig.canvas.get_renderer()
     boxes = [t.get_window_extent(renderer) for t in ax.get_xticklabels()]
@@ -93,7 +94,7 @@ def _category_name(category: str, labels: dict) -> str:
     if not label:
         return category
     same = label.lower().replace(" ", "_").replace("-", "_") == category.lower().replace("-", "_")
-    return label if same else f"{category} {label}"
+    return short_label(label if same else f"{category} {label}")
 
 
 #: Where a point's label may go, in points from the point: beside it first, then further out (with a leader line).
@@ -107,10 +108,23 @@ def pareto_plot(points: list[tuple[str, float, float]], k: int, title: str) -> s
     return _svg(_plt(), pareto_figure(points, k, title)[0])
 
 
+#: A figure's label (a system name) is cut to this many characters with an ellipsis: the renderer lays text out in
+#: time that grows faster than its length (a 200,000-character name took 90 s to draw), and no figure shows more.
+MAX_LABEL_CHARS = 80
+
+
+def short_label(label: str) -> str:
+    """``label`` cut to ``MAX_LABEL_CHARS`` (an ellipsis marks the cut; the page's tables keep the full name)."""
+    return label if len(label) <= MAX_LABEL_CHARS else label[:MAX_LABEL_CHARS - 1] + "…"
+
+
 def pareto_figure(points: list[tuple[str, float, float]], k: int, title: str):
     """The figure and its label Text artists. Each label is placed at the first offset of ``_OFFSETS`` where its
     box, measured by the renderer, meets no label placed before it and stays inside the axes; a point left without
-    a place gets a number (placed the same way) and its name goes to the key under the axes."""
+    a place gets a number (placed the same way) and its name goes to the key under the axes. Labels and the title
+    are cut to ``MAX_LABEL_CHARS``."""
+    points = [(short_label(label), lat, rec) for label, lat, rec in points]
+    title = short_label(title)
     plt = _plt()
     fig, ax = plt.subplots(figsize=(8.0, 5.0))
     front = model.pareto([(lat, rec) for _, lat, rec in points])

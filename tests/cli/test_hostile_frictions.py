@@ -51,3 +51,24 @@ def test_report_refuses_to_write_onto_an_input(tmp_path, capsys):
                             str(tmp_path / "runs" / "notes.md")], capsys)
     assert code == 2 and "is an input of this report" in err
     assert (tmp_path / "pq.jsonl").read_bytes() == before
+
+
+def test_a_huge_system_name_is_cut_in_the_figures_only(tmp_path, capsys):
+    """A 1 MB system name: the figures draw it cut (matplotlib laid out a 200,000-character label in 90 s), the
+    tables keep it whole."""
+    pytest.importorskip("matplotlib", reason="the report extra is not installed: pip install 'memini-bench[report]'")
+    import json
+
+    from memini_bench.report import plots
+
+    fig, texts = plots.pareto_figure([("x" * 1_000_000, 1.0, 0.5), ("y", 2.0, 0.6)], 5, "t" * 1000)[:2]
+    assert all(len(t.get_text()) <= plots.MAX_LABEL_CHARS for t in texts)
+    assert run_cli(["-suite", "sample", "-embedder", "hash", "-systems", "keyword", "-out", str(tmp_path)],
+                   capsys)[0] == 0
+    path = next(tmp_path.glob("*.json"))
+    doc = json.loads(path.read_text())
+    for row in doc["results"]:
+        row["system"] = "z" * 1_000_000
+    path.write_text(json.dumps(doc))
+    code, out, _ = run_cli(["report", str(path), "-format", "md"], capsys)
+    assert code == 0 and "z" * 1_000_000 in out
