@@ -233,7 +233,8 @@ def prepare(ds: Dataset, *, holdout: str = "all", limit: int = 0) -> Dataset:
     flags = " ".join(f for f in (f"-holdout {holdout}" if holdout not in ("", "all") else "",
                                  f"-limit {limit}" if limit else "") if f)
     if not out.questions:
-        raise EmptyDataset(f"{flags or 'the data set'}: leaves none of the {len(ds.questions)} questions of {ds.name} to score; "
+        raise EmptyDataset(f"{flags or 'the data set'}: leaves none of the {len(ds.questions)} questions of "
+                           f"{ds.name} to score; "
                            + ("use -holdout all or tune" if holdout == "held" else "use -holdout all"))
     if not out.items:
         raise EmptyDataset(f"{flags or '-holdout all'}: leaves no item of {ds.name} in the groups of the "
