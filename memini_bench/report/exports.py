@@ -132,7 +132,7 @@ def csv_text(inputs: Inputs) -> str:
             p = prov[r.source]
             values = [r.dataset, r.file, r.system, r.questions, r.embedder, k, *(r.by_k[k][m] for m in metrics),
                       p["git_commit"], p["data_sha256"]]
-            body.append(tuple(Cell(v, str(v)) for v in values))
+            body.append(tuple(Cell(v, "" if v is None else str(v)) for v in values))
     return render_table(Table(tuple(head), tuple(body)), "csv")
 
 

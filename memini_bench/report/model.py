@@ -58,13 +58,28 @@ def embedder_label(config: dict, system: str) -> str:
     return model.replace("st:sentence-transformers/", "").replace("|max_tokens=", " @") or "-"
 
 
+#: The results file's name of each leaderboard metric held in ``Score.scores`` (``{k}``: the row's K).
+SCORE_NAMES = {"recall_at_k": "recall_any@{k}", "recall_all_at_k": "recall_all@{k}", "mrr": "mrr",
+               "ndcg_at_k": "ndcg@{k}", "p50_ms": "latency_p50", "p95_ms": "latency_p95",
+               "tokens_injected_mean": "tokens_injected@{k}"}
+
+
+def _score(s, key: str) -> float | None:
+    """The row's value of a leaderboard metric; None (shown "-") when the file does not hold it: a missing score
+    is no 0.0."""
+    name = SCORE_NAMES.get(key)
+    if name is None:
+        return float(getattr(s, key))
+    value = s.value(name, None)
+    return None if value is None else float(value)
+
+
 def rows(inputs: Inputs) -> list[Row]:
     out = []
     for source in inputs.sources:
         doc = source.results
         for system in doc.systems:
-            by_k = {s.k: {key: float(getattr(s, key)) for key, *_ in METRICS} for s in doc.scores
-                    if s.system == system}
+            by_k = {s.k: {key: _score(s, key) for key, *_ in METRICS} for s in doc.scores if s.system == system}
             questions = max(s.questions for s in doc.scores if s.system == system)
             out.append(Row(source.index, source.name, doc.dataset, system, questions,
                            embedder_label(doc.config, system), by_k))

@@ -72,3 +72,20 @@ def test_a_huge_system_name_is_cut_in_the_figures_only(tmp_path, capsys):
     path.write_text(json.dumps(doc))
     code, out, _ = run_cli(["report", str(path), "-format", "md"], capsys)
     assert code == 0 and "z" * 1_000_000 in out
+
+
+def test_a_missing_score_shows_as_a_dash_not_zero(tmp_path, capsys):
+    import json
+
+    assert run_cli(["-suite", "sample", "-embedder", "hash", "-systems", "keyword", "-out", str(tmp_path)],
+                   capsys)[0] == 0
+    path = next(tmp_path.glob("*.json"))
+    doc = json.loads(path.read_text())
+    for row in doc["results"]:
+        row["scores"].pop("mrr")
+    path.write_text(json.dumps(doc))
+    code, out, _ = run_cli(["report", str(path), "-format", "md"], capsys)
+    row = out.strip().splitlines()[-1].split("|")
+    assert code == 0 and row[7].strip() == "-" and "0.0" not in row[7]
+    code, out, _ = run_cli(["report", str(path), "-format", "json"], capsys)
+    assert code == 0 and all(v["mrr"] is None for r in json.loads(out)["rows"] for v in r["by_k"].values())
