@@ -89,3 +89,33 @@ def test_a_missing_score_shows_as_a_dash_not_zero(tmp_path, capsys):
     assert code == 0 and row[7].strip() == "-" and "0.0" not in row[7]
     code, out, _ = run_cli(["report", str(path), "-format", "json"], capsys)
     assert code == 0 and all(v["mrr"] is None for r in json.loads(out)["rows"] for v in r["by_k"].values())
+
+
+def test_a_board_does_not_rank_a_run_of_another_data_file(tmp_path, capsys):
+    """Three runs of one data set name on one board; the one whose data file differs (another sha256) is listed
+    apart, not ranked, even when it leads."""
+    import json
+
+    from memini_bench.report.boards import build_boards
+    from memini_bench.report.collect import collect
+
+    assert run_cli(["-suite", "sample", "-embedder", "hash", "-out", str(tmp_path / "a")], capsys)[0] == 0
+    (src,) = (tmp_path / "a").glob("*.json")
+    doc = json.loads(src.read_text())
+    files = []
+    for n, (sha, recall) in enumerate([(None, None), (None, None), ("f" * 64, 1.0)]):
+        d = json.loads(json.dumps(doc))
+        for r in d["results"]:
+            r["system"] = f"{r['system']}-{n}"
+            r["questions"] = 40
+            if recall is not None:
+                r["scores"]["recall_any@5"] = recall
+        if sha:
+            d["config"]["data_sha256"] = sha
+        path = tmp_path / f"r{n}.json"
+        path.write_text(json.dumps(d))
+        files.append(str(path))
+    (board,) = build_boards(collect(files))
+    assert not any(r.system.endswith("-2") for r in board.rows)
+    apart = [r for r in board.apart if r.system.endswith("-2")]
+    assert len(apart) == 3 and all("another data file" in r.note for r in apart)
