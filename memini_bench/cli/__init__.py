@@ -197,8 +197,44 @@ def run_subcommand(name: str, args: list[str]) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point of ``memini-bench`` and ``python -m memini_bench``."""
-    args = sys.argv[1:] if argv is None else list(argv)
+    """Entry point of ``memini-bench`` and ``python -m memini_bench``. Run as the program (``argv`` None), the
+    process ends when the command does: a thread a plugin left running that the run's guard could not attribute
+    (a ``threading.Timer``, a thread pool's worker, a thread whose target is a built-in) is ended with the process
+    after the results are written, and a line says so (``_end_with_stray_threads``)."""
+    if argv is not None:
+        _main(list(argv))
+        return
+    try:
+        _main(sys.argv[1:])
+    except SystemExit as exc:
+        _end_with_stray_threads(exc.code)
+        raise
+    _end_with_stray_threads(0)
+
+
+def _end_with_stray_threads(code: object) -> None:
+    """``os._exit(code)`` after flushing, when a non-daemon thread other than this one still runs (the interpreter
+    would wait for it forever); nothing otherwise."""
+    import os
+    import threading
+
+    stray = [t for t in threading.enumerate() if t is not threading.current_thread() and not t.daemon
+             and t.is_alive()]
+    if not stray:
+        return
+    status = code if isinstance(code, int) else (0 if code is None else 1)
+    try:
+        names = ", ".join(sorted({t.name for t in stray})[:5])
+        sys.stderr.write(f"memini-bench: ended {len(stray)} thread(s) a plugin left running ({names}); they would "
+                         "have kept the process alive\n")
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):
+        pass
+    os._exit(status)
+
+
+def _main(args: list[str]) -> None:
     set_command(["memini-bench", *args])
     first, rest = (args[0], args[1:]) if args else ("", [])
     if first == "study":
