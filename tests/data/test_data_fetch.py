@@ -267,7 +267,7 @@ def test_cli_fetch_verify_and_data_name(toy, tmp_path, capsys):
     code, out, err = run_cli(["-suite", "file", "-data", "toy", "-embedder", "hash", "-no-write"], capsys)
     assert code == 0, err
     assert "1 questions" in out
-    code, _, err = run_cli(["-suite", "locomo", "-data", "toy", "-no-write"], capsys)
+    code, _, err = run_cli(["-suite", "locomo", "-data", "toy", "-embedder", "hash", "-no-write"], capsys)
     assert code == 2 and "read by -suite file" in err
     placed.write_bytes(TOY.replace(b"fridays", b"mondays"))  # same length, other bytes
     code, out, err = run_cli(["data", "verify"], capsys)
@@ -290,7 +290,8 @@ def test_cli_fetch_of_wrong_bytes_exits_2_and_leaves_nothing(toy, tmp_path, caps
 def test_unknown_name_and_missing_registered_file(toy, capsys):
     code, _, err = run_cli(["data", "fetch", "nope"], capsys)
     assert code == 2 and "not registered" in err and "toy" in err
-    code, _, err = run_cli(["-suite", "file", "-data", "/nowhere/toy.json", "-no-write"], capsys)
+    code, _, err = run_cli(["-suite", "file", "-data", "/nowhere/toy.json", "-embedder", "hash", "-no-write"],
+                           capsys)
     assert code == 2 and "memini-bench data fetch toy" in err
 
 
