@@ -275,7 +275,8 @@ def readme_block(results_dir: Path) -> str:
             f"{shape['tokens']['cap']} cap). Ray call overhead (measured): {overhead['sequential_ms']:.2f} ms one at a "
             f"time, {overhead['pipelined_ms']:.2f} ms pipelined, so one driver feeds at most "
             f"{ext['dispatch_limit_texts_per_s']:,.0f} texts/s in pieces of {ext['piece_texts']} (extrapolated). "
-            f"2 workers vs 1 on this machine's 2 shared cores (measured): {ext['cpu_scale_out_2_vs_1']:.2f}x.", "",
+            f"2 workers vs 1 on our 2-core measuring machine, cores shared (measured): "
+            f"{ext['cpu_scale_out_2_vs_1']:.2f}x.", "",
             f"Extrapolated embedding wall time of LongMemEval-M on a GPU cluster, at {gpu['value']:g} texts/s per "
             f"GPU ({'an assumption, not measured' if gpu['source'] != 'user-supplied' else 'user-supplied'}):", "",
             markdown(extrapolated_table(ext["per_gpus"])).rstrip("\n"), "",

@@ -5,7 +5,8 @@ Generates (seeded, ``random.Random``) a haystack of ``--items`` item ids (250,00
 gold within its top 10 with its own probability; writes the per-question JSONL (one row per system and question, top
 10 ids and scores) and the results file (scores from ``evaluation.metrics.score_all`` over the same runs, so the two
 agree), then times ``report.collect`` + ``report.site.build``. With chromium and playwright it also opens the
-leaderboard and the receipts page from ``file://`` and times the first receipts and a switch of the A-vs-B filter.
+boards (``index.html``, ``BOARD_ROW``), all runs (``runs.html``) and the receipts page from ``file://`` and times
+the first rows of each, the first receipts and a switch of the A-vs-B filter.
 The data set file itself is not generated: the receipts show ids without texts (say so in the note).
 """
 
@@ -57,6 +58,12 @@ def generate(folder: Path, items: int, questions: int, systems: int, seed: int =
     return res, folder / "lme-m-synthetic.jsonl"
 
 
+#: A ranked row of the index's first board (``index.html``: one ``section#board-<set>-<protocol>`` per board) and
+#: a row of the all-runs table (``runs.html``'s ``#board``).
+BOARD_ROW = "section.boardsec[id^='board-'] table tbody tr"
+RUNS_ROW = "#board tbody tr"
+
+
 def browse(site: Path) -> dict:
     from memini_bench.report.screenshot import ARGS, CHROMIUM
 
@@ -70,8 +77,12 @@ def browse(site: Path) -> dict:
         page = b.new_page()
         t = time.perf_counter()
         page.goto((site / "index.html").resolve().as_uri())
-        page.wait_for_selector("#board tbody tr")
+        page.wait_for_selector(BOARD_ROW)
         out["leaderboard_ms"] = (time.perf_counter() - t) * 1000
+        t = time.perf_counter()
+        page.goto((site / "runs.html").resolve().as_uri())
+        page.wait_for_selector(RUNS_ROW)
+        out["all_runs_ms"] = (time.perf_counter() - t) * 1000
         (receipts,) = site.glob("receipts-*.html")
         t = time.perf_counter()
         page.goto(receipts.resolve().as_uri())

@@ -105,10 +105,9 @@ def _flag(fn: str, name: str, value: Any) -> bool:
 def _run(mode, opts, quiet: bool):
     """Plan and run ``mode`` as ``modes.dispatch`` does (its checks, ``run_contract``), writing nothing; under
     ``quiet`` nothing reaches stdout or stderr (``silenced``)."""
-    from memini_bench.modes import check_given, run_contract
+    from memini_bench.modes import check_options, run_contract
 
-    mode.check(opts)
-    check_given(mode.spec, opts)
+    check_options(mode, opts)
     with silenced(quiet), run_contract(opts):
         return mode.run(mode.plan(opts))
 

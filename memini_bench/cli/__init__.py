@@ -22,6 +22,7 @@ from click.core import ParameterSource
 
 from memini_bench import __version__
 from memini_bench.cli.help import FlatCommand, show_all, topics
+from memini_bench.cli.typos import closest
 from memini_bench.core.console import fail_usage, run_command
 from memini_bench.core.settings import HELP_SETTINGS, click_options
 from memini_bench.modes import VERBS, dispatch
@@ -78,8 +79,8 @@ def help_command(topic: str | None) -> None:
         return
     width = {"max_content_width": HELP_SETTINGS["max_content_width"],
              "terminal_width": HELP_SETTINGS["terminal_width"]}
-    if topic in VERBS:
-        cmd = _command_of(topic)
+    if topic in VERBS or topic in SUBCOMMANDS:
+        cmd = _command_of(topic) if topic in VERBS else _subcommand(topic)
         click.echo(cmd.get_help(click.Context(cmd, info_name=f"memini-bench {topic}", **width)))
         return
     command = flat_command()
@@ -90,6 +91,13 @@ def help_command(topic: str | None) -> None:
 #: Subcommands that are not modes: each target is ``module:attr``, a click command, imported only when named.
 SUBCOMMANDS: dict[str, str] = {"help": "memini_bench.cli:help_command",
                                "report": "memini_bench.report.cli:command", "data": "memini_bench.data.cli:command"}
+
+
+def _subcommand(name: str) -> click.Command:
+    """The click command of a subcommand that is not a mode (``SUBCOMMANDS``), imported now."""
+    from memini_bench.core.registry import load_target
+
+    return load_target(SUBCOMMANDS[name], name)
 
 
 def _command_of(verb: str) -> click.Command:
@@ -129,13 +137,18 @@ def repeated_flag(cmd: click.Command, args: list[str]) -> str | None:
     return None
 
 
-def run_checked(cmd: click.Command, args: list[str], prog: str) -> None:
-    """Run ``cmd`` after refusing a mistyped flag (``typos.unknown_flag``) and a flag given twice."""
-    from memini_bench.cli.typos import unknown_flag
+def run_checked(cmd: click.Command, args: list[str], prog: str, owners: dict[str, str] | None = None) -> None:
+    """Run ``cmd`` after refusing a mistyped subcommand or flag (``typos.check_args``, at any depth of a group)
+    and a flag given twice. ``owners``: each other verb's own flag -> that verb (``flag_verbs``)."""
+    from memini_bench.cli.typos import check_args, resolve
 
-    for problem in (unknown_flag(cmd, args, flag_verbs()), _twice(cmd, args)):
-        if problem is not None:
-            fail_usage("memini-bench", problem)
+    problem = check_args(cmd, args, prog, owners)
+    if problem is None:
+        found = resolve(cmd, args, prog)
+        if not isinstance(found, str):
+            problem = _twice(found[0], found[1])
+    if problem is not None:
+        fail_usage(prog.split(" ")[0], problem)
     run_command(cmd, args, prog)
 
 
@@ -164,23 +177,59 @@ def run_study(args: list[str]) -> None:
         return
     name, rest = args[0], args[1:]
     if name in SCRIPTS:
-        run_command(load_target(SCRIPTS[name], f"study {name}"), rest, f"memini-bench study {name}")
+        run_checked(load_target(SCRIPTS[name], f"study {name}"), rest, f"memini-bench study {name}")
     elif name in study_names():
-        run_checked(verb_command(f"study {name}"), rest, f"memini-bench study {name}")
+        run_checked(verb_command(f"study {name}"), rest, f"memini-bench study {name}", flag_verbs())
     else:
-        fail_usage("memini-bench", f"study {name}: no such study; use one of {', '.join(study_names())}")
+        close = closest(name, study_names())
+        hint = f"did you mean {close}? " if close else ""
+        fail_usage("memini-bench", f"study {name}: no such study; {hint}use one of {', '.join(study_names())}")
 
 
 def run_subcommand(name: str, args: list[str]) -> None:
-    """A subcommand that is not a mode (``SUBCOMMANDS``)."""
-    from memini_bench.core.registry import load_target
-
-    run_command(load_target(SUBCOMMANDS[name], name), args, f"memini-bench {name}")
+    """A subcommand that is not a mode (``SUBCOMMANDS``), its flags checked (a typo gets the closest flag)."""
+    run_checked(_subcommand(name), args, f"memini-bench {name}")
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point of ``memini-bench`` and ``python -m memini_bench``."""
-    args = sys.argv[1:] if argv is None else list(argv)
+    """Entry point of ``memini-bench`` and ``python -m memini_bench``. Run as the program (``argv`` None), the
+    process ends when the command does: a thread a plugin left running that the run's guard could not attribute
+    (a ``threading.Timer``, a thread pool's worker, a thread whose target is a built-in) is ended with the process
+    after the results are written, and a line says so (``_end_with_stray_threads``)."""
+    if argv is not None:
+        _main(list(argv))
+        return
+    try:
+        _main(sys.argv[1:])
+    except SystemExit as exc:
+        _end_with_stray_threads(exc.code)
+        raise
+    _end_with_stray_threads(0)
+
+
+def _end_with_stray_threads(code: object) -> None:
+    """``os._exit(code)`` after flushing, when a non-daemon thread other than this one still runs (the interpreter
+    would wait for it forever); nothing otherwise."""
+    import os
+    import threading
+
+    stray = [t for t in threading.enumerate() if t is not threading.current_thread() and not t.daemon
+             and t.is_alive()]
+    if not stray:
+        return
+    status = code if isinstance(code, int) else (0 if code is None else 1)
+    try:
+        names = ", ".join(sorted({t.name for t in stray})[:5])
+        sys.stderr.write(f"memini-bench: ended {len(stray)} thread(s) a plugin left running ({names}); they would "
+                         "have kept the process alive\n")
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):
+        pass
+    os._exit(status)
+
+
+def _main(args: list[str]) -> None:
     set_command(["memini-bench", *args])
     first, rest = (args[0], args[1:]) if args else ("", [])
     if first == "study":
@@ -188,6 +237,12 @@ def main(argv: list[str] | None = None) -> None:
     elif first in SUBCOMMANDS:
         run_subcommand(first, rest)
     elif first in VERBS:
-        run_checked(_command_of(first), rest, f"memini-bench {first}")
+        run_checked(_command_of(first), rest, f"memini-bench {first}", flag_verbs())
+    elif first and not first.startswith("-") and not {"-h", "--help"} & set(args):  # a mistyped verb
+        verbs = ["study", *SUBCOMMANDS, *VERBS]
+        close = closest(first, verbs)
+        hint = f"did you mean memini-bench {close}? " if close else ""
+        fail_usage("memini-bench", f"{first}: no such verb; {hint}use one of {', '.join(verbs)} (memini-bench "
+                                   "--help lists them)")
     else:
-        run_checked(flat_command(), args, "memini-bench")
+        run_checked(flat_command(), args, "memini-bench", flag_verbs())

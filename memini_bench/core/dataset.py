@@ -240,11 +240,15 @@ def prepare(ds: Dataset, *, holdout: str = "all", limit: int = 0) -> Dataset:
     question or no item is an ``EmptyDataset`` error naming the flags (memini would score zeros)."""
     if limit < 0:
         raise BenchError(f"-limit {limit}: use a positive number of questions (0 = all)")
+    if not ds.questions and ds.excluded:
+        raise EmptyDataset(f"-exclude known-bad: excludes all {len(ds.excluded)} questions of {ds.name} (each is on "
+                           "its suite's known-bad list), leaving none to score; drop -exclude to score them")
     out = subsample(split_holdout(ds, holdout), limit)
     flags = " ".join(f for f in (f"-holdout {holdout}" if holdout not in ("", "all") else "",
                                  f"-limit {limit}" if limit else "") if f)
     if not out.questions:
-        raise EmptyDataset(f"{flags}: leaves none of the {len(ds.questions)} questions of {ds.name} to score; "
+        raise EmptyDataset(f"{flags or 'the data set'}: leaves none of the {len(ds.questions)} questions of "
+                           f"{ds.name} to score; "
                            + ("use -holdout all or tune" if holdout == "held" else "use -holdout all"))
     if not out.items:
         raise EmptyDataset(f"{flags or '-holdout all'}: leaves no item of {ds.name} in the groups of the "

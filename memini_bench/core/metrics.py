@@ -537,6 +537,16 @@ def parse_list(text: str, *, flag: str = "-metrics") -> tuple[Metric, ...]:
     return tuple(dict.fromkeys(metrics))
 
 
+def check_cutoff(measure: Metric, ks: tuple[int, ...], *, flag: str) -> None:
+    """Refuse a metric whose cut-off is deeper than the run's recall depth (its largest K): a run recalls once at
+    max K, so recall_frac@50 of a ``-k 5`` run would be computed from 5 results and print as an @50 figure. The one
+    check of ``-metrics`` and ``-select`` (which also wants the K in ``-k``)."""
+    if measure.k is not None and ks and measure.k > max(ks):
+        raise BenchError(f"{flag} {measure.name}: its cut-off {measure.k} is deeper than this run recalls (the "
+                         f"largest of -k {','.join(map(str, ks))}); add {measure.k} to -k, or ask for it at a K "
+                         "of -k")
+
+
 def listing() -> list[dict[str, str]]:
     """One row per metric family: its canonical spelling, parameters, whether higher is better, its formula and
     citation (``memini-bench -list metrics``)."""

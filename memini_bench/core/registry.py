@@ -75,10 +75,48 @@ def _import_file(path: str, what: str, spec: str) -> object:
     return module
 
 
+#: Steps an extra needs before its ``pip install``: PyPI's Linux torch is a multi-GB CUDA build, so the ``minilm``
+#: extra takes a CPU torch from PyTorch's own index first (README, Install).
+BEFORE_EXTRA = {"minilm": "pip install torch --index-url https://download.pytorch.org/whl/cpu (a CPU build; PyPI's "
+                          "is a multi-GB CUDA one), then "}
+
+
 def missing_extra(name: str, extra: str, package: str) -> BenchError:
-    """The one line for a capability whose pip extra is not installed: it names the extra and the command."""
+    """The one line for a capability whose pip extra is not installed: it names the extra and the command (and
+    what must come first, ``BEFORE_EXTRA``)."""
     return BenchError(f"{name} needs the {extra} extra ({package} is not installed): "
-                      f"pip install 'memini-bench[{extra}]'")
+                      f"{BEFORE_EXTRA.get(extra, '')}pip install 'memini-bench[{extra}]'")
+
+
+def missing_distributions(extra: str) -> list[str] | None:
+    """The distributions the pip extra ``extra`` requires that are not installed (read from memini-bench's own
+    metadata, nothing imported); None when that metadata is absent (a source tree that was never installed) or
+    does not declare the extra."""
+    import importlib.metadata as metadata
+    import re
+
+    try:
+        requires = metadata.requires("memini-bench") or []
+    except metadata.PackageNotFoundError:
+        return None
+    wanted = [re.split(r"[\s;<>=!~\[]", r, maxsplit=1)[0] for r in requires
+              if re.search(rf"extra\s*==\s*[\"']{re.escape(extra)}[\"']", r)]
+    if not wanted:
+        return None
+    missing = []
+    for name in wanted:
+        try:
+            metadata.distribution(name)
+        except metadata.PackageNotFoundError:
+            missing.append(name)
+    return missing
+
+
+def extra_installed(extra: str) -> bool | None:
+    """Whether every distribution of the pip extra ``extra`` is installed (``missing_distributions``; None:
+    unknown)."""
+    missing = missing_distributions(extra)
+    return None if missing is None else not missing
 
 
 def require_extra(name: str, extra: str, *packages: str) -> None:
@@ -206,9 +244,13 @@ class Registry(Generic[T]):
         return self.canonical(name) is not None or (self.allow_module and ":" in name)
 
     def unknown_error(self, name: str, flag: str | None = None) -> BenchError:
+        import difflib
+
         extra = "; or module:attr (or PATH.py:attr) for any importable factory" if self.allow_module else ""
-        return BenchError(f"{flag or self.flag} {name!r}: unknown {self.kind}; use one of {', '.join(self.names())}"
-                          f"{extra}")
+        close = difflib.get_close_matches(name, self.names(), n=1, cutoff=0.7) if isinstance(name, str) else []
+        hint = f"did you mean {close[0]}? " if close else ""
+        return BenchError(f"{flag or self.flag} {name!r}: unknown {self.kind}; {hint}use one of "
+                          f"{', '.join(self.names())}{extra}")
 
     def get(self, name: str, *, flag: str | None = None) -> T:
         """The target registered as ``name`` (loaded if lazy), or ``module:attr`` imported when allowed; errors
@@ -221,6 +263,8 @@ class Registry(Generic[T]):
         entry = self._entries[canonical]
         target = entry.target
         if isinstance(target, str):
+            if entry.extra and (missing := missing_distributions(entry.extra)):  # before any import or data read
+                raise missing_extra(canonical, entry.extra, missing[0])
             target = load_target(target, flag or self.flag, entry.extra, canonical)
             self._entries[canonical] = dataclasses.replace(entry, target=target)
         return target  # type: ignore[return-value]
@@ -236,11 +280,12 @@ class Registry(Generic[T]):
         return doc.splitlines()[0] if doc else ""
 
     def listing(self) -> list[str]:
-        """One line per entry: name, aliases, origin, extra and help (for ``-list``)."""
+        """One line per entry: name, aliases, origin, help, and the pip extra it needs when that extra is not
+        installed (``extra_installed``; for ``-list``)."""
         lines = []
         for e in self.entries():
             alias = f" (also {', '.join(e.aliases)})" if e.aliases else ""
-            extra = f" [needs extra {e.extra}]" if e.extra else ""
+            extra = f" [needs extra {e.extra}]" if e.extra and extra_installed(e.extra) is not True else ""
             origin = "" if e.origin == "built-in" else f" [{e.origin}]"
             lines.append(f"  {e.name}{alias}{origin}{extra}: {self.help_of(e)}")
         return lines

@@ -1,7 +1,7 @@
-"""``memini-bench data list | fetch NAME... | verify [NAME...]``: the registered data sets on this machine.
+"""``memini-bench data list | fetch NAME... | verify [NAME...]``: the registered data sets, and your copies of them.
 
-- ``list``: every registered set, its suite, size, license, whether it is fetched, and each file's checksum (with
-  ``-v`` the URLs, citation and checksum source too).
+- ``list``: every registered set, one line each: its suite, number of files, size, whether it is fetched and its
+  license (with ``-v`` each set in full: description, citation, each file's checksum and URLs, checksum source).
 - ``fetch NAME...``: download each missing file of the named sets (``data.download``: resumed, verified, placed
   atomically, bounded in size and time, from the catalog's URLs or a ``-mirror``) into ``$MEMINI_BENCH_DATA/<name>``;
   a file already in place is checked and kept when it matches. Then ``-data NAME`` reads the set.
@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -39,25 +40,41 @@ def command() -> None:
     """The data sets memini-bench knows: list, fetch and verify them (see docs/datasets.md)."""
 
 
+def _files(n: int) -> str:
+    return f"{n} file" if n == 1 else f"{n:,} files"
+
+
 @command.command("list")
-@click.option("-v", "--verbose", is_flag=True, help="Also the URLs, citation and where each checksum comes from.")
+@click.option("-v", "--verbose", is_flag=True, help="Each set in full: its description, license, citation, every "
+              "file with its checksum and URLs, and where the checksums come from.")
 def list_command(verbose: bool) -> None:
-    """Every registered set with its suite, size, license, state and checksums."""
+    """Every registered set, one line each: suite, files, size, state and license (-v: each in full)."""
     click.echo(f"data folder: {registry.data_root()} (${registry.ENV})")
-    for ds in registry.catalog().values():
+    sets = list(registry.catalog().values())
+    if not verbose:
+        rows = [(ds.name, ds.suite, _files(len(ds.files)), _mb(ds.size),
+                 "fetched" if registry.is_fetched(ds) else "not fetched", re.split(r" \(|:", ds.license)[0])
+                for ds in sets]
+        head = ("set", "suite", "files", "size", "state", "license")
+        widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+        for row in [head, *rows]:
+            click.echo("  ".join(c.rjust(w) if i == 3 else c.ljust(w)
+                                 for i, (c, w) in enumerate(zip(row, widths, strict=True))).rstrip())
+        click.echo("memini-bench data list -v: each set's description, files, checksums, URLs and "
+                   "citation; memini-bench data fetch NAME fetches one", err=True)
+        return
+    for ds in sets:
         state = "fetched" if registry.is_fetched(ds) else "not fetched"
-        click.echo(f"\n{ds.name}  (-suite {ds.suite}, {len(ds.files)} files, {_mb(ds.size)}, {state})")
+        click.echo(f"\n{ds.name}  (-suite {ds.suite}, {_files(len(ds.files))}, {_mb(ds.size)}, {state})")
         click.echo(f"  {ds.description}")
         click.echo(f"  license: {ds.license}")
-        if verbose:
-            click.echo(f"  citation: {ds.citation}")
-            click.echo(f"  checksums from: {ds.checksum_source}")
+        click.echo(f"  citation: {ds.citation}")
+        click.echo(f"  checksums from: {ds.checksum_source}")
         for f in ds.files:
             size = "" if f.size is None else f"  {f.size:,} bytes"
             click.echo(f"  {f.path}  {f.checksum}{size}")
-            if verbose:
-                for url in f.urls:
-                    click.echo(f"    {url}")
+            for url in f.urls:
+                click.echo(f"    {url}")
 
 
 @command.command("fetch")

@@ -109,6 +109,35 @@ def absolute_outputs(opts):
     return dataclasses.replace(opts, output=dataclasses.replace(out, **fixed))
 
 
+def _check_suite(spec, opts) -> None:
+    """A mistyped ``-suite`` is refused as such before anything is built: the default embedder's missing extra
+    (a core install has no MiniLM) would otherwise be the first error, naming the wrong fix."""
+    from memini_bench.core.registry import SUITES
+
+    name = opts.suite
+    if "suite" in used_fields(spec) and ":" not in name and SUITES.canonical(name) is None:
+        raise SUITES.unknown_error(name)
+
+
+def _check_metric_depth(opts) -> None:
+    """Every ``-metrics`` cut-off within the run's largest K (``core.metrics.check_cutoff``), before any work."""
+    if opts.output.metrics:
+        from memini_bench.core.metrics import check_cutoff, parse_list
+
+        for measure in parse_list(opts.output.metrics, flag="-metrics"):
+            check_cutoff(measure, opts.k, flag="-metrics")
+
+
+def check_options(mode, opts) -> None:
+    """Every check of a run's options before any work, the CLI's (``dispatch``) and the API's alike: the mode's own
+    (``Mode.check``), every flag given is one it uses (``check_given``), a mistyped suite named as such, and every
+    ``-metrics`` cut-off within the run's largest K."""
+    mode.check(opts)
+    check_given(mode.spec, opts)
+    _check_suite(mode.spec, opts)
+    _check_metric_depth(opts)
+
+
 @contextmanager
 def run_contract(opts) -> Iterator[None]:
     """The contract every run runs under, the CLI's (``dispatch``) and the Python API's (``memini_bench.evaluate``,
@@ -147,7 +176,6 @@ def dispatch(opts, verb: str = "", *, plan_only: bool = False, mode=None) -> int
 
     opts = absolute_outputs(opts)
     mode = mode or mode_for(verb or route(opts))
-    mode.check(opts)
-    check_given(mode.spec, opts)
+    check_options(mode, opts)
     with run_contract(opts):
         return mode.execute(opts, plan_only=plan_only)

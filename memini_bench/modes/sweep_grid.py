@@ -162,6 +162,7 @@ def parse_metric(text: str, ks: tuple[int, ...]) -> Metric:
     if measure.unit != "fraction":
         raise BenchError(f"-select {text!r}: {measure.name} is not a per-question score; select by a recall, "
                          "precision, MRR or nDCG metric (memini-bench -list metrics)")
+    metrics.check_cutoff(measure, ks, flag="-select")
     if measure.k is not None and measure.k not in ks:
         raise BenchError(f"-select {text}: K {measure.k} is not in -k {','.join(map(str, ks))}; add it to -k")
     k = measure.k if measure.k is not None else ks[0]

@@ -43,20 +43,26 @@ def bucket(g: Graded, gold: Collection[str], retrieved: Collection[str] | None, 
 
 def attribute(arms: Sequence[str], graded: Sequence[Graded], gold_of: Callable[[str], Collection[str]],
               retrieved_of: Callable[[str, int], Collection[str] | None], known_bad: Collection[str]) -> dict:
-    """``{arm: {"wrong": n, "buckets": {bucket: n}, "by_category": {category: {bucket: n}}}}`` over the wrong
-    answers of ``graded`` (one pass); ``retrieved_of(arm, question index)`` gives R (None: external answers)."""
+    """``{arm: {"wrong": n, "buckets": {bucket: n}, "by_category": {category: {bucket: n}}, "unparseable": n}}``
+    over the wrong answers of ``graded`` (one pass; a verdict that was no label is no wrong answer: counted apart
+    in ``unparseable``); ``retrieved_of(arm, question index)`` gives R (None: external answers)."""
     out: dict[str, dict] = {}
     for arm in arms:
         total: Counter = Counter()
         by_cat: dict[str, Counter] = {}
+        unparseable = 0
         for g in graded:
-            if g.arm != arm or g.correct:
+            if g.arm != arm or g.correct is True:
+                continue
+            if g.correct is None:  # the judge's reply was no label: neither right nor wrong, counted apart
+                unparseable += 1
                 continue
             b = bucket(g, gold_of(g.id), retrieved_of(arm, g.index), g.id in known_bad)
             total[b] += 1
             by_cat.setdefault(g.category, Counter())[b] += 1
         out[arm] = {"wrong": sum(total.values()), "buckets": {b: total[b] for b in BUCKETS if total[b]},
-                    "by_category": {c: {b: n[b] for b in BUCKETS if n[b]} for c, n in sorted(by_cat.items())}}
+                    "by_category": {c: {b: n[b] for b in BUCKETS if n[b]} for c, n in sorted(by_cat.items())},
+                    "unparseable": unparseable}
     return out
 
 

@@ -32,7 +32,7 @@ class CategoryScore:
     category: str
     questions: int
     correct: int
-    accuracy: float
+    accuracy: float | None  # None: no verdict with a label
     unparseable: int = 0
 
 
@@ -57,7 +57,7 @@ class ArmScore:
     k: int
     questions: int
     correct: int
-    accuracy: float
+    accuracy: float | None  # None: no verdict with a label
     per_category: tuple[CategoryScore, ...]
     tokens: Tokens
     unparseable: int = 0
@@ -96,11 +96,13 @@ def _rate(correct: int, n: int) -> float:
     return correct / n if n else 0.0
 
 
-def _counts(verdicts: Sequence[bool | None]) -> tuple[int, int, float, int]:
-    """``(graded, correct, accuracy, unparseable)`` of verdicts (None: unparseable, out of the accuracy)."""
+def _counts(verdicts: Sequence[bool | None]) -> tuple[int, int, float | None, int]:
+    """``(graded, correct, accuracy, unparseable)`` of verdicts (None: unparseable, out of the accuracy); the
+    accuracy is None (printed "-") when no verdict had a label: 0 judged is no 0.0% accuracy."""
     correct = sum(v is True for v in verdicts)
     unparseable = sum(v is None for v in verdicts)
-    return len(verdicts), correct, _rate(correct, len(verdicts) - unparseable), unparseable
+    judged = len(verdicts) - unparseable
+    return len(verdicts), correct, _rate(correct, judged) if judged else None, unparseable
 
 
 def score_arm(arm: Arm, graded: Sequence[Graded]) -> ArmScore:

@@ -371,8 +371,13 @@ def _board(key: tuple[str, ...], sources: list[Source], tuned: set[str]) -> Boar
         questions = max((sc.questions for sc in s.results.scores if sc.system == system), default=0)
         rows.append(BoardRow(name=name, system=system, source=s, questions=questions, by_k=_by_k(s, system),
                              scores=_scores(s, system)))
+    board_sha = _board_data(rows)
     for r in rows:
-        if r.questions < MIN_QUESTIONS:
+        sha = r.source.results.config.get("data_sha256") or ""
+        if board_sha and sha and sha != board_sha:
+            r.ranked, r.note = False, (f"a run of another data file (sha256 {sha[:12]}, this board's is "
+                                       f"{board_sha[:12]}): not ranked beside runs it shares no questions with")
+        elif r.questions < MIN_QUESTIONS:
             r.ranked, r.note = False, f"smoke test: {r.questions} question{'s' if r.questions != 1 else ''} " \
                                       f"(under {MIN_QUESTIONS}), not ranked"
         elif split == "full" and r.system in tuned:
@@ -392,6 +397,19 @@ def _row_name(shown: str, ident: str, idents: list[str], files_per_key: dict[str
     the board (the one most files hold; every row of a board has the same embedder)."""
     base = max(idents, key=lambda i: (files_per_key.get(i, 0), i))
     return shown if ident == base else f"{shown} [{variant_tag(ident, base)}]"
+
+
+def _board_data(rows: list[BoardRow]) -> str:
+    """The data file (sha256) of a board: the one most of its rows ran on (ties: the most questions), "" when no
+    row records one. A run of another file is listed apart, never ranked (its numbers are over other questions)."""
+    shas = [(r.source.results.config.get("data_sha256") or "", r.questions) for r in rows]
+    counts: dict[str, list[int]] = {}
+    for sha, questions in shas:
+        if sha:
+            counts.setdefault(sha, []).append(questions)
+    if not counts:
+        return ""
+    return max(counts, key=lambda sha: (len(counts[sha]), max(counts[sha]), sha))
 
 
 def _has(source: Source, system: str, metric: str) -> bool:

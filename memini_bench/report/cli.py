@@ -48,6 +48,7 @@ def command(paths: tuple[str, ...], out: str, fmt: str, k: int | None, shot: str
     if not fmt and not out:
         raise BenchError("report: give -o DIR (the site's folder) or -format md|csv|latex|html|json")
     _check_out(out, fmt)
+    _check_not_an_input(out, paths)
     inputs = collect(list(paths))
     rows = sum(len(s.results.scores) for s in inputs.sources)
     if rows > MAX_REPORT_ROWS:
@@ -102,6 +103,19 @@ def _check_out(out: str, fmt: str) -> None:
         raise BenchError(f"-o {out}: a folder of other files, which the site would replace; give a new or empty "
                          "folder, or one an earlier report wrote")
     check_destinations(folders=[("-o", out)])
+
+
+def _check_not_an_input(out: str, paths: tuple[str, ...]) -> None:
+    """``-o`` must not be one of the inputs, nor a file inside an input folder (a per-question JSONL given as an
+    input would be replaced by the table): refused before anything is read."""
+    if not out:
+        return
+    target = os.path.realpath(out)
+    for path in paths:
+        real = os.path.realpath(path)
+        if target == real or target.startswith(real.rstrip(os.sep) + os.sep):
+            raise BenchError(f"-o {out}: is an input of this report ({path}), which the output would replace; "
+                             "choose another path")
 
 
 STAGING = ".{name}.staging-"

@@ -6,11 +6,12 @@ model of ``core.table``) and rendered by its renderers.
   largest K unless given), percentages to one decimal, p50 to two. Given the README's four main files it is the
   README's table, byte for byte (a test holds it to the committed README block).
 - ``csv``: one line per (file, system, K) with every metric at full precision and the file's provenance.
-- ``latex``: a booktabs ``tabular`` of the Markdown columns; per data set the best value of each column is bold
-  (highest recall/MRR/nDCG, lowest p50), a dagger marks a value whose difference to that best is significant
-  by the file's own paired test (Holm-adjusted p < alpha), a degree sign one that no test compares with that best
-  (another file, or a pair the file did not test); the table's own footnote (comment lines) states N per data set
-  and what bold and each mark mean.
+- ``latex``: a booktabs ``tabular`` of data set, system, the identity columns its rows need to be told
+  apart (embedder, questions, file: ``identity_columns``) and the metric columns; per data set the best
+  value of each column is bold (highest recall/MRR/nDCG, lowest p50), a dagger marks a value whose
+  difference to that best is significant by the file's own paired test (Holm-adjusted p < alpha), a degree
+  sign one that no test compares with that best (another file, or a pair the file did not test); the table's
+  own footnote (comment lines) states N per data set and what bold and each mark mean.
 - ``html``: the same table with its marks and notes as an HTML ``<table>``.
 - ``json``: the rows (every metric at every K) and the provenance of every file.
 """
@@ -62,12 +63,13 @@ MARKS = {"†": "differs from the best of its column and data set by its file's 
               "no claim either way"}
 
 
-def leaderboard(inputs: Inputs, k: int | None = None, *, grouped: bool = False) -> Table:
+def leaderboard(inputs: Inputs, k: int | None = None, *, grouped: bool = False, with_file: bool = False) -> Table:
     """The leaderboard as one table: per row (file, system) its data set, questions, system, embedder and the
     ``columns`` at K; per data set the best of each column (by printed value: ties all best), a ``†`` where the
     file's paired test separates a value from that best, a ``°`` where no test of the pair exists (a value without
     a mark was tested and not found different; p50 is never tested). The notes state N per data set and the marks.
-    ``grouped``: each data set's rows together (in the order data sets first appear), a group per data set."""
+    ``grouped``: each data set's rows together (in the order data sets first appear), a group per data set;
+    ``with_file``: a ``file`` column after the embedder (the results file's name)."""
     rows = model.rows(inputs)
     ks, k = table_k(rows, k)
     cols = columns(ks, k)
@@ -75,7 +77,7 @@ def leaderboard(inputs: Inputs, k: int | None = None, *, grouped: bool = False) 
     sig = {s.index: model.sig_lookup(s) for s in inputs.sources}
     cover = covered(sig, ks)
     head = [Column("dataset", "data set", "left"), Column("questions", "questions"), Column("system", "system", "left"),
-            Column("embedder", "embedder", "left")]
+            Column("embedder", "embedder", "left")] + ([Column("file", "file", "left")] if with_file else [])
     head += [Column(at_k(metric, kk), header, better="higher" if higher[metric] else "lower")
              for header, metric, kk in cols]
     datasets = list(dict.fromkeys(r.dataset for r in rows))
@@ -88,7 +90,7 @@ def leaderboard(inputs: Inputs, k: int | None = None, *, grouped: bool = False) 
         if body and r.dataset != body[-1][0].value:
             groups.append(len(body))
         cells = [Cell(r.dataset, r.dataset), Cell(r.questions, str(r.questions)), Cell(r.system, r.system),
-                 Cell(r.embedder, r.embedder)]
+                 Cell(r.embedder, r.embedder)] + ([Cell(r.file, r.file)] if with_file else [])
         for _, metric, kk in cols:
             value = r.value(metric, kk)
             text = _text(metric, value)
@@ -154,12 +156,37 @@ def json_text(inputs: Inputs) -> str:
     return orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n"
 
 
+#: The identity columns a row may need beside data set and system, in the order they are added.
+IDENTITY = ("embedder", "questions", "file")
+
+
+def identity_columns(table: Table) -> tuple[str, ...]:
+    """The fewest identity columns that tell every row of ``table`` apart: data set and system, then each of
+    ``IDENTITY`` in turn that tells more rows apart, until no two rows share them all (two ``memini-hybrid`` rows,
+    hash and MiniLM, need the embedder; two runs of one system with other settings, the file)."""
+    index = {c.key: i for i, c in enumerate(table.columns)}
+
+    def distinct(keys: list[str]) -> int:
+        return len({tuple(r[index[key]].text for key in keys) for r in table.rows})
+
+    keys = ["dataset", "system"]
+    for extra in IDENTITY:
+        if distinct(keys) == len(table.rows):
+            break
+        if extra in index and distinct([*keys, extra]) > distinct(keys):  # only a column that tells rows apart
+            keys.append(extra)
+    return tuple(keys)
+
+
 def latex(inputs: Inputs, k: int | None = None) -> str:
-    """The leaderboard as a booktabs tabular (data set, system and the metric columns), bold best, marks as
-    superscripts, and its notes (N, what bold and each mark mean) as comment lines under it."""
-    table = leaderboard(inputs, k, grouped=True)
-    return render_table(table.only(("dataset", "system", *(c.key for c in table.columns[4:]))), "latex",
-                        source="memini-bench report -format latex")
+    """The leaderboard as a booktabs tabular (data set, system, the identity columns its rows need to be told
+    apart, ``identity_columns``, and the metric columns), bold best, marks as superscripts, and its notes (N, what
+    bold and each mark mean) as comment lines under it."""
+    table = leaderboard(inputs, k, grouped=True, with_file=True)
+    metrics = tuple(c.key for c in table.columns if c.key not in ("dataset", "questions", "system", *IDENTITY))
+    keys = identity_columns(table)
+    order = [c.key for c in table.columns if c.key in keys]  # in the table's order: data set, questions, system...
+    return render_table(table.only((*order, *metrics)), "latex", source="memini-bench report -format latex")
 
 
 def html(inputs: Inputs, k: int | None = None) -> str:

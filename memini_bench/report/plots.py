@@ -60,6 +60,7 @@ def category_figure(rows: list[tuple[str, float | None, dict[str, float], dict[s
     system has no value for is blank. The column
     headers carry each category's question count (the most any row has)."""
     plt = _plt()
+    title = short_label(title)
     cats = sorted({c for _, _, values, _ in rows for c in values}, key=_category_order)
     if not rows or not cats:
         return None
@@ -68,7 +69,7 @@ def category_figure(rows: list[tuple[str, float | None, dict[str, float], dict[s
     names = [textwrap.fill(_category_name(c, labels).replace("_", " ").replace("-", "- "), 12).replace("- ", "-")
              for c in cats]
     heads = ["all", *(f"{name}\n(n={n})" if n else name for name, n in zip(names, counts, strict=True))]
-    width = max(5.0, 2.2 + 1.05 * len(heads) + 0.06 * max(len(name) for name, *_ in rows))
+    width = max(5.0, 2.2 + 1.05 * len(heads) + 0.06 * max(len(short_label(name)) for name, *_ in rows))
     fig, ax = plt.subplots(figsize=(width, 0.9 + 0.26 * len(rows)))
     cmap = plt.get_cmap("YlGnBu")
     import numpy as np
@@ -86,7 +87,7 @@ def category_figure(rows: list[tuple[str, float | None, dict[str, float], dict[s
                     color="white" if (v * 100 - low) / (high - low) > 0.6 else "black")
     ax.set_xticks(range(len(heads)), heads, fontsize=7)
     ax.xaxis.tick_top()
-    ax.set_yticks(range(len(rows)), [name for name, *_ in rows], fontsize=7)
+    ax.set_yticks(range(len(rows)), [short_label(name) for name, *_ in rows], fontsize=7)
     ax.axvline(0.5, color="white", lw=2)
     ax.set_title(f"{title}: {metric} per category (%)", fontsize=9, pad=26)
     ax.tick_params(length=0)
@@ -106,7 +107,7 @@ def _category_name(category: str, labels: dict) -> str:
     if not label:
         return category
     same = label.lower().replace(" ", "_").replace("-", "_") == category.lower().replace("-", "_")
-    return label if same else f"{category} {label}"
+    return short_label(label if same else f"{category} {label}")
 
 
 #: Where a point's label may go, in points from the point: beside it first, then further out (with a leader line).
@@ -120,10 +121,23 @@ def pareto_plot(points: list[tuple[str, float, float]], k: int, title: str, metr
     return _svg(_plt(), pareto_figure(points, k, title, metric)[0])
 
 
+#: A figure's label (a system name) is cut to this many characters with an ellipsis: the renderer lays text out in
+#: time that grows faster than its length (a 200,000-character name took 90 s to draw), and no figure shows more.
+MAX_LABEL_CHARS = 80
+
+
+def short_label(label: str) -> str:
+    """``label`` cut to ``MAX_LABEL_CHARS`` (an ellipsis marks the cut; the page's tables keep the full name)."""
+    return label if len(label) <= MAX_LABEL_CHARS else label[:MAX_LABEL_CHARS - 1] + "…"
+
+
 def pareto_figure(points: list[tuple[str, float, float]], k: int, title: str, metric: str = ""):
     """The figure and its label Text artists. Each label is placed at the first offset of ``_OFFSETS`` where its
     box, measured by the renderer, meets no label placed before it and stays inside the axes; a point left without
-    a place gets a number (placed the same way) and its name goes to the key under the axes."""
+    a place gets a number (placed the same way) and its name goes to the key under the axes. Labels and the title
+    are cut to ``MAX_LABEL_CHARS``."""
+    points = [(short_label(label), lat, rec) for label, lat, rec in points]
+    title = short_label(title)
     plt = _plt()
     fig, ax = plt.subplots(figsize=(8.0, 5.0))
     front = model.pareto([(lat, rec) for _, lat, rec in points])

@@ -6,7 +6,8 @@ temp file is unnamed (``O_TMPFILE``) until it is complete, so a process killed m
 it is ``.<name>.<pid>.<hex>.tmp``, and the next write of the same name removes those whose process is gone.
 ``check_destinations`` probes each output folder by creating (and removing) a temp file there, so a read-only
 folder is refused up front rather than after the whole run. ``RunOutputs`` makes every file one run writes one
-unit: staged while the run goes, placed together at its end, none of them left after a failure.
+unit: staged while the run goes, placed together at its end (under a lock of their folders, and only where no
+other process has written a target since the run claimed it), none of them left after a failure.
 
 Every write first checks its target (``check_target``): a symbolic link (which the writer did not make), a folder,
 a device, a FIFO or a socket is refused, and so is a memini-bench results file unless the write is itself a results
@@ -266,6 +267,54 @@ def check_destinations(*, folders: Sequence[tuple[str, str]] = (), files: Sequen
 _UNIT: ContextVar[RunOutputs | None] = ContextVar("memini_bench_run_outputs", default=None)
 
 
+def _state(path: Path) -> tuple[int, int, int, int] | None:
+    """What ``path`` is now, to tell whether another process replaced it: (device, inode, size, mtime), None when
+    nothing is there."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def expect_unchanged(path: Path) -> None:
+    """Inside ``RunOutputs``: note what ``path`` is now (the run claimed it: ``results.identity.claim``); the run's
+    outputs are placed only if it is still that when the run ends (another run writing it meanwhile is refused,
+    not silently replaced). Outside a run, nothing."""
+    unit = _UNIT.get()
+    if unit is not None:
+        unit.expect(path)
+
+
+class _FolderLocks:
+    """Exclusive ``flock``s on folders (their own descriptors: no lock file is left), taken in path order so two
+    runs cannot deadlock; where ``fcntl`` is missing (Windows) nothing is locked."""
+
+    def __init__(self, folders: Sequence[Path]) -> None:
+        self.folders = sorted(set(folders))
+        self.fds: list[int] = []
+
+    def __enter__(self) -> _FolderLocks:
+        try:
+            import fcntl
+        except ImportError:
+            return self
+        try:
+            for folder in self.folders:
+                fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+                self.fds.append(fd)
+                fcntl.flock(fd, fcntl.LOCK_EX)
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for fd in self.fds:
+            os.close(fd)  # closing the descriptor releases its lock
+        self.fds.clear()
+
+
 class RunOutputs:
     """A run's output files placed as one unit: inside ``with RunOutputs():`` every ``atomic_write`` is staged
     (written, flushed and fsynced to a named temp file beside its target, so a full disk or an unwritable folder
@@ -276,6 +325,13 @@ class RunOutputs:
 
     def __init__(self) -> None:
         self._staged: dict[Path, Path] = {}   # final path -> its written temp file
+        self._expected: dict[Path, tuple[int, int, int, int] | None] = {}  # final path -> what it was when claimed
+
+    def expect(self, path: Path) -> None:
+        """Note what ``path`` is now (first note wins): placing this run's file there is refused if another
+        process has written it by then (``commit``)."""
+        final = Path(os.path.abspath(path))
+        self._expected.setdefault(final, _state(final))
 
     def __enter__(self) -> RunOutputs:
         self._token = _UNIT.set(self)
@@ -297,6 +353,7 @@ class RunOutputs:
         if final.is_dir():
             raise BenchError(f"{path}: is a folder, where this run would write a file; choose another path")
         check_target(final, results=results)
+        self._expected.setdefault(final, _state(final))
         fd, tmp = _open_temp(final, named=True)   # named: it is renamed into place at the end
         assert tmp is not None
         self._staged[final] = tmp
@@ -308,7 +365,28 @@ class RunOutputs:
             os.close(fd)
 
     def commit(self) -> None:
-        """Place every staged file; on any failure undo what was placed (see the class docstring)."""
+        """Place every staged file; on any failure undo what was placed (see the class docstring). Under an
+        exclusive lock of each target folder, every target must still be what it was when the run claimed it
+        (``expect``): a file another run placed there meanwhile (two runs onto one name at once) refuses this run's
+        outputs, so that one of the two fails instead of both succeeding with one's results lost."""
+        try:
+            with _FolderLocks([final.parent for final in self._staged]):
+                self._check_unchanged()
+                self._place()
+        except OSError as exc:
+            self.discard()
+            raise BenchError(f"cannot place this run's outputs ({exc.strerror or exc}); none of them was "
+                             "kept") from None
+
+    def _check_unchanged(self) -> None:
+        for final in self._staged:
+            if final in self._expected and _state(final) != self._expected[final]:
+                self.discard()
+                raise BenchError(f"{final}: another process wrote this file while this run was going (two runs "
+                                 "onto one name at once); none of this run's outputs was placed, the other's is "
+                                 "kept; run again, or give each run its own -name LABEL or -out")
+
+    def _place(self) -> None:
         placed: list[tuple[Path, Path | None]] = []   # (final, where the file it replaces was moved; None: none)
         try:
             for final, tmp in self._staged.items():

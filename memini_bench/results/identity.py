@@ -141,8 +141,11 @@ def claim(path: Path, ident: dict, *, suffix: str = ".json", companions: Sequenc
     with ``-<hash>`` before ``suffix`` (said on stderr). ``read`` reads the identity a file at ``path`` records
     (a folder's: that of a file in it); ``companions`` are files named after it that must be free too. Called
     before any work."""
+    from memini_bench.results.atomic_io import expect_unchanged
+
     found = _taken(path, ident, read, suffix, companions)
     if found is None:
+        expect_unchanged(path)  # another run placing a file here before this one ends: refused, not lost
         return path
     base, tail = path.name.removesuffix(suffix), f"-{identity_hash(ident)[:HASH_DIGITS]}{suffix}"
     while len((base + tail).encode()) > NAME_MAX_BYTES:  # a name near the file system's limit: cut, hash kept
@@ -154,6 +157,7 @@ def claim(path: Path, ident: dict, *, suffix: str = ".json", companions: Sequenc
                          "run's hashed name; give -name LABEL or another -out so neither is lost")
     print(f"{found[0]} holds a run made with other settings ({', '.join(found[1])}); this run writes {hashed}",
           file=sys.stderr, flush=True)
+    expect_unchanged(hashed)
     return hashed
 
 

@@ -41,7 +41,9 @@ def _snowball():
     try:
         import Stemmer
     except ImportError:
-        raise BenchError("-ref-stemmer snowball: needs PyStemmer; pip install 'memini-bench[reference]'") from None
+        from memini_bench.core.registry import missing_extra
+
+        raise missing_extra("the reference analyzer's Snowball stemmer", "reference", "PyStemmer") from None
     return Stemmer.Stemmer("english").stemWord
 
 

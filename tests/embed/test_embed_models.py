@@ -54,6 +54,8 @@ def test_a_folder_is_used_as_it_is(tmp_path):
 
 
 def test_a_hub_id_is_found_in_the_local_hub_cache(offline_hub):
+    pytest.importorskip("sentence_transformers",
+                        reason="the minilm extra is not installed: pip install 'memini-bench[minilm]'")
     snapshot = _hub_cache(offline_hub, "acme/tiny-model")
     assert locate("acme/tiny-model", flag="-embedder st:acme/tiny-model") == ModelSource("acme/tiny-model", snapshot)
 

@@ -146,7 +146,7 @@ def test_compare_reads_a_fifo(tmp_path, capsys):
 
 
 def test_a_newline_in_a_path_stays_on_the_error_line(tmp_path, capsys):
-    code, _, err = run(["-suite", "file", "-data", str(tmp_path / "a\nb.json")], capsys)
+    code, _, err = run(["-suite", "file", "-data", str(tmp_path / "a\nb.json"), "-embedder", "hash"], capsys)
     assert code == 2 and err.count("\n") == 1 and "a\\nb.json: no such file" in one_error(err)
 
 

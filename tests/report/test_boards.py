@@ -255,6 +255,7 @@ def _no_overlaps(boxes) -> bool:
 
 
 def test_labels_of_the_committed_figures_do_not_overlap(committed):
+    pytest.importorskip("matplotlib", reason="the report extra is not installed: pip install 'memini-bench[report]'")
     inputs, _ = committed
     plt = plots._plt()
     rows = model.rows(inputs)
@@ -285,6 +286,7 @@ def test_labels_of_the_committed_figures_do_not_overlap(committed):
                           st.sampled_from([0.0, 0.05, 0.3, 0.31, 9.0, 400.0]),
                           st.sampled_from([0.0, 0.523, 0.524, 0.7, 1.0])), max_size=40))
 def test_pareto_labels_never_overlap_at_any_number_of_points(points):
+    pytest.importorskip("matplotlib", reason="the report extra is not installed: pip install 'memini-bench[report]'")
     plt = plots._plt()
     fig, texts = plots.pareto_figure(points, 10, "t")
     renderer = fig.canvas.get_renderer()

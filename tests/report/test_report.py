@@ -119,6 +119,7 @@ def test_a_per_question_file_that_fits_no_results_file_is_refused(tmp_path):
 
 @pytest.mark.slow
 def test_a_longmemeval_m_sized_run_builds_in_under_a_minute(tmp_path, capsys):
+    pytest.importorskip("jinja2", reason="the report extra is not installed: pip install 'memini-bench[report]'")
     from devbench.report_scale import main
 
     assert main(["--dir", str(tmp_path), "--no-browser"]) == 0
@@ -130,6 +131,7 @@ def test_a_longmemeval_m_sized_run_builds_in_under_a_minute(tmp_path, capsys):
 
 def test_category_heatmap_takes_rates_of_zero_and_one():
     """Rates of exactly 0 and 1 are drawn and printed (0.0 and 100.0)."""
+    pytest.importorskip("matplotlib", reason="the report extra is not installed: pip install 'memini-bench[report]'")
     from memini_bench.report.plots import category_figure
 
     fig = category_figure([("s", 0.5, {"a": 0.0, "b": 1.0, "c": 1 / 3}, {"a": 3, "b": 1, "c": 3})], {},
@@ -184,6 +186,7 @@ class _Tables(__import__("html.parser").parser.HTMLParser):
 def test_qa_results_show_their_loss_table_with_names_escaped(tmp_path):
     """A QA results file gets the QA page: the loss-attribution table through the table model's HTML renderer, one
     row per arm (all) and per category, the counts as the file holds them, a hostile arm name shown as text."""
+    pytest.importorskip("jinja2", reason="the report extra is not installed: pip install 'memini-bench[report]'")
     evil = '<script>alert("x")</script>'
     losses = {"memini-hybrid@k5": {"wrong": 3, "buckets": {"gold not retrieved": 2, "gold given, answer wrong": 1},
                                    "by_category": {"multi-hop": {"gold not retrieved": 2},
@@ -220,6 +223,7 @@ def test_a_damaged_losses_block_is_one_line(tmp_path):
 def test_the_vetobench_page_table_is_the_model_s(tmp_path):
     """vetobench.html's table: one row per suite and system, veto recall@1 and @5 in percent as the file holds them,
     its footnote stating N."""
+    pytest.importorskip("jinja2", reason="the report extra is not installed: pip install 'memini-bench[report]'")
     path = RESULTS / "vetobench.json"
     doc = json.loads(path.read_text())
     out = _report(str(path), "-o", str(tmp_path / "site"))
@@ -232,3 +236,28 @@ def test_the_vetobench_page_table_is_the_model_s(tmp_path):
     assert table["rows"] == [[s["suite"], r["system"], *(f"{r[m] * 100:.1f}" for m in metrics)]
                              for s in doc["suites"] for r in s["veto"]]
     assert "N: each suite's scenarios" in table["foot"]
+
+
+def _latex_rows(text: str) -> list[dict[str, str]]:
+    head, body = text.split("\\midrule\n", 1)
+    names = [c.strip() for c in head.splitlines()[-1].rstrip(" \\").split(" & ")]
+    lines = [line.rstrip(" \\") for line in body.split("\\bottomrule", 1)[0].splitlines() if " & " in line]
+    return [dict(zip(names, line.split(" & "), strict=True)) for line in lines]
+
+
+IDENTITY = ("data set", "questions", "system", "embedder", "file")
+
+
+def test_latex_keeps_the_identity_columns_its_rows_need_to_be_told_apart():
+    """Two memini-hybrid rows of one data set with other embedders (MiniLM, mpnet) need the embedder column (and,
+    since memini-keyword has no embedder, the file); one file alone needs neither."""
+    files = [RESULTS / "locomo.json", RESULTS / "locomo-mpnet.json"]
+    rows = _latex_rows(exports.latex(collect([str(p) for p in files])))
+    hybrid = [r for r in rows if r["system"] == "memini-hybrid"]
+    assert len(hybrid) == 2 and {h["embedder"] for h in hybrid} == {"all-MiniLM-L6-v2 @512", "all-mpnet-base-v2 @384"}
+    identity = [tuple(r[c] for c in IDENTITY if c in r) for r in rows]
+    assert len(set(identity)) == len(identity) and "file" in rows[0] and "questions" not in rows[0]
+    md = exports.markdown(collect([str(p) for p in files]))
+    assert md.count("| memini-hybrid |") == 2  # the Markdown table has the embedder too
+    alone = _latex_rows(exports.latex(collect([str(RESULTS / "locomo.json")])))
+    assert set(alone[0]) & set(IDENTITY) == {"data set", "system"}

@@ -50,6 +50,8 @@ def test_local_scores_match_sentence_transformers(tiny_cross_encoder):
 
 
 def test_unloadable_folder_is_one_line(tmp_path):
+    pytest.importorskip("sentence_transformers",
+                        reason="the minilm extra is not installed: pip install 'memini-bench[minilm]'")
     with pytest.raises(BenchError, match="cannot load a cross-encoder there") as exc:
         LocalCrossEncoder(str(tmp_path)).rerank("q", [Candidate("a", "x"), Candidate("b", "y")])
     assert "\n" not in str(exc.value)

@@ -10,6 +10,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+pytest.importorskip("Stemmer", reason="the reference extra is not installed: pip install 'memini-bench[reference]'")
+pytest.importorskip("scipy", reason="the reference extra is not installed: pip install 'memini-bench[reference]'")
 from cli_opts import cli_options
 
 from memini_bench.core.dataset import Item

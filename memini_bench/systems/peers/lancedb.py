@@ -12,8 +12,9 @@ its own k best (a post-filter would cut the global top k down to the group's sha
   *squared* distance d²; the hit's score is ``1 / (1 + d)``, memini-vector's scale (same order either way).
 - ``lancedb-fts``: LanceDB's native full-text index (``create_index("text", config=FTS())``, the defaults a builder
   gets: ``simple`` tokenizer (split on whitespace and punctuation), lower case, English stemming, English stop
-  words removed, ASCII folding, tokens over 40 characters dropped), queried with ``search(query,
-  query_type="fts")``; BM25 scores as LanceDB computes them.
+  words removed, ASCII folding, tokens over 40 characters dropped), queried with ``search(MatchQuery(query,
+  "text"), query_type="fts")``: the user's text as plain words (``plain_text``; a quoted string is no phrase query),
+  BM25 scores as LanceDB computes them.
 - ``lancedb-hybrid``: both legs in one ``search(query_type="hybrid").vector(v).text(query)`` fused by LanceDB's
   ``RRFReranker`` (K 60: ``score = sum 1 / (60 + rank)``, ranks from 1). Each leg is fetched ``limit(k)`` deep,
   LanceDB's own default. Deeper legs make this hybrid *worse*: with each leg 5 x k deep and the fused list cut to
@@ -32,6 +33,7 @@ import lancedb
 import numpy as np
 import pyarrow as pa
 from lancedb.index import FTS
+from lancedb.query import MatchQuery
 from lancedb.rerankers import RRFReranker
 
 from memini_bench.core.contract import Hit
@@ -48,6 +50,13 @@ RRF_K = 60  # RRFReranker's default, recorded in describe()
 def group_filter(group: str) -> str:
     """The prefilter selecting ``group``'s rows (single quotes doubled, as SQL escapes them)."""
     return "grp = '" + group.replace("'", "''") + "'"
+
+
+def plain_text(query: str) -> MatchQuery:
+    """The user's text as a plain full-text match on ``text``: a query string LanceDB would parse (``"a b"`` is a
+    phrase query, which an index built without positions refuses, ending the run) is matched as its words, with
+    the same BM25 scores as the parsed string for text without quotes."""
+    return MatchQuery(query, "text")
 
 
 class LanceSystem(PeerSystem):
@@ -80,12 +89,12 @@ class LanceSystem(PeerSystem):
     def _query(self, group: str, query: str, k: int):
         assert self.table is not None, "ingest first"
         if self.mode == "fts":
-            search = self.table.search(query, query_type="fts")
+            search = self.table.search(plain_text(query), query_type="fts")
         elif self.mode == "vector":
             search = self.table.search(self._vector(query), vector_column_name="vector").distance_type("l2")
         else:
             search = (self.table.search(query_type="hybrid", vector_column_name="vector").vector(self._vector(query))
-                      .text(query).rerank(RRFReranker(K=RRF_K)))
+                      .text(plain_text(query)).rerank(RRFReranker(K=RRF_K)))
         return search.where(group_filter(group), prefilter=True).limit(k).to_arrow()
 
     def _vector(self, query: str) -> np.ndarray:
