@@ -24,6 +24,7 @@ import numpy as np
 
 from memini_bench.embed.base import Embedder
 from memini_bench.embed.checks import validate_vectors
+from memini_bench.errors import BenchError
 from memini_bench.progress import Task
 
 CHUNK = 1024  # texts per cache commit, per executor chunk, and at most per embedding call
@@ -44,6 +45,8 @@ def embedding_plan(embedder: Embedder, texts: list[str]) -> tuple[list[list[str]
         pieces = [[texts[i] for i in index] for index in order]
         try:
             counts = np.asarray(embedder.token_counts(texts), dtype=np.float64)  # type: ignore[attr-defined]
+        except BenchError:
+            raise  # the model cannot load: the run's one-line error, not a fallback
         except Exception:  # the weights only steer the ETA: never fail a run over them
             counts = np.fromiter(map(len, texts), dtype=np.float64, count=len(texts))
         return pieces, [float(len(index) * counts[index].max()) if len(index) else 0.0 for index in order]
