@@ -6,7 +6,8 @@ A stage is a ``Task`` (a description, a total and a unit; total 0 for one withou
 ingest). Tasks nest (a system's ingest holds the embedding of its texts), and what is shown is the open tasks,
 outermost first, joined by `` > ``; the innermost one carries its count::
 
-    progress: memini-hybrid ingest of 5882 items > embedding 5882 texts: 1024/5882 texts (17%), 0:09 elapsed, ETA 0:41, 113 texts/s
+    progress: memini-hybrid ingest of 5882 items > embedding 5882 texts: 1024/5882 texts (17%), 0:09 elapsed,
+    ETA 0:41, 113 texts/s
 
 ``elapsed`` runs since the innermost task began. The rate and the ETA are taken at the last tick (``t`` seconds
 after the start, ``done`` counted): ``rate = done / t`` and ``ETA = t * (W - w) / w`` where ``w`` of ``W`` is the
