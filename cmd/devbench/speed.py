@@ -442,36 +442,34 @@ def overhead(path: str, embedder: str, cache_dir: str, rounds: int = 3) -> dict[
     return out
 
 
-def _outside_round(system: object, ds: object, empty: object) -> tuple[float, float]:
-    """The outside method: no timer inside the recall. The thread CPU of a bare loop of ``system.recall`` over the
-    questions, and of ``run_system`` over them less its per-run work (a run over no question) and less that bare
-    loop: (bare s, the harness's s)."""
+def _run_cpu(system: object, ds: object, empty: object) -> tuple[float, float]:
+    """Thread CPU s of ``run_system`` over no question (its per-run work) and over ``ds``'s questions."""
     from memini_bench.evaluation.runner import run_system
 
-    c = time.thread_time()
-    for q in ds.questions:  # type: ignore[attr-defined]
-        system.recall(q.group, q.query, 10, now=q.now, context=dict(q.context))  # type: ignore[attr-defined]
-    bare = time.thread_time() - c
     c = time.thread_time()
     run_system(system, empty, 10)  # type: ignore[arg-type]
     fixed = time.thread_time() - c
     c = time.thread_time()
     run_system(system, ds, 10)  # type: ignore[arg-type]
-    whole = time.thread_time() - c
+    return fixed, time.thread_time() - c
+
+
+def _outside_round(system: object, ds: object, empty: object) -> tuple[float, float]:
+    """The outside method: no timer inside the recall. The thread CPU of a bare loop of ``system.recall`` over the
+    questions, and of ``run_system`` over them less its per-run work (a run over no question) and less that bare
+    loop: (bare s, the harness's s)."""
+    c = time.thread_time()
+    for q in ds.questions:  # type: ignore[attr-defined]
+        system.recall(q.group, q.query, 10, now=q.now, context=dict(q.context))  # type: ignore[attr-defined]
+    bare = time.thread_time() - c
+    fixed, whole = _run_cpu(system, ds, empty)
     return bare, whole - fixed - bare
 
 
 def _overhead_round(system: _OwnTimed, ds: object, empty: object) -> tuple[float, float, float, float]:
     """One round of ``overhead``: (the system's own CPU s, the harness's per-recall CPU s in all, the per-run CPU
     s, the whole run's CPU s)."""
-    from memini_bench.evaluation.runner import run_system
-
-    c = time.thread_time()
-    run_system(system, empty, 10)  # type: ignore[arg-type]
-    fixed = time.thread_time() - c
-    c = time.thread_time()
-    run_system(system, ds, 10)  # type: ignore[arg-type]
-    whole = time.thread_time() - c
+    fixed, whole = _run_cpu(system, ds, empty)
     return system.spent, whole - system.spent - fixed, fixed, whole
 
 
