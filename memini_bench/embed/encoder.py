@@ -31,23 +31,28 @@ CHUNK = 1024  # texts per cache commit, per executor chunk, and at most per embe
 PIECE_CHARS = 1 << 17  # an embedder without batches of its own gets pieces of at most this many characters
 
 
-def embedding_plan(embedder: Embedder, texts: list[str]) -> tuple[list[list[str]], list[float]]:
+def embedding_plan(embedder: Embedder, texts: list[str], *, tokens: bool = True) -> tuple[list[list[str]], list[float]]:
     """The pieces ``texts`` are embedded in, one ``encode`` call each, and each piece's work (the ETA's weight).
 
     An embedder with ``batches`` (sentence-transformers) gets one piece per batch of its own, in its order; the
     work of a batch is its size times its longest ``token_counts`` entry (the padded tokens the model computes;
-    characters where the embedder cannot count tokens). Any other embedder gets the texts longest first in pieces
+    characters where the embedder cannot count tokens, or ``tokens`` is False: an executor embeds elsewhere, so
+    this process never loads the model for the tokenizer). Any other embedder gets the texts longest first in pieces
     of at most ``CHUNK`` texts and ``PIECE_CHARS`` characters (times its ``concurrency``, for one that sends
     requests in parallel), so progress moves on long texts too; the work of a piece is its characters."""
     batches = getattr(embedder, "batches", None)
     if batches is not None:
         order = batches(texts)
         pieces = [[texts[i] for i in index] for index in order]
-        try:
-            counts = np.asarray(embedder.token_counts(texts), dtype=np.float64)  # type: ignore[attr-defined]
-        except BenchError:
-            raise  # the model cannot load: the run's one-line error, not a fallback
-        except Exception:  # the weights only steer the ETA: never fail a run over them
+        counts = None
+        if tokens:
+            try:
+                counts = np.asarray(embedder.token_counts(texts), dtype=np.float64)  # type: ignore[attr-defined]
+            except BenchError:
+                raise  # the model cannot load: the run's one-line error, not a fallback
+            except Exception:  # the weights only steer the ETA: never fail a run over them
+                counts = None
+        if counts is None:
             counts = np.fromiter(map(len, texts), dtype=np.float64, count=len(texts))
         return pieces, [float(len(index) * counts[index].max()) if len(index) else 0.0 for index in order]
     budget = PIECE_CHARS * max(1, int(getattr(embedder, "concurrency", 1) or 1))
@@ -165,7 +170,7 @@ class TextEncoder:
         piece); the cache is written every ``CHUNK`` texts and at the end (a killed run keeps what it embedded,
         less at most one chunk). With ``chunk_map`` the pieces go out grouped into chunks of ``CHUNK`` texts or
         more (whole pieces: an executor's worker forms the same batches)."""
-        pieces, work = embedding_plan(self.embedder, texts)
+        pieces, work = embedding_plan(self.embedder, texts, tokens=self.chunk_map is None)
         if self.chunk_map is not None:
             pieces, work = group_pieces(pieces, work, CHUNK)
         pending: list[tuple[list[str], np.ndarray]] = []
