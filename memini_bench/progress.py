@@ -6,13 +6,20 @@ A stage is a ``Task`` (a description, a total and a unit; total 0 for one withou
 ingest). Tasks nest (a system's ingest holds the embedding of its texts), and what is shown is the open tasks,
 outermost first, joined by `` > ``; the innermost one carries its count::
 
-    progress: memini-hybrid ingest of 5882 items > embedding 5882 texts: 1024/5882 texts (17%), 1:05 elapsed, ETA 5:08
+    progress: memini-hybrid ingest of 5882 items > embedding 5882 texts: 1024/5882 texts (17%), 0:09 elapsed,
+    ETA 0:41, 113 texts/s
 
-with ``ETA = elapsed * (total - done) / done`` (the mean pace so far) and ``elapsed`` since the innermost task began.
+``elapsed`` runs since the innermost task began. The rate and the ETA are taken at the last tick (``t`` seconds
+after the start, ``done`` counted): ``rate = done / t`` and ``ETA = t * (W - w) / w`` where ``w`` of ``W`` is the
+work done (a task opened with ``work``: ticks carry each piece's weight, e.g. the padded tokens of an embedding
+batch, so long texts first do not inflate the estimate; otherwise ``w = done`` of ``W = total``, the mean pace).
+Between ticks the ETA counts down from that estimate (never below 0:00) instead of growing with the elapsed time,
+so on a steady workload it never climbs between updates; the next tick replaces it. ``_now`` is the clock (tests
+replace it with a fake one).
 
 - In a terminal (stderr is a TTY, not CI) one status line is redrawn in place every ``REDRAW_S``; anything else
   written to stderr meanwhile first clears it. When a shown task ends, its closing line stays:
-  ``progress: DESC: N/N UNIT (100%), M:SS elapsed, done``.
+  ``progress: DESC: N/N UNIT (100%), M:SS elapsed, R UNIT/s, done``.
 - Off a terminal (a log file, CI, nohup) the same line is printed once the innermost task has run ``FIRST_S``
   and then every ``INTERVAL_S``, and the closing line once any line was printed.
 
@@ -73,43 +80,81 @@ def _clock(seconds: float) -> str:
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
-def line(desc: str, done: int, total: int, unit: str, elapsed: float) -> str:
-    """One task's text (see the module docstring for the ETA); a task without a total shows its time only."""
+def _now() -> float:
+    return time.monotonic()
+
+
+def _rate(per_s: float) -> str:
+    """A rate with three significant digits and no exponent (``113``, ``41.2``, ``2.71``, ``0.052``)."""
+    if per_s >= 100:
+        return f"{per_s:.0f}"
+    return f"{per_s:.3g}" if per_s >= 0.001 else "0"
+
+
+def line(desc: str, done: int, total: int, unit: str, elapsed: float, *, eta: float | None = None,
+         rate: float | None = None) -> str:
+    """One task's text; a task without a total shows its time only. ``eta`` defaults to the mean pace,
+    ``elapsed * (total - done) / done`` (``Task`` passes its own, see the module docstring); ``rate`` (``unit``
+    per second) is shown when given."""
     if not total:
         return f"{desc}: {_clock(elapsed)} elapsed"
     pct = f" ({100 * done / total:.0f}%)"
-    eta = f", ETA {_clock(elapsed * (total - done) / done)}" if 0 < done < total else ""
-    return f"{desc}: {done}/{total} {unit}{pct}, {_clock(elapsed)} elapsed{eta}"
+    if eta is None and 0 < done < total:
+        eta = elapsed * (total - done) / done
+    tail = f", ETA {_clock(eta)}" if eta is not None and 0 < done < total else ""
+    if rate is not None:
+        tail += f", {_rate(rate)} {unit}/s"
+    return f"{desc}: {done}/{total} {unit}{pct}, {_clock(elapsed)} elapsed{tail}"
 
 
 class Task:
     """One stage with progress: opened (``open()`` or ``with``), ticked (thread-safe), closed."""
 
-    def __init__(self, desc: str, total: int = 0, unit: str = "it") -> None:
+    def __init__(self, desc: str, total: int = 0, unit: str = "it", *, work: float = 0.0) -> None:
         self.desc, self.total, self.unit = desc, max(int(total), 0), unit
         self.done = 0
-        self.start = self.last = time.monotonic()
+        self.work, self.work_done = max(float(work), 0.0), 0.0  # the weighted progress (module docstring)
+        self.start = self.last = _now()
+        self.ticked_at: float | None = None  # when the last tick came
         self.printed = False
         self.opened = False
 
+    def estimate(self, now: float) -> tuple[float | None, float | None]:
+        """``(eta_s, rate)`` at ``now``: both taken at the last tick, the ETA counted down since (the module
+        docstring); None before the first tick."""
+        if self.ticked_at is None or not self.done:
+            return None, None
+        spent = self.ticked_at - self.start
+        if self.work > 0 and self.work_done > 0:
+            share = min(self.work_done / self.work, 1.0)
+        else:
+            share = self.done / self.total if self.total else 1.0
+        eta = spent * (1 - share) / share if share > 0 else None
+        rate = self.done / spent if spent > 0 else None
+        return (None if eta is None else max(0.0, eta - (now - self.ticked_at))), rate
+
     def text(self, now: float) -> str:
-        return line(self.desc, self.done, self.total, self.unit, now - self.start)
+        eta, rate = self.estimate(now)
+        return line(self.desc, self.done, self.total, self.unit, now - self.start, eta=eta, rate=rate)
 
     def open(self) -> Task:
         if _state["quiet"]:
             return self
         with _lock:
-            self.start = self.last = time.monotonic()
+            self.start = self.last = _now()
             self.opened = True
             _tasks.append(self)
             _start_board()
         return self
 
-    def tick(self, n: int = 1) -> None:
+    def tick(self, n: int = 1, *, work: float = 0.0) -> None:
+        """Count ``n`` more done (and ``work`` more of a task opened with ``work``)."""
         with _lock:
             self.done += n
+            self.work_done += work
+            self.ticked_at = now = _now()
             if self.opened and _tasks and _tasks[-1] is self:
-                _show(time.monotonic())  # a line is due now, not at the board's next wake
+                _show(now)  # a line is due now, not at the board's next wake
 
     def close(self, finished: bool = True) -> None:
         """End the task; a shown one leaves its closing line (``..., done``) unless it did not finish (an error,
@@ -124,7 +169,7 @@ class Task:
             if self.printed:
                 _clear()
                 if finished:
-                    _say(self.text(time.monotonic()) + ", done")
+                    _say(self.text(_now()) + ", done")
             if not _tasks:
                 board = _detach_board()
         if board is not None and board is not threading.current_thread():
@@ -252,7 +297,7 @@ def _run_board() -> None:
         with _lock:
             if _board["thread"] is not me or not _tasks:
                 return
-            _show(time.monotonic())
+            _show(_now())
 
 
 def _show(now: float) -> None:

@@ -410,6 +410,12 @@ class HookLoop:
             _leave_exit_guard(self.outer)
             self.fast = False
 
+    def recount(self) -> None:
+        """Count the threads afresh: for a loop whose calls other code runs between (a mode driving a
+        ``GuardedSystem``), so that a thread started in between is not taken for one of this call's."""
+        if self.fast:
+            self.threads, self.started = threading.active_count(), _thread_count()
+
     def call(self, hook: str, fn: Callable[..., R], *args: object, **kwargs: object) -> R:
         """``fn(*args, **kwargs)`` as ``call_bounded(system, hook, seconds, fn, ...)`` calls it."""
         if not self.fast:

@@ -3,7 +3,8 @@
 Documents are embedded as ``doc_prefix + text`` and queries as ``query_prefix + text`` (no separator, as memini
 does). Each text is cut to ``embedder.max_chars`` characters before embedding. Identical texts are embedded once
 per run (an in-memory memo keyed by the final text), and an optional ``cache`` (the disk cache) is consulted first.
-What is left is embedded longest first in chunks of ``CHUNK`` texts; each chunk's vectors pass
+What is left is embedded longest first, piece by piece (``embedding_plan``: a sentence-transformers model's own
+batches, one per call, so the vectors are those of one ``model.encode`` call); each piece's vectors pass
 ``embed.checks.validate_vectors`` (the declared length, finite, not all zero unless the embedder sets
 ``allows_zero_vectors``) before they are memoised or saved to the cache, so a bad vector is a one-line BenchError
 and never reaches the disk.
@@ -24,9 +25,63 @@ import numpy as np
 
 from memini_bench.embed.base import Embedder
 from memini_bench.embed.checks import validate_vectors
+from memini_bench.errors import BenchError
 from memini_bench.progress import Task
 
-CHUNK = 1024  # texts per embedding call: the unit of progress and of cache commits
+CHUNK = 1024  # texts per cache commit, per executor chunk, and at most per embedding call
+PIECE_CHARS = 1 << 17  # an embedder without batches of its own gets pieces of at most this many characters
+
+
+def embedding_plan(embedder: Embedder, texts: list[str], *, tokens: bool = True) -> tuple[list[list[str]], list[float]]:
+    """The pieces ``texts`` are embedded in, one ``encode`` call each, and each piece's work (the ETA's weight).
+
+    An embedder with ``batches`` (sentence-transformers) gets one piece per batch of its own, in its order; the
+    work of a batch is its size times its longest ``token_counts`` entry (the padded tokens the model computes;
+    characters where the embedder cannot count tokens, or ``tokens`` is False: an executor embeds elsewhere, so
+    this process never loads the model for the tokenizer). Any other embedder gets the texts longest first in pieces
+    of at most ``CHUNK`` texts and ``PIECE_CHARS`` characters (times its ``concurrency``, for one that sends
+    requests in parallel), so progress moves on long texts too; the work of a piece is its characters."""
+    batches = getattr(embedder, "batches", None)
+    if batches is not None:
+        order = batches(texts)
+        pieces = [[texts[i] for i in index] for index in order]
+        counts = None
+        if tokens:
+            try:
+                counts = np.asarray(embedder.token_counts(texts), dtype=np.float64)  # type: ignore[attr-defined]
+            except BenchError:
+                raise  # the model cannot load: the run's one-line error, not a fallback
+            except Exception:  # the weights only steer the ETA: never fail a run over them
+                counts = None
+        if counts is None:
+            counts = np.fromiter(map(len, texts), dtype=np.float64, count=len(texts))
+        return pieces, [float(len(index) * counts[index].max()) if len(index) else 0.0 for index in order]
+    budget = PIECE_CHARS * max(1, int(getattr(embedder, "concurrency", 1) or 1))
+    pieces, work, piece, chars = [], [], [], 0
+    for text in sorted(texts, key=len, reverse=True):
+        if piece and (len(piece) >= CHUNK or chars + len(text) > budget):
+            pieces.append(piece)
+            work.append(float(chars))
+            piece, chars = [], 0
+        piece.append(text)
+        chars += len(text)
+    if piece:
+        pieces.append(piece)
+        work.append(float(chars))
+    return pieces, work
+
+
+def group_pieces(pieces: list[list[str]], work: list[float], size: int) -> tuple[list[list[str]], list[float]]:
+    """Consecutive whole pieces joined into groups of at least ``size`` texts (the last may be smaller)."""
+    groups: list[list[str]] = []
+    weights: list[float] = []
+    for piece, weight in zip(pieces, work, strict=True):
+        if not groups or len(groups[-1]) >= size:
+            groups.append([])
+            weights.append(0.0)
+        groups[-1].extend(piece)
+        weights[-1] += weight
+    return groups, weights
 
 
 class VectorCache(Protocol):
@@ -111,22 +166,45 @@ class TextEncoder:
         return np.stack([self._memo[t] for t in final])
 
     def _embed(self, texts: list[str]) -> None:
-        """Embed in length-sorted chunks of ``CHUNK`` texts; each chunk is saved to the cache as soon as it is
-        done (a killed run keeps what it embedded) and ticks the progress bar."""
-        ordered = sorted(texts, key=len, reverse=True)
-        chunks = [ordered[i:i + CHUNK] for i in range(0, len(ordered), CHUNK)]
-        with Task(f"embedding {len(texts)} texts", len(texts), "texts") as task:
-            raws = (self.embedder.encode(c) for c in chunks) if self.chunk_map is None else self.chunk_map(chunks)
-            for chunk, raw in zip(chunks, raws, strict=True):
-                self._store(chunk, raw)
-                task.tick(len(chunk))
+        """Embed ``texts`` piece by piece (``embedding_plan``), longest first; each piece's vectors are checked and
+        memoised as it is done and tick the progress (weighted by its work, so the ETA holds from the first
+        piece); the cache is written every ``CHUNK`` texts and at the end (a killed run keeps what it embedded,
+        less at most one chunk). With ``chunk_map`` the pieces go out grouped into chunks of ``CHUNK`` texts or
+        more (whole pieces: an executor's worker forms the same batches)."""
+        pieces, work = embedding_plan(self.embedder, texts, tokens=self.chunk_map is None)
+        if self.chunk_map is not None:
+            pieces, work = group_pieces(pieces, work, CHUNK)
+        pending: list[tuple[list[str], np.ndarray]] = []
+        with Task(f"embedding {len(texts)} texts", len(texts), "texts", work=float(sum(work))) as task:
+            raws = (self.embedder.encode(p) for p in pieces) if self.chunk_map is None else self.chunk_map(pieces)
+            try:
+                for piece, raw, weight in zip(pieces, raws, work, strict=True):
+                    vectors = self._check(piece, raw)
+                    self._memo.update(zip(piece, vectors, strict=True))
+                    pending.append((piece, vectors))
+                    if sum(len(p) for p, _ in pending) >= CHUNK:
+                        self._save(pending)
+                    task.tick(len(piece), work=weight)
+            finally:
+                self._save(pending)
 
-    def _store(self, texts: Sequence[str], raw: np.ndarray) -> None:
-        """Check freshly embedded vectors (``validate_vectors``), then save them to the cache and the memo."""
+    def _check(self, texts: Sequence[str], raw: np.ndarray) -> np.ndarray:
         allow_zero = bool(getattr(self.embedder, "allows_zero_vectors", False))
         vectors = validate_vectors(raw, count=len(texts), dims=self.dims, allow_zero=allow_zero,
                                    source=f"embedder {self.embedder.identity}")
         self.embedded += len(texts)
+        return vectors
+
+    def _save(self, pending: list[tuple[list[str], np.ndarray]]) -> None:
+        """Write the checked vectors of ``pending`` to the disk cache in one transaction, and empty it."""
+        if pending and self.cache is not None:
+            texts = [t for piece, _ in pending for t in piece]
+            self.cache.put_many(texts, pending[0][1] if len(pending) == 1 else np.concatenate([v for _, v in pending]))
+        pending.clear()
+
+    def _store(self, texts: Sequence[str], raw: np.ndarray) -> None:
+        """Check freshly embedded vectors (``validate_vectors``), then save them to the cache and the memo."""
+        vectors = self._check(texts, raw)
         if self.cache is not None:
             self.cache.put_many(texts, vectors)
         self._memo.update(zip(texts, vectors, strict=True))

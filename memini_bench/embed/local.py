@@ -7,7 +7,9 @@ torch. ``max_tokens`` sets the model's max_seq_length: 512 for MiniLM by default
 from 512; sentence-transformers' own 256 gives a different benchmark). It is checked when the embedder is built,
 from the model's files (``embed.locate.token_limit``): negative, or above the model's limit, is a BenchError stating
 the limit (a model downloaded by name is checked once loaded). Texts are cut to 8000 characters first, as memini
-does. sentence-transformers sorts each call's texts by length into batches of ``batch_size``.
+does. Texts are embedded in sentence-transformers' own batches (longest first, ``batch_size`` a batch:
+``batches``), one ``model.encode`` call per batch, so the vectors are the bits of one ``model.encode`` over all
+the texts and ``TextEncoder`` can show progress batch by batch; ``token_counts`` weighs each batch for the ETA.
 
 ``precision``: ``fp32`` (default) or ``bf16``; ``backend``: ``torch`` (default) or ``openvino`` (the optional
 ``openvino`` extra, CPU only: ``embed.openvino_backend``). bf16 on torch casts the model's weights to bfloat16 once
@@ -37,6 +39,7 @@ from memini_bench.progress import stage
 MINILM_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 MINILM_MAX_TOKENS = 512
 MAX_CHARS = 8000
+TOKENIZE_PIECE = 1024  # texts per tokenizer call in token_counts (only their lengths are kept)
 
 
 def minilm_location() -> str:
@@ -196,25 +199,68 @@ class SentenceTransformerEmbedder:
             model.to(torch.bfloat16)  # the weights once, not autocast's re-cast of every weight on every call
         return model
 
+    def batches(self, texts: Sequence[str]) -> list[np.ndarray]:
+        """The batches ``encode`` embeds ``texts`` in: positions in ``length_order`` (sentence-transformers' own
+        order), cut into ``batch_size``. ``TextEncoder`` embeds one batch per call, so its vectors are the bits
+        of one ``model.encode`` over all the texts and its progress moves batch by batch."""
+        order = length_order(texts)
+        return [order[i:i + self.batch_size] for i in range(0, len(order), self.batch_size)]
+
+    def token_counts(self, texts: Sequence[str]) -> np.ndarray:
+        """The tokens each text is embedded with (special tokens included, cut at ``max_seq_length``), from the
+        model's tokenizer; the work of a batch is its size times its longest count (the padded length). Only
+        lengths are kept (texts are tokenized ``TOKENIZE_PIECE`` at a time)."""
+        model = self.model
+        tokenizer = model.tokenizer
+        limit = int(model.max_seq_length)
+        counts = np.zeros(len(texts), dtype=np.int64)
+        for start in range(0, len(texts), TOKENIZE_PIECE):
+            ids = tokenizer(list(texts[start:start + TOKENIZE_PIECE]), add_special_tokens=True, truncation=True,
+                            max_length=limit, return_attention_mask=False,
+                            return_token_type_ids=False)["input_ids"]
+            counts[start:start + len(ids)] = [len(i) for i in ids]
+        return counts
+
     def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """One float32 row per text: ``batches`` each embedded by one ``model.encode`` call of one batch, which
+        gives the same batches (the same padding, so the same bits) as ``model.encode(texts)``."""
         if not texts:
             return np.zeros((0, self.dims), dtype=np.float32)
         model = self.model
+        out: np.ndarray | None = None
+        for index in self.batches(texts):
+            vectors = self._encode_batch(model, [texts[i] for i in index])
+            if out is None:
+                out = np.empty((len(texts), vectors.shape[1]), dtype=np.float32)
+            out[index] = vectors
+        assert out is not None
+        return out
+
+    def _encode_batch(self, model, texts: list[str]) -> np.ndarray:
         if self.backend == "openvino":
             if self._openvino is None:
                 from memini_bench.embed.openvino_backend import OpenVINOEncoder
 
                 self._openvino = OpenVINOEncoder(model, precision=self.precision, batch_size=self.batch_size,
                                                  name=self.name)
-            return self._openvino.encode(list(texts))
+            return self._openvino.encode(texts)
         if self.precision == "bf16":
-            vectors = model.encode(list(texts), batch_size=self.batch_size, convert_to_tensor=True,
+            vectors = model.encode(texts, batch_size=self.batch_size, convert_to_tensor=True,
                                    show_progress_bar=False)
             return vectors.float().cpu().numpy()
-        vectors = model.encode(list(texts), batch_size=self.batch_size, convert_to_numpy=True,
-                               show_progress_bar=False)
+        vectors = model.encode(texts, batch_size=self.batch_size, convert_to_numpy=True, show_progress_bar=False)
         return np.asarray(vectors, dtype=np.float32)
 
+
+def length_order(texts: Sequence[str]) -> np.ndarray:
+    """Positions of ``texts`` longest first by characters, exactly as ``SentenceTransformer.encode`` orders them
+    (``np.argsort`` of the negated lengths; its ties fall where that sort puts them), except that texts already
+    longest first keep their order (so a run of whole batches cut from this order, e.g. a Ray worker's piece,
+    forms the same batches again)."""
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    if len(lengths) < 2 or bool((lengths[1:] <= lengths[:-1]).all()):
+        return np.arange(len(lengths))
+    return np.argsort(-lengths)
 
 def minilm(*, max_tokens: int = MINILM_MAX_TOKENS, batch_size: int = 64, device: str = "auto",
            precision: str = "fp32", backend: str = "torch") -> SentenceTransformerEmbedder:

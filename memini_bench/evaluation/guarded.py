@@ -6,7 +6,11 @@ system in a ``GuardedSystem`` instead, through ``guarded_systems``, and gets the
 
 - ``ingest``, ``prepare`` and ``close`` run under ``core.hooks.call``, ``recall`` under ``core.hooks.call_bounded``
   (``-recall-timeout``): whatever they raise is one line naming the system and the hook (``-traceback`` shows the
-  trace), exit 2, nothing written;
+  trace), exit 2, nothing written. Inside ``guarded_systems`` the recalls made on the thread that opened it share
+  one ``core.hooks.HookLoop`` per system, as the run's recalls do: what holds for the whole loop (the ``os._exit``
+  guard, the alarm's handler, the working folder to compare with) is set up once, and each recall only arms the
+  alarm, counts the threads afresh (the mode's own code runs between recalls) and checks what a call can change;
+  a recall on another thread is ``call_bounded`` itself;
 - every recall's return is checked by ``evaluation.hits.check_hits`` before the mode sees it, against the k asked
   for in that call (a study that recalls at ``pool_size(k)`` and then at k is held to each), with the item ids of
   what the system ingested as the data set;
@@ -21,8 +25,9 @@ ones an unwrapped system gives.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from datetime import datetime
 
 from memini_bench.core import hooks
@@ -46,6 +51,8 @@ class GuardedSystem:
         self.guard = guard or RunGuardOptions()
         self.id_less = id_less
         self.leaked = 0
+        self._loop: hooks.HookLoop | None = None  # set inside recall_loop, for the thread that opened it
+        self._loop_thread = 0
         self._group_of: dict[str, str] = {}
         self._asked: dict[tuple[str, str], str] = {}
         for q in questions:
@@ -62,12 +69,27 @@ class GuardedSystem:
     def recall(self, group: str, query: str, k: int, *, now: datetime | None = None,
                context: Mapping[str, object] | None = None) -> list[Hit]:
         asked = self.asked(group, query)
-        hits = hooks.call_bounded(self.name, f"recall for {asked}", self.guard.recall_timeout, self.inner.recall,
-                                  group, query, k, now=now, context=context)
+        loop = self._loop
+        if loop is not None and threading.get_ident() == self._loop_thread:
+            loop.recount()
+            hits = loop.call(f"recall for {asked}", self.inner.recall, group, query, k, now=now, context=context)
+        else:
+            hits = hooks.call_bounded(self.name, f"recall for {asked}", self.guard.recall_timeout,
+                                      self.inner.recall, group, query, k, now=now, context=context)
         checked = check_hits(self.name, asked, group, hits, k, self._group_of, self.guard.leaks,
                              depth_rule=PER_CALL, id_less=self.id_less)
         self.leaked += checked.leaked
         return [hits[i] for i in checked.kept]  # type: ignore[index]  # checked: a list or tuple
+
+    @contextmanager
+    def recall_loop(self) -> Iterator[GuardedSystem]:
+        """Recalls on this thread inside the block share one ``HookLoop`` (the module docstring)."""
+        with hooks.HookLoop(self.name, self.guard.recall_timeout, own=hooks.is_own(self.inner)) as loop:
+            self._loop, self._loop_thread = loop, threading.get_ident()
+            try:
+                yield self
+            finally:
+                self._loop = None
 
     def close(self) -> None:
         if isinstance(self.inner, Closable):
@@ -96,7 +118,10 @@ def guarded_systems(systems: Sequence[System], guard: RunGuardOptions | None = N
     questions = tuple(questions)
     wrapped = [GuardedSystem(s, guard, questions=questions, id_less=id_less) for s in systems]
     try:
-        yield wrapped
+        with ExitStack() as loops:
+            for system in wrapped:
+                loops.enter_context(system.recall_loop())
+            yield wrapped
     except BaseException:
         close_all(systems, quiet=True)
         raise

@@ -56,7 +56,8 @@ def test_in_a_terminal_the_status_line_counts_the_embedding_with_an_eta(tmp_path
     assert EMBEDDING.search(out), out
     assert re.search(r"\r\x1b\[Kprogress: memini-vector ingest of \d+ items > embedding \d+ texts: ", out)  # in place
     assert re.search(r"progress: memini-vector recall: \d/5 questions", out), out
-    assert re.search(r"progress: embedding (\d+) texts: \1/\1 texts \(100%\), \d+:\d\d elapsed, done", out)
+    assert re.search(r"progress: embedding (\d+) texts: \1/\1 texts \(100%\), \d+:\d\d elapsed, [\d.]+ texts/s, done",
+                     out)
 
 
 def test_off_a_terminal_the_same_lines_go_to_a_file(tmp_path):
