@@ -130,6 +130,9 @@ SUITES: tuple[Builtin, ...] = (
             "ten memory abilities"),
     Builtin("vetobench", "memini_bench.loaders.builtin_suites:VETOBENCH", "VetoBench fixtures folder: decisions and "
             "scenarios (veto recall)"),
+    Builtin("corrections", "memini_bench.loaders.builtin_suites:CORRECTIONS", "fact histories written over time "
+            "(stated, restated, changed, reverted, forgotten): current, forgotten and as-of questions scored by ids "
+            "(memini_bench/data/corrections.json, or -data your own; docs/temporal.md)"),
 )
 
 
