@@ -33,9 +33,10 @@ def _beam(path: str, options: LoadOptions) -> Dataset:
 SAMPLE = Suite("sample", lambda path, _: load_sample(path), needs_data=False)
 FILE = Suite("file", lambda path, _: load_file(path))
 LONGMEMEVAL = Suite("longmemeval", _longmemeval, uses=frozenset({"session_doc", "abstention", "shared_haystack",
-                                                                  "granularity", "exclude"}))
-LOCOMO = Suite("locomo", _locomo, uses=frozenset({"unit", "exclude"}))
+                                                                  "granularity", "exclude", "protocol"}))
+LOCOMO = Suite("locomo", _locomo, uses=frozenset({"unit", "exclude", "protocol"}))
 BEAM = Suite("beam", _beam)
-LOCOMO_SESSIONS = Suite("locomo-sessions", lambda path, _: load_locomo_sessions(path), uses=frozenset({"exclude"}))
+LOCOMO_SESSIONS = Suite("locomo-sessions", lambda path, _: load_locomo_sessions(path),
+                        uses=frozenset({"exclude", "protocol"}))
 VETOBENCH = Suite("vetobench", lambda path, _: load_vetobench(path))
 CORRECTIONS = Suite("corrections", lambda path, _: load_corrections(path), needs_data=False)

@@ -59,7 +59,7 @@ def plan(mode, opts: RunOptions) -> Plan:
     check_incremental(systems, what)
     names = [s.name for s in systems]
     reference = reference_of(opts.mode(SignificanceOptions).reference, names) if len(names) > 1 else names[0]
-    ds = load_prepared(opts)
+    ds = load_prepared(opts, over_time=True)
     kind = "corrections" if opts.suite == "corrections" else TIME_ORDERED
     ident, out = plan_results(opts, ds, ctx, systems, mode=kind, mode_settings={"writes": "over time"})
     state = {"ctx": ctx, "systems": systems, "ds": ds, "reference": reference, "out": out, "kind": kind,
@@ -67,7 +67,7 @@ def plan(mode, opts: RunOptions) -> Plan:
     if kind == TIME_ORDERED:
         from memini_bench.modes.time_ordered import plan_state
 
-        state.update(plan_state(mode, opts, ds))
+        state.update(plan_state(mode, opts, ds, ctx))
     writes = [out] if out is not None else []
     if out is not None and opts.output.per_question:
         from pathlib import Path
