@@ -21,9 +21,6 @@ from memini_bench.loaders.locomo_units import UNITS
 from memini_bench.loaders.longmemeval import ABSTENTION_MODES, SESSION_DOCS
 from memini_bench.loaders.longmemeval_turns import GRANULARITIES
 
-#: ``-protocol``: how a data set is written and asked (``time-ordered``: docs/temporal.md).
-PROTOCOL_CHOICES = ("standard", "time-ordered")
-
 
 @dataclass(frozen=True)
 class LoadOptions:
@@ -45,18 +42,13 @@ class LoadOptions:
     unit: str = setting("unit", "turn", "LoCoMo retrieval unit: turn (dialogue turns), observation or summary (the "
                         "observations and session summaries in locomo10.json, gold through their evidence ids).",
                         type=click.Choice(UNITS))
-    protocol: str = setting("protocol", "standard", "How the data set is written and asked: standard (every item "
-                            "ingested, then every question) or time-ordered (LoCoMo, LongMemEval: items written in "
-                            "time order, each question asked at its own time against what was written before it, "
-                            "reported beside the standard protocol; docs/temporal.md).",
-                            type=click.Choice(PROTOCOL_CHOICES))
     exclude: str = setting("exclude", "", "known-bad: leave out the questions on the data set's list of known bad "
                            "gold (memini_bench/data/known_bad; see docs/scoring.md). Either way a note says how many "
                            "questions the list touches.", type=click.Choice(EXCLUDES), token="no-")
 
 
 #: LoadOptions fields a results identity records only when set (they came after results were committed).
-RECORDED_IF_SET = ("granularity", "unit", "exclude", "protocol")
+RECORDED_IF_SET = ("granularity", "unit", "exclude")
 
 
 def identity_of(options: LoadOptions) -> dict[str, object]:

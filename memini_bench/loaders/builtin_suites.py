@@ -33,10 +33,9 @@ def _beam(path: str, options: LoadOptions) -> Dataset:
 SAMPLE = Suite("sample", lambda path, _: load_sample(path), needs_data=False)
 FILE = Suite("file", lambda path, _: load_file(path))
 LONGMEMEVAL = Suite("longmemeval", _longmemeval, uses=frozenset({"session_doc", "abstention", "shared_haystack",
-                                                                  "granularity", "exclude", "protocol"}))
-LOCOMO = Suite("locomo", _locomo, uses=frozenset({"unit", "exclude", "protocol"}))
+                                                                  "granularity", "exclude"}))
+LOCOMO = Suite("locomo", _locomo, uses=frozenset({"unit", "exclude"}))
 BEAM = Suite("beam", _beam)
-LOCOMO_SESSIONS = Suite("locomo-sessions", lambda path, _: load_locomo_sessions(path),
-                        uses=frozenset({"exclude", "protocol"}))
+LOCOMO_SESSIONS = Suite("locomo-sessions", lambda path, _: load_locomo_sessions(path), uses=frozenset({"exclude"}))
 VETOBENCH = Suite("vetobench", lambda path, _: load_vetobench(path))
 CORRECTIONS = Suite("corrections", lambda path, _: load_corrections(path), needs_data=False)

@@ -13,8 +13,8 @@ loader settings alone, which the results identity already holds, so it adds noth
   ``session`` (``-suite locomo-sessions``); both without the evidence-less questions, which the loaders skip (they
   are on the known-bad list).
 
-``-protocol time-ordered`` (LoCoMo, LongMemEval; ``modes.time_ordered``) writes the items in time order and asks
-each question at its own time; the protocol is then the suite's with ``+time-ordered``.
+``memini-bench run -protocol time-ordered`` (LoCoMo, LongMemEval; ``modes.time_ordered``) writes the items in time
+order and asks each question at its own time; its results record the suite's protocol with ``+time-ordered``.
 
 ``depth_notes`` warns when a K reaches the number of candidates of a group: a LoCoMo conversation has 19 to 32
 sessions, so session-level recall@50 is 100% by construction.
@@ -45,15 +45,7 @@ PROTOCOLS: dict[str, dict[str, str]] = {
 
 
 def protocol_of(suite: str, options: object) -> str:
-    """The protocol a suite's load settings (``loaders.LoadOptions``) select; "" for a suite with none. Under
-    ``-protocol time-ordered`` the suite's protocol gets ``+time-ordered`` (docs/temporal.md)."""
-    base = _protocol_of(suite, options)
-    if getattr(options, "protocol", "standard") == "time-ordered" and base:
-        return f"{base}+time-ordered"
-    return base
-
-
-def _protocol_of(suite: str, options: object) -> str:
+    """The protocol a suite's load settings (``loaders.LoadOptions``) select; "" for a suite with none."""
     if suite == "longmemeval":
         if getattr(options, "granularity", "session") == "turn":
             return "official"

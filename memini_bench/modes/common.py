@@ -87,11 +87,8 @@ def log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def load_prepared(opts: RunOptions, *, over_time: bool = False) -> Dataset:
-    """Load the suite, report what the loader dropped, apply holdout and limit, and say what will be scored.
-    ``-protocol time-ordered`` is the normal run's alone (``over_time``: ``modes.temporal``)."""
-    if getattr(opts.load, "protocol", "standard") != "standard" and not over_time:
-        raise BenchError(f"-protocol {opts.load.protocol}: only memini-bench run takes it; drop it")
+def load_prepared(opts: RunOptions) -> Dataset:
+    """Load the suite, report what the loader dropped, apply holdout and limit, and say what will be scored."""
     ds = load(opts.suite, opts.data, opts.load)
     log(f'dataset "{ds.name}": {len(ds.items)} items, {len(ds.questions)} questions')
     for note in ds.notes:

@@ -35,7 +35,7 @@ TIME_ORDERED = "time-ordered"
 
 def wanted(opts: RunOptions) -> bool:
     """Whether the run writes over time: the corrections suite, or ``-protocol time-ordered``."""
-    return opts.suite == "corrections" or getattr(opts.load, "protocol", "") == TIME_ORDERED
+    return opts.suite == "corrections" or opts.mode(SystemsRunOptions).protocol == TIME_ORDERED
 
 
 def _refuse_run_flags(opts: RunOptions) -> None:
@@ -53,13 +53,19 @@ def plan(mode, opts: RunOptions) -> Plan:
     """The plan of a run over time (module docstring): systems, data set, identity and path, before any work."""
     check_outputs(opts)
     _refuse_run_flags(opts)
+    if opts.suite == "corrections" and opts.mode(SystemsRunOptions).protocol == TIME_ORDERED:
+        raise BenchError("-protocol time-ordered: -suite corrections is written over time already; drop it")
+    if opts.suite != "corrections":
+        from memini_bench.modes.time_ordered import check_suite
+
+        check_suite(opts.suite)
     ctx = opts.context()
     systems = mode.make_systems(opts, ctx)
     what = "-suite corrections" if opts.suite == "corrections" else "-protocol time-ordered"
     check_incremental(systems, what)
     names = [s.name for s in systems]
     reference = reference_of(opts.mode(SignificanceOptions).reference, names) if len(names) > 1 else names[0]
-    ds = load_prepared(opts, over_time=True)
+    ds = load_prepared(opts)
     kind = "corrections" if opts.suite == "corrections" else TIME_ORDERED
     ident, out = plan_results(opts, ds, ctx, systems, mode=kind, mode_settings={"writes": "over time"})
     state = {"ctx": ctx, "systems": systems, "ds": ds, "reference": reference, "out": out, "kind": kind,

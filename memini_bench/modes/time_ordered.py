@@ -128,11 +128,15 @@ def steps_of(ds: Dataset, suite: str, depth: int) -> tuple[list[Step], list[Ques
     return steps, asked
 
 
+def check_suite(suite: str) -> None:
+    """Refuse a suite the protocol does not take (before any work)."""
+    if suite not in SUITES:
+        raise BenchError(f"-protocol time-ordered: not used by -suite {suite} (it takes {', '.join(SUITES)}); drop it")
+
+
 def plan_state(mode, opts: RunOptions, ds: Dataset, ctx) -> dict:
     """The usual protocol's own systems (a second lineup on the same encoder: a store ingested whole cannot be
     replayed) and the timeline."""
-    if opts.suite not in SUITES:
-        raise BenchError(f"-protocol time-ordered: not used by -suite {opts.suite} (it takes {', '.join(SUITES)})")
     usual_ctx = opts.context(lambda: ctx.encoder)
     usual = mode.make_systems(opts, usual_ctx)
     steps, asked = steps_of(ds, opts.suite, opts.depth)
@@ -245,7 +249,10 @@ def run(plan: Plan) -> Outcome:
     leaks = {r.system: r.leaked for r in replayed if r.leaked}
     if leaks:
         text += "\nleaked hits dropped (-leaks count): " + ", ".join(f"{n} {c}" for n, c in leaks.items()) + "\n"
-    config = build_config(opts, ds, st["ctx"], st["systems"], mode="time-ordered", identity=plan.identity)
+    from memini_bench.loaders.protocols import protocol_of
+
+    config = build_config(opts, ds, st["ctx"], st["systems"], mode="time-ordered", identity=plan.identity,
+                          protocol=f"{protocol_of(opts.suite, opts.load)}+time-ordered")
     extra = {"time_ordered": {"protocols": records, "drift": curve_records,
                               "writes": {r.system: {"written": r.written, "write_ms": r.write_ms,
                                                     "consolidate_ms": r.consolidate_ms, "write_calls": r.write_calls,
