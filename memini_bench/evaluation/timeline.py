@@ -125,7 +125,7 @@ def replay(guarded: Sequence[GuardedSystem], ds: Dataset, steps: Sequence[Step],
         if isinstance(step, Ask):
             if dirty:
                 now = max((q.now for q in step.questions if q.now is not None), default=None)
-                for r, ms in zip(out, clocks.step(lambda g: g.consolidate(now)), strict=True):
+                for r, ms in zip(out, clocks.step(lambda g, now=now: g.consolidate(now)), strict=True):
                     r.consolidate_ms += ms
                     r.write_ms += ms
             dirty = False
@@ -141,15 +141,15 @@ def replay(guarded: Sequence[GuardedSystem], ds: Dataset, steps: Sequence[Step],
                     next(bar, None)
             continue
         if isinstance(step, Forget):
-            costs = clocks.step(lambda g: [g.forget(i) for i in step.ids])
+            costs = clocks.step(lambda g, ids=step.ids: [g.forget(i) for i in ids])
         else:
             items: tuple[Item, ...] = step.items if isinstance(step, Write) else (step.item,)
             for item in items:
                 sizes[item.group] = sizes.get(item.group, 0) + 1
             if isinstance(step, Write):
-                costs = clocks.step(lambda g: g.ingest(items))
+                costs = clocks.step(lambda g, items=items: g.ingest(items))
             else:
-                costs = clocks.step(lambda g: g.update(step.item))
+                costs = clocks.step(lambda g, item=step.item: g.update(item))
             for r in out:
                 r.written += len(items)
                 r.write_calls += 1
@@ -177,3 +177,14 @@ def run_guarded(systems: Sequence[System], ds: Dataset, steps: Sequence[Step], g
     with guarded_systems(systems, guard, questions=[q for s in steps if isinstance(s, Ask) for q in s.questions]) \
             as wrapped:
         return replay(wrapped, ds, steps, label=label)
+
+
+def embed_ahead(ctx, ds: Dataset) -> None:
+    """Embed every item's text once, in batches, before the timeline when a system of the run embeds with the run's
+    encoder (the vectors are then cache reads: a write's cost is the store's, not the model's, whichever system
+    writes a text first)."""
+    if ctx.encoder_built and ctx.encoder is not None:
+        from memini_bench.progress import stage
+
+        with stage(f"embedding the {len(ds.items)} written texts"):
+            ctx.encoder.documents([it.content for it in ds.items])

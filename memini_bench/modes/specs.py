@@ -62,9 +62,9 @@ class SystemsRunOptions:
                                           "names, or all); default the hybrid, else the first system.",
                                           type=CommaList(allow_empty=True))
     protocol: str = setting("protocol", "standard", "How the data set is written and asked: standard (every item "
-                            "ingested, then every question) or time-ordered (LoCoMo, LongMemEval: items written in time "
-                            "order, each question asked at its own time against what was written before it, reported "
-                            "beside the standard protocol; docs/temporal.md).",
+                            "ingested, then every question) or time-ordered (LoCoMo, LongMemEval: items written in "
+                            "time order, each question asked at its own time against what was written before it, "
+                            "reported beside the standard protocol; docs/temporal.md).",
                             type=click.Choice(["standard", "time-ordered"]))
 
 

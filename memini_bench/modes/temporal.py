@@ -14,7 +14,7 @@ from collections import Counter
 from memini_bench.core.dataset import Dataset, Question
 from memini_bench.errors import BenchError
 from memini_bench.evaluation import corrections as scoring
-from memini_bench.evaluation.timeline import Ask, check_incremental, run_guarded
+from memini_bench.evaluation.timeline import Ask, check_incremental, embed_ahead, run_guarded
 from memini_bench.loaders.corrections import timeline
 from memini_bench.modes.base import Outcome, Plan
 from memini_bench.modes.common import (
@@ -91,17 +91,6 @@ def forgotten_depth(ds: Dataset, depth: int):
         return max(depth, sizes[q.group]) if q.category == "forgotten" else depth
 
     return of
-
-
-def embed_ahead(ctx, ds: Dataset) -> None:
-    """Embed every item's text once, in batches, before the timeline when a system of the run embeds with the run's
-    encoder (the vectors are then cache reads: a write's cost is the store's, not the model's, whichever system
-    writes a text first)."""
-    if ctx.encoder_built and ctx.encoder is not None:
-        from memini_bench.progress import stage
-
-        with stage(f"embedding the {len(ds.items)} written texts"):
-            ctx.encoder.documents([it.content for it in ds.items])
 
 
 def run(plan: Plan) -> Outcome:

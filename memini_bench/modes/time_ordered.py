@@ -35,7 +35,7 @@ from memini_bench.core.table import Cell, Column, Table, fmt_interval, fmt_num, 
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.runner import run_all
 from memini_bench.evaluation.stats import adjust, compare
-from memini_bench.evaluation.timeline import Ask, Replayed, Step, run_guarded
+from memini_bench.evaluation.timeline import Ask, Replayed, Step, embed_ahead, run_guarded
 from memini_bench.loaders.corrections import Write
 from memini_bench.modes.base import Outcome, Plan
 from memini_bench.modes.common import build_config
@@ -235,8 +235,6 @@ def drift(usual: Sequence[RunResult], replayed: Sequence[Replayed], k: int) -> t
 
 
 def run(plan: Plan) -> Outcome:
-    from memini_bench.modes.temporal import embed_ahead
-
     opts, st = plan.opts, plan.state
     ds = st["ds"]
     embed_ahead(st["ctx"], ds)
