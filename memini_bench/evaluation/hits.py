@@ -16,7 +16,8 @@ The rules (``check_hits``), each violation one line naming the system, the quest
 
 ``-leaks error`` (the default) refuses a leak like any other violation; ``-leaks count`` drops each leaked hit (a
 hit with any id of another group) before scoring and reports their number per system (the ``leaked`` column of
-the table and of each Score row). An id that is in no group of the data set is always refused.
+the table and of each Score row). An id that is in no group of the data set is always refused. Under writes over
+time an id written after the question's time is a leak too (``check_hits``'s ``unwritten``).
 """
 
 from __future__ import annotations
@@ -79,11 +80,17 @@ def _short(value: object, limit: int = 80) -> str:
 
 
 def check_hits(system: str, asked: str, group: str, hits: object, depth: int, group_of: Mapping[str, str],
-               leaks: str = "error", *, depth_rule: str = "the largest K", id_less: bool = False) -> Checked:
+               leaks: str = "error", *, depth_rule: str = "the largest K", id_less: bool = False,
+               unwritten: Mapping[str, str] | None = None) -> Checked:
     """``hits``, what one recall in ``group`` returned, checked against the rules of the module docstring;
     ``asked`` names that recall in the messages (``question 'q1'``), ``depth_rule`` says where ``depth`` comes
     from, ``group_of`` maps every item id of the data set to its group, ``id_less`` takes a hit without ids. A
-    violation raises a one-line ``PluginError``."""
+    violation raises a one-line ``PluginError``.
+
+    Writes over time (``-protocol time-ordered``): ``group_of`` then holds only the items written so far and
+    ``unwritten`` the data set's other items (id -> group); a hit with an id of ``unwritten`` is a *leak from the
+    future* (an item written after the question's time), treated as a group leak (refused, or dropped and counted
+    under ``-leaks count``)."""
     if type(hits) is list and len(hits) <= depth:
         compiled = kernels.KERNELS
         if compiled is not None and type(group_of) is dict and type(group) is str:
@@ -95,7 +102,7 @@ def check_hits(system: str, asked: str, group: str, hits: object, depth: int, gr
             plain = _plain_hits(hits, group, group_of)
             if plain is not None:
                 return plain
-    return _check_hits(system, asked, group, hits, depth, group_of, leaks, depth_rule, id_less)
+    return _check_hits(system, asked, group, hits, depth, group_of, leaks, depth_rule, id_less, unwritten or {})
 
 
 _IDS, _SCORE, _CONTENT, _FIRST = attrgetter("ids"), attrgetter("score"), attrgetter("content"), itemgetter(0)
@@ -125,7 +132,7 @@ def _plain_hits(hits: list, group: str, group_of: Mapping[str, str]) -> Checked 
 
 
 def _check_hits(system: str, asked: str, group: str, hits: object, depth: int, group_of: Mapping[str, str],
-                leaks: str, depth_rule: str, id_less: bool) -> Checked:
+                leaks: str, depth_rule: str, id_less: bool, unwritten: Mapping[str, str]) -> Checked:
     """``check_hits``, rule by rule, with its message for each violation."""
     where = f"system {system}: recall for {asked}"
 
@@ -160,15 +167,22 @@ def _check_hits(system: str, asked: str, group: str, hits: object, depth: int, g
         if not isinstance(hit.content, str):
             raise fail(f"hit {n} has content {_short(hit.content)} of type {type(hit.content).__name__}, not a "
                        "string")
-        other = None
+        other: tuple[str, str | None] | None = None
         for i in ids:
             g = group_of.get(i)
             if g is None:
+                if i in unwritten:
+                    if other is None:
+                        other = (i, None)
+                    continue
                 raise fail(f"hit {n} has id {_short(i)}, which is no item of the data set")
             if g != group and other is None:
                 other = (i, g)
         if other is not None:
             if leaks != "count":
+                if other[1] is None:
+                    raise fail(f"hit {n} has id {other[0]!r}, an item written after the question's time (a leak "
+                               "from the future; -leaks count scores without it)")
                 raise fail(f"hit {n} has id {other[0]!r} of group {other[1]!r}, not the question's group "
                            f"{group!r} (a leak; -leaks count scores without it)")
             leaked += 1

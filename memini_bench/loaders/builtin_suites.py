@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from memini_bench.core.dataset import Dataset
 from memini_bench.loaders import LoadOptions, Suite
+from memini_bench.loaders.corrections import load_corrections
 from memini_bench.loaders.file import load_file, load_sample
 from memini_bench.loaders.locomo import load_locomo, load_locomo_sessions
 from memini_bench.loaders.longmemeval import load_longmemeval
@@ -37,3 +38,4 @@ LOCOMO = Suite("locomo", _locomo, uses=frozenset({"unit", "exclude"}))
 BEAM = Suite("beam", _beam)
 LOCOMO_SESSIONS = Suite("locomo-sessions", lambda path, _: load_locomo_sessions(path), uses=frozenset({"exclude"}))
 VETOBENCH = Suite("vetobench", lambda path, _: load_vetobench(path))
+CORRECTIONS = Suite("corrections", lambda path, _: load_corrections(path), needs_data=False)

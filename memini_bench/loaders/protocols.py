@@ -13,6 +13,9 @@ loader settings alone, which the results identity already holds, so it adds noth
   ``session`` (``-suite locomo-sessions``); both without the evidence-less questions, which the loaders skip (they
   are on the known-bad list).
 
+``memini-bench run -protocol time-ordered`` (LoCoMo, LongMemEval; ``modes.time_ordered``) writes the items in time
+order and asks each question at its own time; its results record the suite's protocol with ``+time-ordered``.
+
 ``depth_notes`` warns when a K reaches the number of candidates of a group: a LoCoMo conversation has 19 to 32
 sessions, so session-level recall@50 is 100% by construction.
 """

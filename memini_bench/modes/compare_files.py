@@ -37,6 +37,8 @@ class CompareMode(Mode):
         s = opts.mode(SignificanceOptions)
         if len(s.compare) == 1 and s.compare_systems:
             raise BenchError("-compare-systems: pairs systems of two files; give -compare A.jsonl,B.jsonl")
+        if "protocol" in opts.given:
+            raise BenchError("-protocol: not used by -compare (a per-question file holds one protocol's run); drop it")
         if len(s.compare) == 2 and "reference" in opts.given:
             raise BenchError("-reference: names the baseline within one file; with two files each system is paired "
                              "with itself (use -compare-systems)")

@@ -76,6 +76,10 @@ class RunMode(Mode):
         self.make_systems = make_systems
 
     def plan(self, opts: RunOptions) -> Plan:
+        from memini_bench.modes import temporal
+
+        if temporal.wanted(opts):  # writes over time (-suite corrections, -protocol time-ordered): docs/temporal.md
+            return temporal.plan(self, opts)
         check_outputs(opts)
         executor_for(opts.executor)  # a missing extra or an unreachable cluster: one line before any work
         ctx = opts.context()
@@ -95,6 +99,10 @@ class RunMode(Mode):
                            "mode_settings": mode_settings, "out": out, "file_name": file_name})
 
     def run(self, plan: Plan) -> Outcome:
+        if plan.state.get("temporal"):
+            from memini_bench.modes import temporal
+
+            return temporal.run(plan)
         opts, st = plan.opts, plan.state
         ctx, ds = st["ctx"], st["ds"]
         results = run_all(st["systems"], ds, opts.depth, guard=opts.guard, clock=lambda: encoder_clock(ctx))
@@ -113,6 +121,10 @@ class RunMode(Mode):
                                  "config": config})
 
     def write(self, outcome: Outcome) -> None:
+        if outcome.plan.state.get("temporal"):
+            from memini_bench.modes import temporal
+
+            return temporal.write(outcome)
         opts, out = outcome.plan.opts, outcome.plan.state["out"]
         if out is None:
             return

@@ -49,7 +49,8 @@ QA_DEFAULT_K = (10,)
 
 @dataclass(frozen=True)
 class SystemsRunOptions:
-    """The normal run's own flags: its paired tests (-significance, -resamples, -seed), -poison, -categories."""
+    """The normal run's own flags: its paired tests (-significance, -resamples, -seed), -poison, -categories,
+    -protocol."""
 
     significance: bool = setting("significance", False, "Also test every system against -reference (default the "
                                  "hybrid, or the first system) on the same questions: exact McNemar on R@K, paired "
@@ -61,6 +62,11 @@ class SystemsRunOptions:
     categories: tuple[str, ...] = setting("categories", (), "Per-category tables for these systems (comma-separated "
                                           "names, or all); default the hybrid, else the first system.",
                                           type=CommaList(allow_empty=True))
+    protocol: str = setting("protocol", "standard", "How the data set is written and asked: standard (every item "
+                            "ingested, then every question) or time-ordered (LoCoMo, LongMemEval: items written in "
+                            "time order, each question asked at its own time against what was written before it, "
+                            "reported beside the standard protocol; docs/temporal.md).",
+                            type=click.Choice(["standard", "time-ordered"]))
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,8 @@
   ``describe()``, hence in the results identity). Score ``1 / (rank + 1)``.
 
 Neither reads the query, so their scores say how far a system is above chance and above "keep the latest".
+Written over time (docs/temporal.md) each ingest call adds; neither has ``update`` or ``forget`` (a correction is
+kept beside the value it corrects, a forget is not honoured): they are the floor of a store that never deletes.
 """
 
 from __future__ import annotations
@@ -61,12 +63,15 @@ class RecentK:
     """The last k items of the group by time (see the module docstring)."""
 
     name = "recent-k"
+    incremental_ingest = True
 
     def __init__(self) -> None:
         self._groups: dict[str, list[tuple[datetime | None, Item]]] = {}
+        self._items: list[Item] = []
 
     def ingest(self, items: Sequence[Item]) -> None:
-        self._groups = time_ordered(items)
+        self._items += items
+        self._groups = time_ordered(self._items)
 
     def recall(self, group: str, query: str, k: int, *, now: datetime | None = None,
                context: Mapping[str, object] | None = None) -> list[Hit]:
@@ -82,13 +87,15 @@ class RandomK:
     """k items of the group drawn at random, seeded per question (see the module docstring)."""
 
     name = "random"
+    incremental_ingest = True
 
     def __init__(self, seed: int = SEED) -> None:
         self.seed = seed
         self._groups: dict[str, list[Item]] = {}
 
     def ingest(self, items: Sequence[Item]) -> None:
-        self._groups = _by_group(items)
+        for group, members in _by_group(items).items():
+            self._groups.setdefault(group, []).extend(members)
 
     def recall(self, group: str, query: str, k: int, *, now: datetime | None = None,
                context: Mapping[str, object] | None = None) -> list[Hit]:

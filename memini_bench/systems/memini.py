@@ -28,7 +28,7 @@ from datetime import datetime
 
 import numpy as np
 
-from memini_bench.core.contract import Hit, System
+from memini_bench.core.contract import Hit, System, superseded
 from memini_bench.core.dataset import Item
 from memini_bench.core.hooks import own_system
 from memini_bench.embed.encoder import TextEncoder
@@ -70,37 +70,104 @@ class MeminiBackend:
         self._query_vectors: dict[str, np.ndarray] = {}
         self._uniform_static = False  # every item's static quality inputs equal (set with the item arrays)
         self.time_s = np.zeros(0)  # per-item time in Unix seconds (NaN = unknown), with the other quality inputs
+        # writes over time: items added since the last build (and their vectors), ids dropped since, ids ever dropped
+        self._pending: list[Item] = []
+        self._new_vectors: list[np.ndarray] = []
+        self._dropped: set[str] = set()
+        self._gone: set[str] = set()
+        self._ids: set[str] = set()
 
     @property
     def ingested(self) -> bool:
         return self.keyword is not None
 
     def ingest(self, items: Sequence[Item]) -> None:
-        if self.ingested:
+        """Store ``items``: the first call builds every index; a later call adds the items it has not seen (and
+        not dropped) and rebuilds the indexes over them all on the next ``consolidate`` or recall (writes over
+        time, docs/temporal.md); every system sharing the backend calls it, and only the first call for an item
+        stores it."""
+        if not self.ingested:
+            self._build(tuple(items))
             return
-        self.items = tuple(items)
+        new = list({it.id: it for it in items if it.id not in self._ids and it.id not in self._gone}.values())
+        if new:
+            self._pending.extend(new)
+            self._ids.update(it.id for it in new)
+            self._embed_new(new)
+
+    def _embed_new(self, new: Sequence[Item]) -> None:
+        if self.encoder is None:
+            return
+        t0 = time.perf_counter()
+        load0, embed0 = self.encoder.clock()
+        vectors = np.asarray(self.encoder.documents([it.content for it in new]), dtype=np.float32)
+        self._new_vectors.append(vectors)
+        load1, embed1 = self.encoder.clock()
+        self._add_ms("embed_ms", (time.perf_counter() - t0) * 1e3)
+        self._add_ms("model_load_ms", load1 - load0)
+        self._add_ms("vectors_ms", embed1 - embed0)
+
+    def _add_ms(self, key: str, ms: float) -> None:
+        self.timings_ms[key] = self.timings_ms.get(key, 0.0) + ms
+
+    def forget(self, item_id: str) -> None:
+        """Drop the item (a no-op for one never stored or already dropped); it is never stored again."""
+        self._gone.add(item_id)
+        if item_id in self._ids:
+            self._dropped.add(item_id)
+
+    def update(self, item: Item) -> None:
+        """``item`` in place of the ids it supersedes (``core.contract.superseded``)."""
+        for old in superseded(item):
+            self.forget(old)
+        self.ingest((item,))
+
+    def consolidate(self, now: datetime | None = None) -> None:
+        """Rebuild the indexes over the stored items after writes (their time is ingest time)."""
+        if not (self._pending or self._dropped):
+            return
+        keep = [i for i, it in enumerate(self.items) if it.id not in self._dropped]
+        fresh = [it for it in self._pending if it.id not in self._dropped]
+        old_vectors = None if self.vector is None else self.vector.vectors[keep]
+        new_vectors = (np.concatenate(self._new_vectors) if self._new_vectors else None)
+        if new_vectors is not None:
+            fresh_rows = [i for i, it in enumerate(self._pending) if it.id not in self._dropped]
+            new_vectors = new_vectors[fresh_rows]
+        access = np.concatenate((self.access[keep], np.zeros(len(fresh), dtype=np.int64)))
+        items = tuple(self.items[i] for i in keep) + tuple(fresh)
+        vectors = (np.concatenate((old_vectors, new_vectors)) if old_vectors is not None and new_vectors is not None
+                   else None)
+        self._pending, self._new_vectors, self._dropped = [], [], set()
+        self._build(items, vectors=vectors)
+        self.access = access
+
+    def _build(self, items: tuple[Item, ...], *, vectors: np.ndarray | None = None) -> None:
+        self.items = items
+        self._ids = {it.id for it in items}
+        self._dedup_keys = {}
+        self.time_s = np.zeros(0)
         contents = [it.content for it in self.items]
         groups = [it.group for it in self.items]
-        if self.encoder is not None:  # a forking embedder works on the other core while the indexes are built
+        if self.encoder is not None and vectors is None:  # a forking embedder works on the other core meanwhile
             self.encoder.start_documents(contents)
         t0 = time.perf_counter()
         plain = self.reference and self.keyword_backend == "numpy"
         self.keyword = (_reference.ReferenceBM25(contents, groups) if plain
                         else keyword_index(self.keyword_backend, contents, groups))
         t1 = time.perf_counter()
-        self.timings_ms["keyword_index_ms"] = (t1 - t0) * 1e3
+        self._add_ms("keyword_index_ms", (t1 - t0) * 1e3)
         if not self.reference:
             self._dedup_ids = comp.dedup_key_ids(contents)
-            self.timings_ms["dedup_keys_ms"] = (time.perf_counter() - t1) * 1e3
+            self._add_ms("dedup_keys_ms", (time.perf_counter() - t1) * 1e3)
         if self.encoder is not None:
             t1 = time.perf_counter()
             load0, embed0 = self.encoder.clock()
             index = _reference.ReferenceVectorIndex if self.reference else VectorIndex
-            self.vector = index(self.encoder.documents(contents), groups)
-            self.timings_ms["embed_ms"] = (time.perf_counter() - t1) * 1e3  # with a background job: the wait for it
+            self.vector = index(self.encoder.documents(contents) if vectors is None else vectors, groups)
+            self._add_ms("embed_ms", (time.perf_counter() - t1) * 1e3)  # with a background job: the wait for it
             load1, embed1 = self.encoder.clock()
-            self.timings_ms["model_load_ms"] = load1 - load0  # the parts of embed_ms (the rest: the vector index)
-            self.timings_ms["vectors_ms"] = embed1 - embed0
+            self._add_ms("model_load_ms", load1 - load0)  # the parts of embed_ms (the rest: the vector index)
+            self._add_ms("vectors_ms", embed1 - embed0)
         self.access = np.zeros(len(self.items), dtype=np.int64)
 
     def prepare(self, queries: Sequence[str]) -> None:
@@ -145,10 +212,12 @@ class MeminiBackend:
                 for i, s in zip(ids.tolist(), scores.tolist(), strict=True)]
 
     def keyword_leg(self, group: str, query: str, k: int) -> tuple[np.ndarray, np.ndarray]:
+        self.consolidate()
         assert self.keyword is not None, "ingest first"
         return self.keyword.search(group, query, k)
 
     def vector_leg(self, group: str, query: str, k: int) -> tuple[np.ndarray, np.ndarray]:
+        self.consolidate()
         if self.vector is None or self.encoder is None:
             raise BenchError("the vector leg needs an embedder (-embedder)")
         vector = self._query_vectors.get(query)
@@ -184,9 +253,12 @@ class MeminiBackend:
 
 
 class _BackendSystem:
-    """One of memini's systems over the shared backend; ``uses`` names the backend timings its ingest stands for."""
+    """One of memini's systems over the shared backend; ``uses`` names the backend timings its ingest stands for.
+    Writes over time (``core.contract``): each ingest adds; ``update``, ``forget`` and ``consolidate`` act on the
+    shared store (the first system to call stores or drops an item; the others find it done)."""
 
     uses: tuple[str, ...] = ()
+    incremental_ingest = True
 
     def __init__(self, backend: MeminiBackend, name: str) -> None:
         self.backend = backend
@@ -197,6 +269,15 @@ class _BackendSystem:
 
     def prepare(self, queries: Sequence[str]) -> None:
         self.backend.prepare(queries)
+
+    def update(self, item: Item) -> None:
+        self.backend.update(item)
+
+    def forget(self, item_id: str) -> None:
+        self.backend.forget(item_id)
+
+    def consolidate(self, now: datetime | None) -> None:
+        self.backend.consolidate(now)
 
     @property
     def ingest_time_ms(self) -> float:

@@ -34,7 +34,7 @@ from datetime import datetime
 
 import numpy as np
 
-from memini_bench.core.contract import Hit, System
+from memini_bench.core.contract import Hit, System, superseded
 from memini_bench.core.dataset import Item
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.errors import BenchError
@@ -102,22 +102,51 @@ class ReferenceStore:
         self._sessions: tuple[np.ndarray, VectorIndex | None, list[str], list[str]] | None = None
         self._rerankers: dict[str, object] = {}
         self.time_s = np.zeros(0)
+        self.gone: set[str] = set()  # ids forgotten or superseded: never stored again
 
     @property
     def ingested(self) -> bool:
         return self.vector is not None
 
     def ingest(self, items: Sequence[Item]) -> None:
-        if self.ingested:
-            return
+        """Store the items not stored (nor dropped) before: the first call stores them all, a later one adds
+        (writes over time, docs/temporal.md; the variants sharing the store each call it, the first stores)."""
         if self.encoder is None:
             raise BenchError("reference: needs an embedder for its vector leg (-embedder)")
-        self.items = tuple(items)
+        known = {it.id for it in self.items}
+        new = list({it.id: it for it in items if it.id not in known and it.id not in self.gone}.values())
+        if self.ingested and not new:
+            return
         t0 = time.perf_counter()
-        self.vectors = np.asarray(self.encoder.documents([it.content for it in self.items]), dtype=np.float32)
+        vectors = np.asarray(self.encoder.documents([it.content for it in new]), dtype=np.float32)
+        if self.ingested:
+            vectors = np.concatenate((self.vectors, vectors.reshape(len(new), self.vectors.shape[1])))
+        self.timings_ms["embed_ms"] = self.timings_ms.get("embed_ms", 0.0) + (time.perf_counter() - t0) * 1e3
+        self._store(self.items + tuple(new), vectors)
+
+    def _store(self, items: tuple[Item, ...], vectors: np.ndarray) -> None:
+        """Hold ``items`` and their ``vectors``: the vector index rebuilt, the keyword and session indexes built
+        again on first use."""
+        self.items = items
+        self.vectors = vectors
         self.vector = VectorIndex(self.vectors, [it.group for it in self.items])
-        self.timings_ms["embed_ms"] = (time.perf_counter() - t0) * 1e3
         self.time_s = np.array([np.nan if it.time is None else it.time.timestamp() for it in self.items])
+        self._keyword.clear()
+        self._session_keyword.clear()
+        self._sessions = None
+
+    def forget(self, item_id: str) -> None:
+        """Drop the item (a no-op for one never stored); it is never stored again."""
+        self.gone.add(item_id)
+        keep = [i for i, it in enumerate(self.items) if it.id != item_id]
+        if len(keep) < len(self.items):
+            self._store(tuple(self.items[i] for i in keep), self.vectors[keep])
+
+    def update(self, item: Item) -> None:
+        """``item`` in place of the ids it supersedes (``core.contract.superseded``)."""
+        for old in superseded(item):
+            self.forget(old)
+        self.ingest((item,))
 
     def prepare(self, queries: Sequence[str]) -> None:
         if self.encoder is not None and "query_embed_ms" not in self.timings_ms:
@@ -187,7 +216,10 @@ class ReferenceStore:
 
 
 class ReferenceSystem:
-    """The ``reference`` system over a ``ReferenceStore`` (see the module docstring)."""
+    """The ``reference`` system over a ``ReferenceStore`` (see the module docstring). Writes over time
+    (``core.contract``): each ingest adds, ``update`` and ``forget`` act on the shared store."""
+
+    incremental_ingest = True
 
     def __init__(self, store: ReferenceStore, settings: ReferenceSettings | None = None,
                  name: str = "reference") -> None:
@@ -205,13 +237,23 @@ class ReferenceSystem:
             self.store.session_keyword(self.settings)
         if self.settings.ref_rerank_model:
             self.store.reranker(self.settings.ref_rerank_model)
-        self._ingest_ms = (time.perf_counter() - t0) * 1e3
+        self._ingest_ms = self.ingest_time_ms + (time.perf_counter() - t0) * 1e3
         load1, embed1 = self._clock()
         self._parts = {"model_load_ms": load1 - load0, "embed_ms": embed1 - embed0}
 
     def _clock(self) -> tuple[float, float]:
         encoder = self.store.encoder
         return encoder.clock() if encoder is not None else (0.0, 0.0)
+
+    def update(self, item: Item) -> None:
+        t0 = time.perf_counter()
+        self.store.update(item)
+        self._ingest_ms = self.ingest_time_ms + (time.perf_counter() - t0) * 1e3
+
+    def forget(self, item_id: str) -> None:
+        t0 = time.perf_counter()
+        self.store.forget(item_id)
+        self._ingest_ms = self.ingest_time_ms + (time.perf_counter() - t0) * 1e3
 
     def prepare(self, queries: Sequence[str]) -> None:
         """Embed the queries and analyze them for the keyword legs, before the timed recalls."""

@@ -45,6 +45,7 @@ PEERS = [
     ("engrava", "memini_bench.systems.peers.engrava:make", "engrava", ("engrava", "aiosqlite")),
     ("fluctlightdb", "memini_bench.systems.peers.fluctlight:make", "fluctlightdb",
      ("fluctlightdb", "fluctlightdb_native")),
+    ("inspeximus", "memini_bench.systems.peers.inspeximus:make", "inspeximus", ("inspeximus",)),
 ]
 EXTRA_PACKAGES = {extra: pkgs for _, _, extra, pkgs in PEERS if extra}
 WITH_EXTRA = [(name, spec, extra, pkg) for name, spec, extra, pkgs in PEERS for pkg in pkgs]

@@ -32,7 +32,7 @@ import chromadb
 import numpy as np
 from chromadb.config import Settings
 
-from memini_bench.core.contract import Hit
+from memini_bench.core.contract import Hit, superseded
 from memini_bench.core.dataset import Item
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.systems.context import SystemContext
@@ -43,7 +43,10 @@ SPACE = "l2"
 
 
 class ChromaSystem(PeerSystem):
-    """Chroma, one collection per group, each with ``ef_search`` >= its size (exact, see the module docstring)."""
+    """Chroma, one collection per group, each with ``ef_search`` >= its size (exact, see the module docstring).
+    Writes over time: each ingest adds, ``forget`` deletes, ``update`` deletes and adds."""
+
+    incremental_ingest = True
 
     def __init__(self, name: str, encoder: TextEncoder) -> None:
         super().__init__(name, encoder)
@@ -57,20 +60,47 @@ class ChromaSystem(PeerSystem):
         return max(DEFAULT_EF_SEARCH, size)
 
     def ingest(self, items: Sequence[Item]) -> None:
-        self.keep_items(items)
+        """Add the items not written before (each call adds: writes over time), a collection per new group; a
+        group that grows past its ``ef_search`` gets a larger one (``modify``), so search stays exact."""
+        rows = self.add_items(items)
+        if not rows:
+            return
         assert self.encoder is not None
-        vectors = np.asarray(self.encoder.documents([it.content for it in self.items]), dtype=np.float32)
+        vectors = np.asarray(self.encoder.documents([self.items[i].content for i in rows]), dtype=np.float32)
+        by_group: dict[str, list[int]] = {}
+        for n, i in enumerate(rows):
+            by_group.setdefault(self.items[i].group, []).append(n)
         with self.store_writes():
-            self.client = chromadb.PersistentClient(path=str(self.workdir() / "chroma"),
-                                                    settings=Settings(anonymized_telemetry=False))
+            if self.client is None:
+                self.client = chromadb.PersistentClient(path=str(self.workdir() / "chroma"),
+                                                        settings=Settings(anonymized_telemetry=False))
             batch = self.client.get_max_batch_size()
-            for n, (group, members) in enumerate(self.groups.members.items()):
-                self.ef_search[group] = ef = self.exact_ef_search(len(members))
-                collection = self.collections[group] = self.client.create_collection(
-                    f"group-{n}", embedding_function=None, configuration={"hnsw": {"space": SPACE, "ef_search": ef}})
-                for start in range(0, len(members), batch):
-                    rows = members[start:start + batch]
-                    collection.add(ids=[str(i) for i in rows.tolist()], embeddings=vectors[rows])
+            for group, positions in by_group.items():
+                ef = self.exact_ef_search(len(self.groups.of(group)))
+                collection = self.collections.get(group)
+                if collection is None:
+                    collection = self.collections[group] = self.client.create_collection(
+                        f"group-{len(self.collections)}", embedding_function=None,
+                        configuration={"hnsw": {"space": SPACE, "ef_search": ef}})
+                elif ef > self.ef_search[group]:
+                    collection.modify(configuration={"hnsw": {"ef_search": ef}})
+                self.ef_search[group] = ef
+                for start in range(0, len(positions), batch):
+                    chunk = positions[start:start + batch]
+                    collection.add(ids=[str(rows[n]) for n in chunk], embeddings=vectors[chunk])
+
+    def forget(self, item_id: str) -> None:
+        """``collection.delete`` of the item (none: a no-op)."""
+        for i, it in enumerate(self.items):
+            if it.id == item_id and it.group in self.collections:
+                with self.store_writes():
+                    self.collections[it.group].delete(ids=[str(i)])
+
+    def update(self, item: Item) -> None:
+        """The correction in place of the superseded items (delete, then add)."""
+        for old in superseded(item):
+            self.forget(old)
+        self.ingest((item,))
 
     def recall(self, group: str, query: str, k: int, *, now: datetime | None = None,
                context: Mapping[str, object] | None = None) -> list[Hit]:
@@ -79,7 +109,7 @@ class ChromaSystem(PeerSystem):
             return []
         assert self.encoder is not None
         vector = np.asarray(self.encoder.query(query), dtype=np.float32)[None, :]
-        found = collection.query(query_embeddings=vector, n_results=min(k, len(self.groups.of(group))),
+        found = collection.query(query_embeddings=vector, n_results=min(k, collection.count()),
                                  include=["distances"])
         rows = [int(i) for i in found["ids"][0]]
         distances = np.maximum(np.asarray(found["distances"][0], dtype=np.float64), 0.0)

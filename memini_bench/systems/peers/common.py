@@ -98,6 +98,19 @@ class PeerSystem:
         self.items = tuple(items)
         self.groups = GroupIndex([it.group for it in self.items])
 
+    def add_items(self, items: Sequence[Item]) -> list[int]:
+        """Writes over time (docs/temporal.md): append the items never kept before (an id already kept, or given
+        twice, is skipped) and return their indices in ``self.items`` (a library's row numbers)."""
+        known = getattr(self, "_kept_ids", None)
+        if known is None or len(known) != len(self.items):
+            known = self._kept_ids = {it.id for it in self.items}
+        new = list({it.id: it for it in items if it.id not in known}.values())
+        start = len(self.items)
+        if new:
+            self.keep_items(self.items + tuple(new))
+            known.update(it.id for it in new)
+        return list(range(start, start + len(new)))
+
     def workdir(self) -> Path:
         """This system's private temporary folder (made on first use, removed by ``close``)."""
         if self._workdir is None:

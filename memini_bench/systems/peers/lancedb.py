@@ -36,7 +36,7 @@ from lancedb.index import FTS
 from lancedb.query import MatchQuery
 from lancedb.rerankers import RRFReranker
 
-from memini_bench.core.contract import Hit
+from memini_bench.core.contract import Hit, superseded
 from memini_bench.core.dataset import Item
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.systems.context import SystemContext
@@ -60,7 +60,10 @@ def plain_text(query: str) -> MatchQuery:
 
 
 class LanceSystem(PeerSystem):
-    """LanceDB over the items: flat vector search, native FTS, or both fused by its RRFReranker (``mode``)."""
+    """LanceDB over the items: flat vector search, native FTS, or both fused by its RRFReranker (``mode``). Writes
+    over time: each ingest adds rows, ``forget`` deletes the item's row, ``update`` deletes and adds."""
+
+    incremental_ingest = True
 
     def __init__(self, name: str, mode: str, encoder: TextEncoder | None = None) -> None:
         if mode not in MODES:
@@ -71,20 +74,42 @@ class LanceSystem(PeerSystem):
         self.fts = FTS()  # LanceDB's defaults, recorded in describe()
 
     def ingest(self, items: Sequence[Item]) -> None:
-        self.keep_items(items)
+        """Write the items not written before: the first call creates the table, a later one ``add``s rows (writes
+        over time; the full-text index is then rebuilt, as LanceDB leaves new rows out of an existing index)."""
+        rows = self.add_items(items)
+        if not rows:
+            return
+        new = [self.items[i] for i in rows]
         columns: dict[str, pa.Array] = {
-            "row": pa.array(np.arange(len(self.items), dtype=np.int64)),
-            "grp": pa.array([it.group for it in self.items], pa.string()),
-            "text": pa.array([it.content for it in self.items], pa.string()),
+            "row": pa.array(np.asarray(rows, dtype=np.int64)),
+            "grp": pa.array([it.group for it in new], pa.string()),
+            "text": pa.array([it.content for it in new], pa.string()),
         }
         if self.encoder is not None:
-            vectors = np.ascontiguousarray(self.encoder.documents([it.content for it in self.items]), np.float32)
+            vectors = np.ascontiguousarray(self.encoder.documents([it.content for it in new]), np.float32)
             columns["vector"] = pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel()), vectors.shape[1])
         with self.store_writes():
-            db = lancedb.connect(str(self.workdir()))
-            self.table = db.create_table(TABLE, data=pa.table(columns))
+            if self.table is None:
+                db = lancedb.connect(str(self.workdir()))
+                self.table = db.create_table(TABLE, data=pa.table(columns))
+            else:
+                self.table.add(pa.table(columns))
             if self.mode != "vector":
-                self.table.create_index("text", config=self.fts)
+                self.table.create_index("text", config=self.fts, replace=True)
+
+    def forget(self, item_id: str) -> None:
+        """``table.delete`` of the item's row (none: a no-op)."""
+        assert self.table is not None, "ingest first"
+        rows = [i for i, it in enumerate(self.items) if it.id == item_id]
+        if rows:
+            with self.store_writes():
+                self.table.delete(f"row = {rows[0]}")
+
+    def update(self, item: Item) -> None:
+        """The correction's row in place of the superseded items' rows: ``delete`` then ``add`` (an upsert)."""
+        for old in superseded(item):
+            self.forget(old)
+        self.ingest((item,))
 
     def _query(self, group: str, query: str, k: int):
         assert self.table is not None, "ingest first"

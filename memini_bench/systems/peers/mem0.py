@@ -106,7 +106,7 @@ except OSError as exc:  # mem0 makes MEM0_DIR and writes config.json there on im
 
 from memini_bench.clients.llm import ChatClient  # noqa: E402
 from memini_bench.clients.providers import openai_chat_from_env  # noqa: E402
-from memini_bench.core.contract import Hit  # noqa: E402
+from memini_bench.core.contract import Hit, superseded  # noqa: E402
 from memini_bench.core.dataset import Item  # noqa: E402
 from memini_bench.embed.encoder import TextEncoder  # noqa: E402
 from memini_bench.systems.context import SystemContext  # noqa: E402
@@ -162,7 +162,10 @@ def infer_batches(items: Sequence[Item], size: int = INFER_BATCH) -> list[list[i
 
 
 class Mem0System(PeerSystem):
-    """mem0's ``Memory`` on an in-memory local Qdrant, the run's encoder, threshold 0 (see the module docstring)."""
+    """mem0's ``Memory`` on an in-memory local Qdrant, the run's encoder, threshold 0 (see the module docstring).
+    Writes over time: each ingest adds, ``update`` is mem0's ``Memory.update``, ``forget`` its ``Memory.delete``."""
+
+    incremental_ingest = True
 
     def __init__(self, name: str, encoder: TextEncoder, llm: ChatClient | None = None) -> None:
         super().__init__(name, encoder)
@@ -172,6 +175,7 @@ class Mem0System(PeerSystem):
         self.client: QdrantClient | None = None
         self.user_ids: dict[str, str] = {}
         self.index_of: dict[str, int] = {}
+        self.memory_ids: dict[str, list[str]] = {}  # item id -> the mem0 memories standing for it
         self.memory_count = 0  # memories mem0 stored (one per item, or what its extraction kept)
 
     @property
@@ -203,14 +207,21 @@ class Mem0System(PeerSystem):
         return memory
 
     def ingest(self, items: Sequence[Item]) -> None:
-        self.keep_items(items)
-        self.index_of = {it.id: i for i, it in enumerate(self.items)}
-        self.user_ids = {g: f"g{n}" for n, g in enumerate(self.groups.members)}
+        """Add the items not added before (each call adds: writes over time), one ``add`` per item (per batch of a
+        group's consecutive items under ``infer``)."""
+        added = self.add_items(items)
+        if not added:
+            return
+        self.index_of.update((self.items[i].id, i) for i in added)
+        for it in (self.items[i] for i in added):
+            self.user_ids.setdefault(it.group, f"g{len(self.user_ids)}")
         assert self.encoder is not None
-        self.encoder.documents([it.content for it in self.items])  # every item vector, once, before mem0 asks
-        self.memory = self._build()
-        for batch in infer_batches(self.items, INFER_BATCH if self.infer else 1):
-            self._add(batch)
+        self.encoder.documents([self.items[i].content for i in added])  # every item vector, once, before mem0 asks
+        if self.memory is None:
+            self.memory = self._build()
+        new = [self.items[i] for i in added]
+        for batch in infer_batches(new, INFER_BATCH if self.infer else 1):
+            self._add([added[i] for i in batch])
 
     def _add(self, batch: list[int]) -> None:
         assert self.memory is not None
@@ -225,7 +236,40 @@ class Mem0System(PeerSystem):
             raise BenchError(f"mem0-infer: mem0's LLM extraction at {self.llm.base_url if self.llm else ''} "
                              f"failed ({type(exc).__name__}: {exc}); check MEMINI_LLM_BASE_URL and "
                              "MEMINI_LLM_MODEL") from None
-        self.memory_count += len(added.get("results", []))
+        results = added.get("results", [])
+        self.memory_count += len(results)
+        for memory in results:
+            if memory.get("id"):
+                for i in batch:
+                    self.memory_ids.setdefault(self.items[i].id, []).append(memory["id"])
+
+    def forget(self, item_id: str) -> None:
+        """``Memory.delete`` of every memory standing for the item (none left: a no-op)."""
+        assert self.memory is not None, "ingest first"
+        for memory_id in self.memory_ids.pop(item_id, []):
+            if self.memory.vector_store.get(vector_id=memory_id) is not None:
+                self.memory.delete(memory_id)
+                self.memory_count -= 1
+
+    def update(self, item: Item) -> None:
+        """``Memory.update`` of the memory holding the first superseded item: its text becomes the correction's
+        and its metadata names the correction's id; the other superseded items' memories are deleted. With no
+        memory left to update, the correction is added."""
+        assert self.memory is not None, "ingest first"
+        old = [i for i in superseded(item) if self.memory_ids.get(i)]
+        if not old or self.infer or item.id in self.index_of:
+            self.ingest((item,))
+            for gone in old:
+                self.forget(gone)
+            return
+        index = self.add_items((item,))[0]
+        self.index_of[item.id] = index
+        self.encoder.documents([item.content])  # type: ignore[union-attr]
+        target = self.memory_ids.pop(old[0])[0]
+        self.memory.update(target, text=item.content, metadata={ITEMS_KEY: [item.id]})
+        self.memory_ids[item.id] = [target]
+        for gone in old:
+            self.forget(gone)
 
     def _hit(self, memory: dict, group: str) -> Hit | None:
         """The memory as a Hit of its source items, None (counted) when any of them is not in ``group``."""

@@ -36,7 +36,7 @@ from qdrant_client import QdrantClient, models
 from qdrant_client.hybrid.fusion import DEFAULT_RANKING_CONSTANT_K
 from qdrant_client.local.bm25 import DEFAULT_B, DEFAULT_K1
 
-from memini_bench.core.contract import Hit
+from memini_bench.core.contract import Hit, superseded
 from memini_bench.core.dataset import Item
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.systems.context import SystemContext
@@ -52,7 +52,10 @@ TEXT_INDEX = models.TextIndexParams(type=models.TextIndexType.TEXT, tokenizer=mo
 
 
 class QdrantSystem(PeerSystem):
-    """Qdrant local mode, one in-memory collection per group: dense, BM25 text query, or RRF of both (``mode``)."""
+    """Qdrant local mode, one in-memory collection per group: dense, BM25 text query, or RRF of both (``mode``).
+    Writes over time: each ingest upserts, ``forget`` deletes the point, ``update`` deletes and upserts."""
+
+    incremental_ingest = True
 
     def __init__(self, name: str, mode: str, encoder: TextEncoder | None = None) -> None:
         if mode not in MODES:
@@ -63,23 +66,45 @@ class QdrantSystem(PeerSystem):
         self.collections: dict[str, str] = {}  # group -> collection name
 
     def ingest(self, items: Sequence[Item]) -> None:
-        self.keep_items(items)
-        self.client = QdrantClient(location=":memory:")
+        """Upsert the items not written before (each call adds: writes over time), a collection per new group."""
+        rows = self.add_items(items)
+        if not rows:
+            return
+        if self.client is None:
+            self.client = QdrantClient(location=":memory:")
         vectors = None
         if self.encoder is not None:
-            vectors = np.asarray(self.encoder.documents([it.content for it in self.items]), dtype=np.float32)
-        for n, (group, members) in enumerate(self.groups.members.items()):
-            collection = self.collections[group] = f"g{n}"
-            dense = {DENSE: models.VectorParams(size=vectors.shape[1], distance=models.Distance.COSINE)} \
-                if vectors is not None else {}
-            self.client.create_collection(collection, vectors_config=dense)
-            if self.mode != "dense":
-                self.client.create_payload_index(collection, TEXT, TEXT_INDEX)
-            points = [models.PointStruct(id=int(i), payload={TEXT: self.items[i].content},
-                                         vector={DENSE: vectors[i].tolist()} if vectors is not None else {})
-                      for i in members.tolist()]
+            vectors = np.asarray(self.encoder.documents([self.items[i].content for i in rows]), dtype=np.float32)
+        by_group: dict[str, list[int]] = {}
+        for n, i in enumerate(rows):
+            by_group.setdefault(self.items[i].group, []).append(n)
+        for group, positions in by_group.items():
+            collection = self.collections.get(group)
+            if collection is None:
+                collection = self.collections[group] = f"g{len(self.collections)}"
+                dense = {DENSE: models.VectorParams(size=vectors.shape[1], distance=models.Distance.COSINE)} \
+                    if vectors is not None else {}
+                self.client.create_collection(collection, vectors_config=dense)
+                if self.mode != "dense":
+                    self.client.create_payload_index(collection, TEXT, TEXT_INDEX)
+            points = [models.PointStruct(id=rows[n], payload={TEXT: self.items[rows[n]].content},
+                                         vector={DENSE: vectors[n].tolist()} if vectors is not None else {})
+                      for n in positions]
             for start in range(0, len(points), UPSERT_BATCH):
                 self.client.upsert(collection, points[start:start + UPSERT_BATCH], wait=True)
+
+    def forget(self, item_id: str) -> None:
+        """``delete`` of the item's point (none: a no-op)."""
+        for i, it in enumerate(self.items):
+            if it.id == item_id and self.client is not None and it.group in self.collections:
+                self.client.delete(self.collections[it.group], points_selector=models.PointIdsList(points=[i]),
+                                   wait=True)
+
+    def update(self, item: Item) -> None:
+        """The correction's point in place of the superseded items' points (delete, then upsert)."""
+        for old in superseded(item):
+            self.forget(old)
+        self.ingest((item,))
 
     def _dense(self, query: str) -> list[float]:
         assert self.encoder is not None

@@ -43,7 +43,7 @@ import numpy as np
 import sqlite_vec
 from pysqlite3 import dbapi2 as sqlite3
 
-from memini_bench.core.contract import Hit
+from memini_bench.core.contract import Hit, superseded
 from memini_bench.core.dataset import Item
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.systems.config import pool_size
@@ -88,7 +88,10 @@ def connect(path: str) -> sqlite3.Connection:
 
 
 class SqliteVecSystem(PeerSystem):
-    """Exact KNN in a vec0 table partitioned by group; ``hybrid`` adds FTS5 and RRF (see the module docstring)."""
+    """Exact KNN in a vec0 table partitioned by group; ``hybrid`` adds FTS5 and RRF (see the module docstring).
+    Writes over time: each ingest inserts, ``forget`` deletes the rows, ``update`` deletes and inserts."""
+
+    incremental_ingest = True
 
     def __init__(self, encoder: TextEncoder, name: str = "sqlite-vec", *, hybrid: bool = False,
                  leg_depth: str = "k") -> None:
@@ -100,21 +103,45 @@ class SqliteVecSystem(PeerSystem):
         self.db: sqlite3.Connection | None = None
 
     def ingest(self, items: Sequence[Item]) -> None:
+        """Insert the items not written before (each call adds: writes over time); rowid = item index + 1."""
         assert self.encoder is not None
-        self.keep_items(items)
-        vectors = np.ascontiguousarray(self.encoder.documents([it.content for it in self.items]), dtype=np.float32)
+        rows = self.add_items(items)
+        if not rows:
+            return
+        vectors = np.ascontiguousarray(self.encoder.documents([self.items[i].content for i in rows]),
+                                       dtype=np.float32)
         with self.store_writes():
-            self.db = db = connect(str(self.workdir() / "memories.db"))
-            db.execute("CREATE VIRTUAL TABLE vec_items USING vec0(grp TEXT PARTITION KEY, "
-                       f"embedding FLOAT[{vectors.shape[1]}])")
+            if self.db is None:
+                self.db = connect(str(self.workdir() / "memories.db"))
+                self.db.execute("CREATE VIRTUAL TABLE vec_items USING vec0(grp TEXT PARTITION KEY, "
+                                f"embedding FLOAT[{vectors.shape[1]}])")
+                if self.hybrid:
+                    self.db.execute("CREATE VIRTUAL TABLE fts_items USING fts5(content, grp UNINDEXED, "
+                                    "tokenize='porter unicode61')")
+            db = self.db
             db.executemany("INSERT INTO vec_items(rowid, grp, embedding) VALUES (?, ?, ?)",
-                           ((i + 1, it.group, vectors[i].tobytes()) for i, it in enumerate(self.items)))
+                           ((i + 1, self.items[i].group, vectors[n].tobytes()) for n, i in enumerate(rows)))
             if self.hybrid:
-                db.execute("CREATE VIRTUAL TABLE fts_items USING fts5(content, grp UNINDEXED, "
-                           "tokenize='porter unicode61')")
                 db.executemany("INSERT INTO fts_items(rowid, content, grp) VALUES (?, ?, ?)",
-                               ((i + 1, it.content, it.group) for i, it in enumerate(self.items)))
+                               ((i + 1, self.items[i].content, self.items[i].group) for i in rows))
             db.commit()
+
+    def forget(self, item_id: str) -> None:
+        """``DELETE`` of the item's rows (none: a no-op)."""
+        assert self.db is not None, "ingest first"
+        for i, it in enumerate(self.items):
+            if it.id == item_id:
+                with self.store_writes():
+                    self.db.execute("DELETE FROM vec_items WHERE rowid = ?", (i + 1,))
+                    if self.hybrid:
+                        self.db.execute("DELETE FROM fts_items WHERE rowid = ?", (i + 1,))
+                    self.db.commit()
+
+    def update(self, item: Item) -> None:
+        """The correction's rows in place of the superseded items' rows (delete, then insert)."""
+        for old in superseded(item):
+            self.forget(old)
+        self.ingest((item,))
 
     def _query_blob(self, query: str) -> bytes:
         assert self.encoder is not None
