@@ -78,7 +78,7 @@ class McpTransport:
                     streamable_http_client(self.url)))
             read, write = streams[0], streams[1]
             session = stack.enter_context(self._portal.wrap_async_context_manager(
-                ClientSession(read, write, read_timeout_seconds=self.timeout)))
+                ClientSession(read, write)))
             self._session = session
             init = self._run(self._initialise, self.startup_timeout, "start-up (initialize and tools/list)")
         except BenchError:
@@ -134,15 +134,18 @@ class McpTransport:
             return future.result(timeout=seconds + _GRACE)
         except TimeoutError:
             future.cancel()
-            raise self._fault(what, f"no answer within {seconds:g} s") from None
+            raise self._fault(what, "", seconds) from None
         except BenchError:
             raise
         except Exception as exc:
-            raise self._fault(what, _describe_exc(exc)) from None
+            raise self._fault(what, _describe_exc(exc), seconds) from None
 
-    def _fault(self, what: str, why: str) -> BenchError:
-        if "TimeoutError" in why or "timed out" in why.lower():
-            why = f"no answer within {self.timeout:g} s (timeout; raise it with ?timeout=SECONDS)"
+    def _fault(self, what: str, why: str, seconds: float) -> BenchError:
+        if not why or "TimeoutError" in why or "timed out" in why.lower():
+            knob = "startup_timeout" if what.startswith("start-up") else "timeout"
+            why = f"no answer within {seconds:g} s (raise it with ?{knob}=SECONDS)"
+        elif "connection closed" in why.lower():
+            why += " (the server process ended or closed its output)"
         return BenchError(f"{self.label}: {what} failed: {why}" + self._stderr_hint())
 
     def _stderr_hint(self) -> str:

@@ -103,6 +103,7 @@ class ProtocolSystem:
         self.calls = {"setup": 0, "ingest": 0, "recall": 0}
         self.recall_ms = 0.0
         self.duplicates_dropped = 0
+        self.servers_started = 0
         self.server_info: dict[str, str] = {}
         self.pattern = re.compile(spec.extract.id_pattern) if spec.extract.id_pattern else None
 
@@ -126,6 +127,7 @@ class ProtocolSystem:
             t0 = time.perf_counter()
             transport = self.make_transport(self._store(key))
             self.transports[key] = transport
+            self.servers_started += 1
             transport.start()
             if transport.tools is not None:
                 check_tools(self.spec, transport.tools)
@@ -288,7 +290,7 @@ class ProtocolSystem:
                                                      "setup": spec.setup.target if spec.setup else "",
                                                      "finish": spec.finish.target if spec.finish else ""},
                 "duplicates_dropped": self.duplicates_dropped,
-                "transport": {"servers_started": len(self.transports), "startup_ms": round(self.startup_ms, 1),
+                "transport": {"servers_started": self.servers_started, "startup_ms": round(self.startup_ms, 1),
                               "ingest_calls": self.calls["ingest"] + self.calls["setup"],
                               "ingest_ms": round(self.store_ms, 1), "recall_calls": recalls,
                               "recall_mean_ms": round(self.recall_ms / recalls, 3) if recalls else 0.0}}
