@@ -63,8 +63,19 @@ score = "score"
     return path
 
 
-def processes_with(marker: str) -> list[str]:
-    """The ``ps`` lines of live processes whose command line holds ``marker`` (zombies excluded)."""
-    out = subprocess.run(["ps", "-eo", "pid,stat,args"], capture_output=True, text=True, check=True).stdout
-    return [line for line in out.splitlines()[1:]
-            if marker in line and "ps -eo" not in line and line.split()[1][:1] != "Z"]
+def processes_with(marker: str, *, mine: bool = False) -> list[str]:
+    """The ``ps`` lines of live processes whose command line holds ``marker`` (zombies excluded); ``mine``: only the
+    descendants of this process (a server another run started elsewhere is not this test's)."""
+    import os
+
+    out = subprocess.run(["ps", "-eo", "pid,ppid,stat,args"], capture_output=True, text=True, check=True).stdout
+    rows = [line.split(None, 3) for line in out.splitlines()[1:]]
+    ours = {os.getpid()}
+    if mine:
+        grew = True
+        while grew:
+            before = len(ours)
+            ours |= {int(pid) for pid, ppid, *_ in rows if int(ppid) in ours}
+            grew = len(ours) > before
+    return [" ".join(r) for r in rows if len(r) == 4 and marker in r[3] and "ps -eo" not in r[3]
+            and r[2][:1] != "Z" and (not mine or int(r[0]) in ours)]
