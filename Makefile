@@ -46,7 +46,7 @@ SERVER_MEMORY_SPEC ?= @modelcontextprotocol/server-memory@2026.8.31
 mcp-servers:
 	@py312=$$(for p in python3.13 python3.12 $$HOME/.pyenv/versions/3.13*/bin/python3 \
 	    $$HOME/.pyenv/versions/3.12*/bin/python3; do \
-	  command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 12, 1))' && \
+	  command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 12, 1))' 2>/dev/null && \
 	  { command -v $$p; break; }; done); \
 	if [ -x $(MCP_DIR)/basic-memory/bin/basic-memory ]; then echo "mcp-servers: basic-memory already installed"; \
 	elif [ -n "$$py312" ]; then $$py312 -m venv $(MCP_DIR)/basic-memory && \

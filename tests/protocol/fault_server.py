@@ -2,8 +2,8 @@
 item, ``recall`` ranks a group's items by the number of query words they share (ties by order stored). ``FAULT``
 (environment) makes it misbehave: ``die`` (the process exits on the first recall: killed mid-run), ``hang`` (a
 recall never answers), ``garbage`` (a recall answers text that is not JSON), ``unknown`` (a recall names a key never
-stored), ``leak`` (a recall puts another group's item first), ``exit_at_start`` (the process exits before the handshake). The
-first argument is a marker the tests look for in ``ps`` (no server process may outlive a run)."""
+stored), ``leak`` (a recall puts another group's item first), ``exit_at_start`` (the process exits before the
+handshake). The first argument is a marker the tests look for in ``ps`` (no server process may outlive a run)."""
 
 from __future__ import annotations
 

@@ -109,3 +109,17 @@ def test_the_served_system_ranks_exactly_as_in_process(tmp_path, capsys):
     for r in rows:
         by.setdefault(r["id"], {})[r["system"]] = r["ranked"]
     assert by and all(v["bm25s"] == v["mcp:bm25s-served"] for v in by.values())
+
+
+def test_plan_checks_the_mapping_against_the_server_and_renders_a_dry_call(tmp_path, capsys):
+    mapping = fault_mapping(tmp_path)
+    code, out, err = _run(tmp_path, capsys, f"mcp:{mapping}", "--plan")
+    assert code == 0, err
+    assert "checked against fault-server" in out and "remember, recall present, arguments match" in out
+    assert "ingest: remember {'key': 'm000000', 'content': 'Alice adopted a grey cat named Pixel in March'" in out
+    assert "recall: recall {'query': 'What cat did Alice adopt?', 'group': 'g0', 'k': 2}" in out
+    assert _no_results(tmp_path) and processes_with(str(tmp_path)) == []
+    mapping.write_text(mapping.read_text().replace('tool = "remember"', 'tool = "store"'))
+    code, out, err = _run(tmp_path, capsys, f"mcp:{mapping}", "--plan")
+    assert code == 2 and "[ingest] tool 'store' is not one of the server's tools" in err
+    assert processes_with(str(tmp_path)) == []

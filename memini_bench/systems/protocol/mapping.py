@@ -3,9 +3,11 @@
 A mapping is a small TOML or JSON file (the shipped ones are in ``mappings/``; any path works too). Its keys:
 
 - ``name``: the row's name (``mcp:NAME`` / ``http:NAME``); ``about``: one line of help.
-- MCP: ``command`` (argv of a stdio server; ``{venv}`` is the repo's ``.venv-mcp`` and ``{store}`` the run's
-  private store folder, ``{python}`` this Python, ``{repo}`` this checkout) or ``url`` (a streamable-HTTP server); ``env`` (variables for the server, templated the
-  same way). HTTP: ``url`` (the base URL; ``$VAR`` or ``${VAR:-default}`` read the environment).
+- MCP: ``command`` (argv of a stdio server; ``{venv}`` is the repo's ``.venv-mcp``, ``{store}`` the run's private
+  store folder, ``{python}`` this Python, ``{repo}`` this checkout) or ``url`` (a streamable-HTTP server); ``env``
+  (variables for the server, templated the same way; the server sees only these and the SDK's safe defaults:
+  HOME, PATH, USER, SHELL, TERM, LOGNAME). HTTP: ``url`` (the base URL; ``$VAR`` or ``${VAR:-default}`` read the
+  environment).
 - ``groups``: how the server keeps groups apart. ``argument``: one server for the run, the group goes into each
   call (``{group_key}``); ``process``: the server cannot separate groups, so each group gets its own server process
   on a fresh store (``{store}`` differs per group).
@@ -13,8 +15,8 @@ A mapping is a small TOML or JSON file (the shipped ones are in ``mappings/``; a
   ``batch`` (items per ingest call, default 1: a server that takes a list gets ``{items}``, each rendered from
   ``[ingest].each``), ``concurrency`` (calls in flight, default 1).
 - ``[ingest]``: ``tool`` (MCP) or ``path`` (HTTP, POSTed), ``arguments`` (MCP) or ``body`` (HTTP), and ``each``
-  with ``batch``. ``[setup]`` (optional, same shape): one call per group before its first item (make a project); ``[finish]``
-  (optional): one call per server after the last item (build an index), timed with the ingest.
+  with ``batch``. ``[setup]`` (optional, same shape): one call per group before its first item (make a project);
+  ``[finish]`` (optional): one call per server after the last item (build an index), timed with the ingest.
 - ``[recall]``: ``tool`` / ``path``, ``arguments`` / ``body``, then how hits come out of the reply: ``results`` (a
   JSON path to the list of hits, e.g. ``$.results``), ``id`` (a path inside one hit to the value naming the item),
   ``id_pattern`` (a regular expression: its first group, or the match, in that value is the key), ``score`` (a path;

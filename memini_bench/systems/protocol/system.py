@@ -296,14 +296,32 @@ class ProtocolSystem:
                               "recall_mean_ms": round(self.recall_ms / recalls, 3) if recalls else 0.0}}
 
     def plan_notes(self, items: Sequence[Item] = (), query: str = "", k: int = 10) -> list[str]:
-        """What ``--plan`` prints for this system: the mapped calls and a dry rendering of the first item's ingest
-        and of a recall (nothing is sent)."""
+        """What ``--plan`` prints for this system: the mapping checked against the server's tools (an MCP server is
+        started, listed and ended; nothing is written to it), the mapped calls, and a dry rendering of the first
+        item's ingest and of the first question's recall (not sent)."""
         spec = self.spec
+        checked = ""
+        if spec.kind == "mcp":
+            transport = self.make_transport(self._store("plan"))
+            try:
+                transport.start()
+                used = check_tools(spec, transport.tools or {})
+                info = transport.server_info
+                server = f"{info.get('name') or 'the server'} {info.get('version', '')}".strip()
+                checked = (f"  checked against {server} ({len(transport.tools or {})} tools): "
+                           f"{', '.join(dict.fromkeys(used))} present, arguments match their schemas")
+            finally:
+                transport.close()
+                self.close()
         where = spec.url and environ(spec.url) or " ".join(spec.command)
         lines = [f"{self.name}: {spec.kind} server {where!r} ({spec.source}), groups: {spec.groups}, batch "
                  f"{spec.batch}, concurrency {spec.concurrency}, timeout {spec.timeout:g} s"]
+        if checked:
+            lines.append(checked)
         if spec.setup is not None:
             lines.append(f"  setup per group: {spec.setup.target}")
+        if spec.finish is not None:
+            lines.append(f"  finish per server: {spec.finish.target}")
         if items:
             probe = ProtocolSystem(spec, self.make_transport, self.name)
             probe.items = list(items[:1])
