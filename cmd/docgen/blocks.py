@@ -388,12 +388,28 @@ def peers(results_dir: Path) -> str:
     """Every system of the side-by-side runs (``<dataset>-peers.json`` and ``-peers-variants.json``), sorted by
     R@5, with latency and ingest time, and whether it differs significantly from memini-hybrid (McNemar on R@5,
     bootstrap on MRR, Holm; from ``-significance`` in the main file)."""
+    return side_by_side(results_dir, ("peers", "peers-variants"), "memini-hybrid", "hybrid", PEER_COLUMNS)
+
+
+PROTOCOL_COLUMNS = (*PEER_COLUMNS[:7], Column("startup", "start-up ms"), PEER_COLUMNS[7],
+                    Column("vs_reference", "vs reference: R@5 / MRR", "left"))
+
+
+def protocol(results_dir: Path) -> str:
+    """The memory servers over MCP (``<dataset>-protocol.json``) beside the in-process systems, as ``peers``, with
+    the server start-up (the load column) apart from the ingest's writes, each against the reference."""
+    return side_by_side(results_dir, ("protocol",), "reference", "reference", PROTOCOL_COLUMNS, startup=True)
+
+
+def side_by_side(results_dir: Path, suffixes: tuple[str, ...], reference: str, short: str,
+                 columns: tuple[Column, ...], *, startup: bool = False) -> str:
+    """One table per data set of ``PEER_SETS`` from ``<base>-<suffix>.json`` (see ``peers``)."""
     out = []
     for title, base in PEER_SETS:
-        docs = [d for d in (get(results_dir, f"{base}-{s}.json", CompareResults) for s in ("peers", "peers-variants"))
+        docs = [d for d in (get(results_dir, f"{base}-{s}.json", CompareResults) for s in suffixes)
                 if d is not None]
         if not docs:
-            out.append(_missing(f"{base}-peers.json"))
+            out.append(_missing(f"{base}-{suffixes[0]}.json"))
             continue
         sig = {(r["system_b"], normalize(r["metric"])): r for r in docs[0].raw.get("significance", [])}
         rows = [(doc, s) for doc in docs for s in doc.systems if doc.score(s, 5) and doc.score(s, 10)]
@@ -406,14 +422,16 @@ def peers(results_dir: Path) -> str:
             for metric in ("recall_any@5", "mrr"):
                 r = sig.get((system, metric))
                 if r is not None:
-                    verdict = ("hybrid ahead" if r["delta"] > 0 else "peer ahead") if r["significant"] else "n.s."
+                    verdict = (f"{short} ahead" if r["delta"] > 0 else "peer ahead") if r["significant"] else "n.s."
                     tests.append(f"{verdict} (p {r['p_adjusted']:.2g})")
-            verdict = " / ".join(tests) if tests else ("reference" if system == "memini-hybrid" else "-")
+            verdict = " / ".join(tests) if tests else ("reference" if system == reference else "-")
             p50, p95 = r10["latency_p50"], r10["latency_p95"]
             figures = (r5["recall_any@{k}"], r10["recall_any@{k}"], r10["mrr"], r10["ndcg@{k}"])
+            load = [Cell(r10.model_load_ms, fmt_num(r10.model_load_ms, 0))] if startup else []
+            ingest = r10.store_ingest_ms if startup else r10.ingest_ms
             body.append((Cell(system, system), *(Cell(v, fmt_points(v)) for v in figures),
-                         Cell(p50, fmt_num(p50)), Cell(p95, fmt_num(p95)),
-                         Cell(r10.ingest_ms, fmt_num(r10.ingest_ms, 0)), Cell(verdict, verdict)))
+                         Cell(p50, fmt_num(p50)), Cell(p95, fmt_num(p95)), *load,
+                         Cell(ingest, fmt_num(ingest, 0)), Cell(verdict, verdict)))
         out += [f"**{title}** ({questions} questions, {docs[0].config.get('embed_model', '')})", "",
-                render_table(Table(PEER_COLUMNS, tuple(body)), "md")]
+                render_table(Table(columns, tuple(body)), "md")]
     return "\n".join(out)

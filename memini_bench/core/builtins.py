@@ -103,6 +103,12 @@ SYSTEMS: tuple[Builtin, ...] = (
             extra="engram-search"),
     Builtin("engrava", "memini_bench.systems.peers.engrava:make", "Engrava SQLite store per group, its hybrid recall "
             "(FTS5 BM25 0.30 + vector 0.55 + priority, weighted) on the run's vectors", extra="engrava"),
+    Builtin("mcp", "memini_bench.systems.protocol.factory:make_mcp", "mcp:NAME|PATH[?timeout=S&concurrency=N]: an "
+            "MCP memory server through a mapping file, no code (shipped: basic-memory, server-memory, bm25s-served; "
+            "docs/extending.md)", extra="mcp", uses=("argument",)),
+    Builtin("http", "memini_bench.systems.protocol.factory:make_http", "http:NAME|PATH[?timeout=S&concurrency=N]: a "
+            "REST memory service through a mapping file, no code (shipped: mem0, zep; docs/extending.md)",
+            uses=("argument",)),
     Builtin("fluctlightdb", "memini_bench.systems.peers.fluctlight:make", "FluctlightDB native CHORUS lane, one "
             "in-memory brain per group, the run's pooled vectors", extra="fluctlightdb"),
     Builtin("fluctlightdb-maxsim", "memini_bench.systems.peers.fluctlight:make_maxsim", "FluctlightDB native CHORUS "

@@ -6,7 +6,8 @@ names never imports a heavy library). Three sources fill it, in this order: the 
 the installed distributions' entry points in the registry's group (``memini_bench.systems``,
 ``memini_bench.suites``, ``memini_bench.embedders``, ``memini_bench.executors``, ``memini_bench.metrics``; an entry
 point's name is the registered name) and, where the registry allows it, ``module:attr`` given directly on the
-command line (any importable module).
+command line (any importable module). An entry that declares ``uses=("argument",)`` also answers ``NAME:ARG``
+(``mcp:basic-memory``): its target is called with ``argument=ARG`` besides its usual arguments.
 
 A built-in whose module needs an optional dependency names its pip extra: a missing package is then the one-line
 error ``<name> needs the <extra> extra (<package> is not installed): pip install 'memini-bench[<extra>]'``
@@ -241,7 +242,15 @@ class Registry(Generic[T]):
         return name if name in self._entries else self._aliases.get(name)
 
     def known(self, name: str) -> bool:
-        return self.canonical(name) is not None or (self.allow_module and ":" in name)
+        return (self.canonical(name) is not None or self._argument_entry(name) is not None
+                or (self.allow_module and ":" in name))
+
+    def _argument_entry(self, name: str) -> Entry | None:
+        """The entry of ``base`` in ``base:ARG`` when it declares that it takes an argument (``uses`` holds
+        ``"argument"``, e.g. the ``mcp`` and ``http`` systems), else None."""
+        base, sep, _ = name.partition(":")
+        entry = self.entry(base) if sep and base else None
+        return entry if entry is not None and "argument" in (entry.uses or ()) else None
 
     def unknown_error(self, name: str, flag: str | None = None) -> BenchError:
         import difflib
@@ -256,6 +265,11 @@ class Registry(Generic[T]):
         """The target registered as ``name`` (loaded if lazy), or ``module:attr`` imported when allowed; errors
         name ``flag`` (default the registry's: the flag the user typed, where several feed one registry)."""
         canonical = self.canonical(name)
+        if canonical is None and (entry := self._argument_entry(name)) is not None:
+            import functools
+
+            factory = self.get(entry.name, flag=flag)
+            return functools.partial(factory, argument=name.partition(":")[2])  # type: ignore[return-value]
         if canonical is None:
             if self.allow_module and ":" in name:
                 return load_target(name, flag or self.flag)  # type: ignore[return-value]

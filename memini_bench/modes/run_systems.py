@@ -67,6 +67,14 @@ def check_reference(opts: RunOptions, names: list[str]) -> str:
     return reference
 
 
+def system_plan_notes(opts: RunOptions, systems: list[System], ds) -> list[str]:
+    """What systems with a ``plan_notes(items, query, k)`` hook (the protocol systems: their mapped calls, a dry
+    rendering, the mapping checked against the server) add to ``--plan`` (``RunMode.preview``, so only then)."""
+    query = ds.questions[0].query if ds.questions else ""
+    return [line for s in systems if callable(getattr(s, "plan_notes", None))
+            for line in s.plan_notes(ds.items, query, max(opts.k))]
+
+
 class RunMode(Mode):
     """The normal run (see the module docstring); ``make_systems`` replaces the ``-systems``/``-system`` lineup."""
 
@@ -97,6 +105,11 @@ class RunMode(Mode):
                     identity=ident, writes=planned_writes(opts, out),
                     state={"ctx": ctx, "systems": systems, "ds": ds, "tables": tables, "reference": reference,
                            "mode_settings": mode_settings, "out": out, "file_name": file_name})
+
+    def preview(self, plan: Plan) -> None:
+        """``--plan``: the texts to embed (``Mode.preview``) and what the systems' ``plan_notes`` say."""
+        super().preview(plan)
+        plan.notes += system_plan_notes(plan.opts, plan.state["systems"], plan.state["ds"])
 
     def run(self, plan: Plan) -> Outcome:
         if plan.state.get("temporal"):
