@@ -225,6 +225,8 @@ def destinations(ex: Example, root: Path = ROOT) -> list[tuple[str, str]]:
             return [("generated blocks", "README.md"), ("generated blocks", "docs/")]
         if name == "cmd/make_results.py":
             return _manifest_destinations(args, root)
+        if name == "cmd/migrate_results.py":  # rewrites the files and folders it is given, in place
+            return [("migrated in place", _folder(a) if (root / a).is_dir() else a) for a in args]
         if name in PRINTING_SCRIPTS:
             return []
         return _module_destinations(_script_module(name, root), args)

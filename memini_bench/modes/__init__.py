@@ -131,11 +131,12 @@ def _check_metric_depth(opts) -> None:
 def check_options(mode, opts) -> None:
     """Every check of a run's options before any work, the CLI's (``dispatch``) and the API's alike: the mode's own
     (``Mode.check``), every flag given is one it uses (``check_given``), a mistyped suite named as such, and every
-    ``-metrics`` cut-off within the run's largest K."""
+    ``-metrics`` cut-off within the run's largest K (where the mode recalls to its largest K: ``recalls_to_k``)."""
     mode.check(opts)
     check_given(mode.spec, opts)
     _check_suite(mode.spec, opts)
-    _check_metric_depth(opts)
+    if mode.recalls_to_k:
+        _check_metric_depth(opts)
 
 
 @contextmanager

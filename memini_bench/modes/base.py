@@ -94,6 +94,9 @@ class Mode:
     mode is its spec (``modes.specs.SPECS``)."""
 
     verb: ClassVar[str] = ""
+    #: Whether the mode recalls as deep as its largest ``-k`` (a ``-metrics`` cut-off deeper than that is refused
+    #: before any work); ``score`` reads rankings made elsewhere, as deep as their files go.
+    recalls_to_k: ClassVar[bool] = True
 
     @property
     def spec(self) -> ModeSpec:

@@ -56,6 +56,7 @@ class ScoreMode(Mode):
     """``memini-bench score`` (see the module docstring)."""
 
     verb = "score"
+    recalls_to_k = False
 
     def check(self, opts: RunOptions) -> None:
         """The refusals that need two flags at once, before the flag check."""

@@ -88,7 +88,7 @@ def test_a_missing_score_shows_as_a_dash_not_zero(tmp_path, capsys):
     row = out.strip().splitlines()[-1].split("|")
     assert code == 0 and row[7].strip() == "-" and "0.0" not in row[7]
     code, out, _ = run_cli(["report", str(path), "-format", "json"], capsys)
-    assert code == 0 and all(v["mrr"] is None for r in json.loads(out)["rows"] for v in r["by_k"].values())
+    assert code == 0 and all(v.get("mrr") is None for r in json.loads(out)["rows"] for v in r["by_k"].values())
 
 
 def test_a_board_does_not_rank_a_run_of_another_data_file(tmp_path, capsys):

@@ -65,7 +65,8 @@ def test_fast_path_equals_the_rules(leaks, compiled, monkeypatch):
         depth = rng.choice([n, n + 1, max(n - 1, 0), 10])
         container = rng.choice([list, list, list, tuple])
         value = container(hits)
-        want = _outcome(_check_hits, "s", "question 'q'", "a", value, depth, GROUP_OF, leaks, "the largest K", False)
+        want = _outcome(_check_hits, "s", "question 'q'", "a", value, depth, GROUP_OF, leaks, "the largest K", False,
+                           {})
         got = _outcome(check_hits, "s", "question 'q'", "a", value, depth, GROUP_OF, leaks)
         assert got == want, (case, value)
         fast_taken += hits_module._plain_hits(hits, "a", GROUP_OF) is not None if container is list else 0
