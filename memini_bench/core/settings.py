@@ -30,12 +30,13 @@ HELP_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 118
 
 
 def setting(name: str, default: Any, help: str, *, group: str = "", token: str | None = None,
-            **click_kwargs: Any) -> Any:
+            aliases: tuple[str, ...] = (), **click_kwargs: Any) -> Any:
     """A dataclass field that is also the CLI flag ``-name`` (see the module docstring). ``group`` is its heading
     in ``--help`` (default: its class's ``GROUP``); ``token``, where given, is how a non-default value is spelled in
-    a results file's name (``"tboost"`` -> ``-tboost0.4``; see ``results.identity``)."""
+    a results file's name (``"tboost"`` -> ``-tboost0.4``; see ``results.identity``); ``aliases``: other spellings
+    of the same flag (``-grid`` for ``-sweep``), the same field and value."""
     return dataclasses.field(default=default, metadata={"flag": name, "help": help, "click": click_kwargs,
-                                                        "group": group, "token": token})
+                                                        "group": group, "token": token, "aliases": aliases})
 
 
 def group_of(cls: type, f: dataclasses.Field) -> str:
@@ -95,7 +96,8 @@ def click_options(cls: type) -> list[Callable]:
             default = None  # click's "nothing given" for a repeatable flag
         if isinstance(default, bool) and "is_flag" not in kwargs:
             kwargs["is_flag"] = True
-        out.append(flag(meta["flag"], f.name, default=default, help=meta["help"], **kwargs))
+        spellings = [spelling for alias in meta.get("aliases", ()) for spelling in (f"-{alias}", f"--{alias}")]
+        out.append(flag(meta["flag"], *spellings, f.name, default=default, help=meta["help"], **kwargs))
     return out
 
 

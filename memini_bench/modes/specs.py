@@ -228,7 +228,8 @@ class QAOptions:
 @dataclass(frozen=True)
 class SweepOptions:
     sweep: str = setting("sweep", "", "Grid over hybrid settings, session-doc or embedder, e.g. 'pool=30,50,80 "
-                         "fusion=0.3,0.5,-1': every cell against the baseline with McNemar and bootstrap tests.")
+                         "fusion=0.3,0.5,-1': every cell against the baseline with McNemar and bootstrap tests "
+                         "(-grid: the same flag, as memini-bench sweep -grid '...' reads).", aliases=("grid",))
     select: str = setting("select", "", "With -sweep and -holdout tune: pick the best cell by a metric "
                           "(recall_any@K, recall_all@K, mrr, ndcg@K, recall_frac@K ...: memini-bench -list metrics) "
                           "on tune, then report it and the baseline on held.")

@@ -116,8 +116,8 @@ def _set_flag(words: list[str], flag: str, value: str | None, boolean: bool = Fa
 
 
 def cell_command(sweep_command: str, cell: str, split: str, system: str) -> str:
-    """The plain run that reproduces one sweep cell: the sweep's command line without ``-sweep``, ``-select`` and
-    ``-out`` (the rerun writes to the default ``runs/``),
+    """The plain run that reproduces one sweep cell: the sweep's command line (the ``sweep`` verb as ``run``)
+    without ``-sweep`` (or ``-grid``), ``-select`` and ``-out`` (the rerun writes to the default ``runs/``),
     each ``flag=value`` of the cell's label (``ref-alpha=0.3 ref-fusion=rrf``; ``baseline``: none) set as
     ``-flag value`` (a boolean ``flag=True`` as ``-flag``, ``flag=False`` removed), ``-holdout`` set to the cell's
     ``split``, and ``-systems SYSTEM`` when the sweep named no system (the cell's scores are SYSTEM's row of that
@@ -125,7 +125,9 @@ def cell_command(sweep_command: str, cell: str, split: str, system: str) -> str:
     import shlex
 
     words = shlex.split(sweep_command)
-    for flag in ("sweep", "select", "out"):  # -out: the rerun writes to the default runs/, beside no committed file
+    if words[1:2] == ["sweep"]:
+        words[1] = "run"
+    for flag in ("sweep", "grid", "select", "out"):  # -out: the rerun writes to the default runs/, beside no committed file
         words = _set_flag(words, flag, None)
     for part in cell.split() if cell != "baseline" else []:
         flag, _, value = part.partition("=")

@@ -71,3 +71,32 @@ def test_tune_held_selection_reports_the_winner_on_held(locomo_path, tmp_path, c
     assert summary["tune"]["split"] == "tune" and summary["held"]["split"] == "held"
     tune_mrr = {c["cell"]: c["scores"][0]["scores"]["mrr"] for c in summary["tune"]["cells"]}
     assert summary["selected"] == max(tune_mrr, key=lambda c: tune_mrr[c])
+
+
+def test_the_sweep_verb_takes_its_grid_as_grid_the_same_run_as_the_flat_sweep(tmp_path, capsys):
+    """``memini-bench sweep -grid G`` needs no ``-sweep``: the same flag, so the same identity, file names and
+    scores as the flat form's ``-sweep G``."""
+    args = ["-suite", "sample", "-embedder", "hash", "-k", "1,3", "-resamples", "200"]
+    runs = {}
+    for name, argv in (("verb", ["sweep", *args, "-grid", "fusion=0.5,-1"]),
+                       ("flat", [*args, "-sweep", "fusion=0.5,-1"])):
+        code, out, err = run_cli([*argv, "-out", str(tmp_path / name)], capsys)
+        assert code == 0, err
+        (folder,) = (tmp_path / name).iterdir()
+        summary = json.loads((folder / "summary.json").read_text())
+        cells = [{k: v for k, v in c.items() if k != "command"} for c in summary["tune"]["cells"]]
+        commands = [c["command"] for c in summary["tune"]["cells"]]
+        runs[name] = (folder.name, summary["config"]["sweep"], _without_latency(cells), commands)
+    assert runs["verb"][:3] == runs["flat"][:3] and runs["verb"][1] == "fusion=0.5,-1"
+    # each cell's rerun command is a plain run, whichever form made the sweep
+    assert all(c.startswith("memini-bench run ") and "-grid" not in c and "-sweep" not in c for c in runs["verb"][3])
+    assert all("-grid" not in c and "-sweep" not in c for c in runs["flat"][3])
+
+
+def _without_latency(value):
+    """``value`` without its timed figures (latency and ingest times differ between two runs of one setting)."""
+    if isinstance(value, dict):
+        return {k: _without_latency(v) for k, v in value.items() if "latency" not in k and not k.endswith("_ms")}
+    if isinstance(value, list):
+        return [_without_latency(v) for v in value]
+    return value
