@@ -127,7 +127,8 @@ def cell_command(sweep_command: str, cell: str, split: str, system: str) -> str:
     words = shlex.split(sweep_command)
     if words[1:2] == ["sweep"]:
         words[1] = "run"
-    for flag in ("sweep", "grid", "select", "out"):  # -out: the rerun writes to the default runs/, beside no committed file
+    # -out: the rerun writes to the default runs/, beside no committed file
+    for flag in ("sweep", "grid", "select", "out"):
         words = _set_flag(words, flag, None)
     for part in cell.split() if cell != "baseline" else []:
         flag, _, value = part.partition("=")
