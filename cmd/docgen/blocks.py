@@ -435,3 +435,94 @@ def side_by_side(results_dir: Path, suffixes: tuple[str, ...], reference: str, s
         out += [f"**{title}** ({questions} questions, {docs[0].config.get('embed_model', '')})", "",
                 render_table(Table(columns, tuple(body)), "md")]
     return "\n".join(out)
+
+
+#: The corrections suite's run (``-suite corrections``, docs/temporal.md): its per-system table at the smallest K.
+CORRECTIONS_FILE = "corrections-peers.json"
+#: (kind, metric family, header): the scores of ``evaluation.corrections.COLUMNS``, in its order.
+CORRECTIONS_SCORES = (("current", "recall_any", "current R@{k}"), ("current", "stale_above", "stale above@{k}"),
+                      ("forgotten", "resurrection", "resurrected"), ("as-of", "recall_any", "as-of R@{k}"),
+                      ("as-of", "stale_above", "other value above@{k}"))
+
+
+def _with_interval(score: dict | None) -> Cell:
+    """A score's mean as a percent with its 95% bootstrap interval (left out when it is one point); ``-``."""
+    if score is None:
+        return Cell(None, "-")
+    low, high = score["ci_low"], score["ci_high"]
+    text = fmt_pct(score["mean"]) + ("" if low == high else f" [{low * 100:.1f}, {high * 100:.1f}]")
+    return Cell(score["mean"], text)
+
+
+def _of(done: int, undone: int) -> Cell:
+    total = done + undone
+    return Cell(done, f"{done}/{total}" if total else "-")
+
+
+def corrections(results_dir: Path) -> str:
+    """The corrections suite (``corrections-peers.json``): per system, current R@K, stale above@K, resurrected,
+    as-of R@K and other value above@K with their 95% bootstrap intervals, and the forgets honoured and updates made
+    natively (the write costs are left out: they depend on the machine)."""
+    doc = get(results_dir, CORRECTIONS_FILE, CompareResults)
+    section = doc.raw.get("corrections") if doc is not None else None
+    if not section or not section.get("scores"):
+        return _missing(CORRECTIONS_FILE)
+    k = min(section["scores"], key=int)
+    columns = (Column("system", "system", "left"),
+               *(Column(f"{kind} {family}", header.format(k=k)) for kind, family, header in CORRECTIONS_SCORES),
+               Column("forgets", "forgets honoured"), Column("updates", "updates native"))
+    rows = []
+    for system, scores in section["scores"][k].items():
+        found = {(s["kind"], s["metric"].split("@")[0]): s for s in scores}
+        writes = section["writes"].get(system, {})
+        rows.append((Cell(system, system),
+                     *(_with_interval(found.get((kind, family))) for kind, family, _ in CORRECTIONS_SCORES),
+                     _of(writes.get("forgets_honoured", 0), writes.get("forgets_unhonoured", 0)),
+                     _of(writes.get("updates_native", 0), writes.get("updates_fallback", 0))))
+    counts = {}
+    for scores in section["scores"][k].values():
+        for s in scores:
+            counts.setdefault(f"{s['kind']} {s['metric'].split('@')[0]}", s["questions"])
+    head = (f"K={k}, {doc.config.get('embed_model', '')}; N: " + ", ".join(f"{key} {n}" for key, n in counts.items()))
+    return f"{head}\n\n" + render_table(Table(columns, tuple(rows)), "md")
+
+
+#: The time-ordered protocol's run on LoCoMo (``-protocol time-ordered``, docs/temporal.md).
+TIME_ORDERED_FILE = "locomo-time-ordered.json"
+TIME_ORDERED_COLUMNS = (Column("system", "system", "left"), Column("k", "K"), Column("usual", "usual R@K"),
+                        Column("time_ordered", "time-ordered R@K"), Column("delta", "delta (points)"),
+                        Column("usual_mrr", "usual MRR"), Column("time_ordered_mrr", "time-ordered MRR"))
+
+
+def time_ordered(results_dir: Path) -> str:
+    """The usual protocol and time-ordered on the same LoCoMo questions (``locomo-time-ordered.json``): per system
+    and K, recall_any@K and MRR under both with the paired difference (95% bootstrap interval); then the drift
+    curve, recall_any@K (the smallest K) by the number of items the question's group held when it was asked."""
+    doc = get(results_dir, TIME_ORDERED_FILE, CompareResults)
+    section = doc.raw.get("time_ordered") if doc is not None else None
+    if not section or not section.get("protocols"):
+        return _missing(TIME_ORDERED_FILE)
+    records = section["protocols"]
+    rows = tuple((Cell(r["system"], r["system"]), Cell(r["k"], str(r["k"])), Cell(r["usual"], fmt_pct(r["usual"])),
+                  Cell(r["time_ordered"], fmt_pct(r["time_ordered"])),
+                  Cell(r["delta"], f"{fmt_points(r['delta'], signed=True)} {fmt_interval(r['ci_low'], r['ci_high'])}"),
+                  Cell(r["usual_mrr"], fmt_pct(r["usual_mrr"])),
+                  Cell(r["time_ordered_mrr"], fmt_pct(r["time_ordered_mrr"]))) for r in records)
+    systems = list(dict.fromkeys(r["system"] for r in records))
+    k = min(r["k"] for r in records)
+    columns = [Column("history", "history (items)", "left"), Column("n", "N")]
+    for system in systems:
+        short = system.removeprefix("memini-")
+        columns += [Column(f"{system}:usual", f"{short} usual"), Column(f"{system}:ordered", f"{short} time-ordered")]
+    curve = []
+    for b in section.get("drift", []):
+        row = [Cell(f"{b['history_min']}-{b['history_max']}", f"{b['history_min']}-{b['history_max']}"),
+               Cell(b["questions"], str(b["questions"]))]
+        for system in systems:
+            pair = b.get(system) or {}
+            row += [Cell(pair.get("usual"), fmt_pct(pair.get("usual"))),
+                    Cell(pair.get("time_ordered"), fmt_pct(pair.get("time_ordered")))]
+        curve.append(tuple(row))
+    return (f"**{doc.dataset}** ({records[0]['questions']} questions, {doc.config.get('embed_model', '')})\n\n"
+            + render_table(Table(TIME_ORDERED_COLUMNS, rows), "md") + "\n"
+            + f"Drift: recall_any@{k} by history length\n\n" + render_table(Table(tuple(columns), tuple(curve)), "md"))
