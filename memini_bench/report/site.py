@@ -316,7 +316,8 @@ def build(inputs: Inputs, out: Path) -> list[Path]:
     pkg = resources.files("memini_bench.report") / "templates"
     for asset in ("report.js", "report.css"):
         _write(out / asset, (pkg / asset).read_text())
-    datasets = list(dict.fromkeys(s.dataset for s in inputs.sources))
+    scored = {r.dataset for r in model.rows(inputs)}  # a run over time (-suite corrections) has no scored rows
+    datasets = [ds for ds in dict.fromkeys(s.dataset for s in inputs.sources) if ds in scored]
     receipt_pages = {}
     for ds in datasets:
         with_runs = [s for s in inputs.sources if s.dataset == ds and s.runs]
