@@ -338,7 +338,8 @@ def embedder_order(embedder: str) -> tuple[int, str]:
 
 def build_boards(inputs: Inputs) -> list[Board]:
     """Every board of ``inputs`` (module docstring): one per data set, protocol, split and embedder, in the
-    order of ``TITLES``, held before full, MiniLM first."""
+    order of ``TITLES``, held before full, MiniLM first. A group with no scored row (a corrections run, scored by
+    kind rather than by K) makes no board."""
     groups: dict[tuple[str, str, str, str], list[Source]] = {}
     for s in inputs.sources:
         groups.setdefault((*board_key(s), embedder_of(s)), []).append(s)
@@ -349,7 +350,8 @@ def build_boards(inputs: Inputs) -> list[Board]:
     splits = ("held", "full", "tune")
     order = sorted(groups, key=lambda key: (known.index(key[0]) if key[0] in known else len(known), key[0],
                                             key[1], splits.index(key[2]), embedder_order(key[3])))
-    return [_board(key, groups[key], tuned_on.get(f"{key[0]}|{key[1]}", set())) for key in order]
+    built = (_board(key, groups[key], tuned_on.get(f"{key[0]}|{key[1]}", set())) for key in order)
+    return [b for b in built if b.rows or b.apart]
 
 
 def _board(key: tuple[str, ...], sources: list[Source], tuned: set[str]) -> Board:
