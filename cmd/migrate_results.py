@@ -22,6 +22,11 @@ exactly the listing the loader then hashed of the catalog's files under that pat
 same files, same bytes); every copy of the old hash in the config (the identity's) and the path in the recorded
 command follow. A path that cannot be verified is left as it is and reported.
 
+Metric names (``registered_names``): a paired test's row names its metric by its registered name
+(``core.metrics.normalize``: ``R@5`` -> ``recall_any@5``, ``MRR`` -> ``mrr``, ``nDCG@10`` -> ``ndcg@10``), a ranking
+row's ``recall_at_1``/``recall_at_k`` are ``recall_any_at_1``/``recall_any_at_k`` and a gate row's ``pos_recall_at_k``
+``pos_recall_any`` (``results.schema.RANK_LEGACY_FIELDS``, ``GATE_LEGACY_FIELDS``), as the writers do now; the numbers and ``config`` (what the command line said) stay as they were.
+
 Sweep folders (``migrate_sweep``): the summary gains the sweep's command line, commit and harness version (from its
 ``baseline.json``, or from the folder's line in ``cmd/results_manifest.txt`` when the baseline predates recorded
 commands) and each cell's plain rerun command (``results.provenance.cell_command``); then the cell files
@@ -45,9 +50,16 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from memini_bench.core.dataset import listing_sha256  # noqa: E402
+from memini_bench.core.metrics import normalize  # noqa: E402
 from memini_bench.data.registry import catalog  # noqa: E402
 from memini_bench.results.provenance import cell_command  # noqa: E402
-from memini_bench.results.schema import SCHEMA, SCHEMA_VERSION, upgrade  # noqa: E402
+from memini_bench.results.schema import (  # noqa: E402
+    GATE_LEGACY_FIELDS,
+    RANK_LEGACY_FIELDS,
+    SCHEMA,
+    SCHEMA_VERSION,
+    upgrade,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from docgen.manifest import commands, prune_sweep  # noqa: E402
@@ -106,12 +118,34 @@ def migrate(path: Path) -> str:
         doc = upgrade(doc)
         said = f"{said}, schema {version} -> {SCHEMA_VERSION}" if said != "kept" else \
             f"schema {version} -> {SCHEMA_VERSION}"
-    moved = portable(doc)
-    if moved:
-        said = f"{said}, {moved}" if said != "kept" else moved
+    for step in (portable, registered_names):
+        moved = step(doc)
+        if moved:
+            said = f"{said}, {moved}" if said != "kept" else moved
     if said != "kept":
         write_json(path, doc, results=True)
     return said
+
+
+def registered_names(doc: dict) -> str:
+    """Every paired test's metric (a row with ``system_a`` and ``metric``, outside ``config``) renamed to its
+    registered name; what was done, "" when nothing."""
+    renamed = 0
+    for part in (v for k, v in doc.items() if k != "config"):
+        for row in _walk(part):
+            if "system_a" in row and isinstance(row.get("metric"), str) and normalize(row["metric"]) != row["metric"]:
+                row["metric"] = normalize(row["metric"])
+                renamed += 1
+    legacy = {"ranking": RANK_LEGACY_FIELDS, "gate": GATE_LEGACY_FIELDS}.get(str(doc.get("kind")), {})
+    rows = doc.get("results") if legacy else None
+    fields = 0
+    for row in rows if isinstance(rows, list) else []:
+        for old in [k for k in row if k in legacy] if isinstance(row, dict) else []:
+            row[legacy[old]] = row.pop(old)
+            fields += 1
+    said = [f"{renamed} test rows name their metric by its registered name" if renamed else "",
+            f"{fields} row fields by their registered names" if fields else ""]
+    return ", ".join(s for s in said if s)
 
 
 def _walk(obj: object):
@@ -213,7 +247,7 @@ def migrate_sweep(folder: Path) -> str:
                                        "scores": c["scores"]} for c in phase["cells"]],
                             **{k: v for k, v in phase.items() if k not in ("split", "baseline", "cells")}}
         said.append("command and each cell's rerun command added")
-    moved = portable(doc)
+    moved = ", ".join(m for m in (portable(doc), registered_names(doc)) if m)
     if moved or said:
         write_json(path, doc, results=True)
     gone = [p for p in prune_sweep(folder) if not p.name.startswith("summary")]

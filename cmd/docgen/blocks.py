@@ -56,9 +56,9 @@ def _triple(doc: CompareResults | None, system: str) -> str:
 
 #: The main table's columns (the report's Markdown export has the same: a test holds the two to one table).
 MAIN_COLUMNS = (Column("dataset", "data set", "left"), Column("questions", "questions"),
-                Column("system", "system", "left"), Column("embedder", "embedder", "left"), Column("r5", "R@5"),
-                Column("r10", "R@10"), Column("ra10", "RecallAll@10"), Column("mrr", "MRR"),
-                Column("ndcg10", "nDCG@10"), Column("p50", "p50 ms"))
+                Column("system", "system", "left"), Column("embedder", "embedder", "left"), Column("r5", "recall_any@5"),
+                Column("r10", "recall_any@10"), Column("ra10", "recall_all@10"), Column("mrr", "mrr"),
+                Column("ndcg10", "ndcg@10"), Column("p50", "latency_p50 (ms)"))
 #: The reference system's held-split runs (``make reference-held``), one per main data set: its settings were
 #: chosen on the tune split, so its headline number is the held one.
 REFERENCE_FILES = ("reference/locomo-held-peers.json", "reference/locomo-sessions-held-peers.json",
@@ -66,7 +66,7 @@ REFERENCE_FILES = ("reference/locomo-held-peers.json", "reference/locomo-session
 
 
 def _rows(doc: CompareResults, systems: list[str]) -> list[tuple[Cell, ...]]:
-    """One table row per system: R@5 / R@10 / RecallAll@10 / MRR / nDCG@10 and p50 at K 10; a run of fewer than
+    """One table row per system: recall_any@5 / recall_any@10 / recall_all@10 / mrr / ndcg@10 and latency_p50 at K 10; a run of fewer than
     the report's minimum of questions (a smoke test, ``report.boards.MIN_QUESTIONS``) has none. A held-split run
     names its split in the data set column."""
     out = []
@@ -95,7 +95,7 @@ def _main_rows(results_dir: Path, files: tuple[str, ...], systems: list[str] | N
 
 
 def main_table(results_dir: Path) -> str:
-    """One row per system of each main results file: R@5 / R@10 / RecallAll@10 / MRR / nDCG@10, p50."""
+    """One row per system of each main results file: recall_any@5 / recall_any@10 / recall_all@10 / mrr / ndcg@10, latency_p50."""
     return render_table(Table(MAIN_COLUMNS, _main_rows(results_dir, MAIN_FILES)), "md")
 
 
@@ -179,7 +179,7 @@ def rerank_table(results_dir: Path) -> str:
             for regex, ext, cat, _ in RERANK_COLUMNS:
                 doc = docs[ext if extended else regex]
                 row = doc.row(strategy + ("-extended" if extended else ""), cat) if doc else None
-                cells.append("-" if row is None else f"{fmt_points(row.recall_at_1)} / {fmt_points(row.recall_at_k)} / "
+                cells.append("-" if row is None else f"{fmt_points(row.recall_any_at_1)} / {fmt_points(row.recall_any_at_k)} / "
                              f"{fmt_points(row.mrr)}")
             rows.append([label, *cells])
     return markdown(table_of("|".join(["R@1 / R@5 / MRR:l", *(f"{h}:l" for h in header)]), rows))
@@ -194,7 +194,7 @@ def vec_gate(results_dir: Path) -> str:
     percentiles = [[f"{side} ({'own group' if side == 'positive' else 'foreign'})",
                     *((dist.get(side, {}).get(f"p{p}", 0.0), fmt_num(dist.get(side, {}).get(f"p{p}", 0.0), 3))
                       for p in (10, 25, 50, 75, 90))] for side in ("positive", "negative")]
-    rows = [[(r["threshold"], f"{r['threshold']:.2f}"), (r["pos_recall_at_k"], fmt_pct(r["pos_recall_at_k"])),
+    rows = [[(r["threshold"], f"{r['threshold']:.2f}"), (r["pos_recall_any"], fmt_pct(r["pos_recall_any"])),
              (r["neg_injection_rate"], fmt_pct(r["neg_injection_rate"]))] for r in doc.rows]
     return (markdown(table_of("top 1/(1+L2):l|p10:r|p25:r|p50:r|p75:r|p90:r", percentiles)) + "\n"
             + markdown(table_of(f"threshold:r|pos R@{doc.config.get('gate_k', 5)}:r|neg injection:r", rows)))

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memini_bench.core.metrics import MRR, NDCG, Latency, Metric, RecallAll, RecallAny
+from memini_bench.core.metrics import MRR, NDCG, Latency, Metric, RecallAllAtK, RecallAnyAtK
 from memini_bench.core.table import Cell, Column, Table, fmt_num, fmt_points, latex
 from memini_bench.errors import BenchError
 from memini_bench.results.schema import CompareResults, Score
@@ -22,7 +22,7 @@ ROW_FIELDS = ("system", "dataset", "k", "questions", "leaked", "ingest_ms", "mod
 
 def latex_metrics(k: int) -> tuple[Metric, ...]:
     """The columns of ``to_latex`` at K: recall_any@K, recall_all@K, mrr, ndcg@K and latency_p50."""
-    return RecallAny(k=k), RecallAll(k=k), MRR(), NDCG(k=k), Latency(p=50)
+    return RecallAnyAtK(k=k), RecallAllAtK(k=k), MRR(), NDCG(k=k), Latency(p=50)
 
 
 @dataclass(frozen=True)

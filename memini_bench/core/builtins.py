@@ -180,8 +180,8 @@ EXECUTORS: tuple[Builtin, ...] = (
 # Metrics: ``core.metrics.Metric`` classes by family name (``recall_any@5``, ``mrr``; see core.metrics.parse).
 METRICS: tuple[Builtin, ...] = tuple(
     Builtin(name, f"memini_bench.core.metrics:{cls}", help) for name, cls, help in (
-        ("recall_any", "RecallAny", "1 if some hit in the top K meets the gold (memini's Recall@K)"),
-        ("recall_all", "RecallAll", "1 if every gold id is in the top K"),
+        ("recall_any", "RecallAnyAtK", "1 if some hit in the top K meets the gold (memini's Recall@K)"),
+        ("recall_all", "RecallAllAtK", "1 if every gold id is in the top K"),
         ("recall_frac", "RecallFrac", "the fraction of the gold ids found in the top K (evidence recall)"),
         ("precision", "Precision", "relevant hits in the top K over K"),
         ("hit", "Hit", "= recall_any@K, as the P@K / hit-rate papers name it"),

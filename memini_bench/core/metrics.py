@@ -140,7 +140,7 @@ class Metric:
 
 
 @dataclass(frozen=True)
-class RecallAny(Metric):
+class RecallAnyAtK(Metric):
     """recall_any@K: 1 when some relevant hit is in the top K. memini's and LongMemEval's Recall@K (``recall_any``
     in LongMemEval's ``src/retrieval/eval_utils.py``); trec_eval's success (ir_measures ``Success@K``)."""
 
@@ -155,7 +155,7 @@ class RecallAny(Metric):
 
 
 @dataclass(frozen=True)
-class Hit(RecallAny):
+class Hit(RecallAnyAtK):
     """hit@K: recall_any@K under the name of the papers that print it as "P@K" or "hit rate@K" (MemPalace and
     others); the same arithmetic (ir_measures ``Success@K``)."""
 
@@ -164,7 +164,7 @@ class Hit(RecallAny):
 
 
 @dataclass(frozen=True)
-class Success(RecallAny):
+class Success(RecallAnyAtK):
     """success@K: trec_eval's ``success`` (ir_measures ``Success@K``); success@1 is the share of questions whose
     first hit is relevant. The same arithmetic as recall_any@K."""
 
@@ -173,7 +173,7 @@ class Success(RecallAny):
 
 
 @dataclass(frozen=True)
-class RecallAll(Metric):
+class RecallAllAtK(Metric):
     """recall_all@K: 1 when every relevant gold id is in the top K (LongMemEval's ``recall_all``); ir_measures has
     no such measure (it equals ``R@K == 1``)."""
 
@@ -386,7 +386,7 @@ def defaults(k: int, ks: Sequence[int] = ()) -> tuple[Metric, ...]:
     """The metrics of every row of a run at K, in the order the results file lists them: recall_any@K,
     recall_all@K, mrr (at the run's largest K: ``resolve_cutoff``), ndcg@K, latency_p50, latency_p95,
     tokens_injected@K, token_efficiency@K."""
-    return (RecallAny(k=k), RecallAll(k=k), resolve_cutoff(MRR(), k, ks or (k,)), NDCG(k=k), Latency(p=50),
+    return (RecallAnyAtK(k=k), RecallAllAtK(k=k), resolve_cutoff(MRR(), k, ks or (k,)), NDCG(k=k), Latency(p=50),
             Latency(p=95), TokensInjected(k=k), TokenEfficiency(k=k))
 
 
@@ -399,14 +399,14 @@ def row_metrics(k: int, ks: Sequence[int], extra: Sequence[Metric] = ()) -> tupl
 def category_metrics(k: int, ks: Sequence[int], extra: Sequence[Metric] = ()) -> tuple[Metric, ...]:
     """Every metric of each category of a row at K: recall_any@K, recall_all@K and the fractions of ``extra``."""
     asked = [resolve_cutoff(m, k, ks) for m in extra if m.unit == "fraction"]
-    return tuple(dict.fromkeys([RecallAny(k=k), RecallAll(k=k), *asked]))
+    return tuple(dict.fromkeys([RecallAnyAtK(k=k), RecallAllAtK(k=k), *asked]))
 
 
 def paired_metrics(ks: Sequence[int], extra: Sequence[Metric] = ()) -> tuple[Metric, ...]:
     """The metrics a run's paired tests cover, in their order: recall_any@K per K, mrr, ndcg@K per K, then each
     metric of ``extra`` that has a per-question value (``paired``), at each K where it takes the row's K."""
     ks = sorted(set(ks))
-    out: list[Metric] = [RecallAny(k=k) for k in ks] + [resolve_cutoff(MRR(), ks[-1], ks)]
+    out: list[Metric] = [RecallAnyAtK(k=k) for k in ks] + [resolve_cutoff(MRR(), ks[-1], ks)]
     out += [NDCG(k=k) for k in ks]
     for m in extra:
         if m.paired:

@@ -22,8 +22,8 @@ from memini_bench.core.metrics import (
     MRR,
     NDCG,
     Metric,
-    RecallAll,
-    RecallAny,
+    RecallAllAtK,
+    RecallAnyAtK,
     category_metrics,
     defaults,
     percentile,
@@ -37,11 +37,11 @@ __all__ = ["defaults", "ndcg", "percentile", "recall_all", "recall_any", "recipr
 
 
 def recall_any(run: QuestionRun, k: int) -> float:
-    return RecallAny(k=k).per_question(run)
+    return RecallAnyAtK(k=k).per_question(run)
 
 
 def recall_all(run: QuestionRun, k: int) -> float:
-    return RecallAll(k=k).per_question(run)
+    return RecallAllAtK(k=k).per_question(run)
 
 
 def reciprocal_rank(run: QuestionRun) -> float:

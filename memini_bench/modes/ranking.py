@@ -61,14 +61,14 @@ def table(rows: Sequence[RankRow], k: int, title: str, labels: dict[str, str] | 
     """memini's RerankMarkdown table (``title`` replaces its heading's subject), with a footnote stating N."""
     labels = labels or {}
     columns = (Column("category", "Category", "left"), Column("system", "System", "left"), Column("questions", "Q"),
-               Column("recall_at_1", "R@1", better="higher"), Column("recall_at_k", "R@K", better="higher"),
-               Column("mrr", "MRR", better="higher"))
+               Column("recall_any_at_1", "recall_any@1", better="higher"),
+               Column("recall_any_at_k", f"recall_any@{k}", better="higher"), Column("mrr", "mrr", better="higher"))
     body = tuple((Cell(r.category, f"{r.category} ({labels[r.category]})" if r.category in labels else r.category),
                   Cell(r.system, r.system), Cell(r.questions, str(r.questions)),
-                  *(Cell(v, fmt_pct(v)) for v in (r.recall_at_1, r.recall_at_k, r.mrr))) for r in rows)
-    note = (f"N: Q, the questions of each category (all: every question). R@1, R@K: recall_any at 1 and {k}; MRR over "
+                  *(Cell(v, fmt_pct(v)) for v in (r.recall_any_at_1, r.recall_any_at_k, r.mrr))) for r in rows)
+    note = (f"N: Q, the questions of each category (all: every question). recall_any at 1 and {k}; mrr over "
             "each strategy's whole list (not cut at K). No marks: no test is run between the strategies.")
-    return Table(columns, body, title=f"## {title} (recall@1 / recall@{k} / MRR)", notes=(note,),
+    return Table(columns, body, title=f"## {title} (recall_any@1 / recall_any@{k} / mrr)", notes=(note,),
                  notes_in_markdown=True)
 
 

@@ -28,7 +28,7 @@ import itertools
 from collections import Counter
 from pathlib import Path
 
-from memini_bench.core.metrics import MRR, NDCG, Metric, RecallAll, RecallAny, TokensInjected
+from memini_bench.core.metrics import MRR, NDCG, Metric, RecallAllAtK, RecallAnyAtK, TokensInjected
 from memini_bench.core.metrics import parse as parse_metric
 from memini_bench.core.runs import RunResult
 from memini_bench.core.table import Cell, Column, Table, render
@@ -219,7 +219,7 @@ def measured(s: Score, units: frozenset[str]) -> Score:
 
 
 def _columns(k: int, tokens: bool) -> list[Metric]:
-    return [RecallAny(k=k), RecallAll(k=k), MRR(), NDCG(k=k), *([TokensInjected(k=k)] if tokens else [])]
+    return [RecallAnyAtK(k=k), RecallAllAtK(k=k), MRR(), NDCG(k=k), *([TokensInjected(k=k)] if tokens else [])]
 
 
 def _table(rows: list[Score], gold: Gold, k: int, ks: tuple[int, ...], leaks: bool) -> Table:
@@ -250,7 +250,7 @@ def markdown(scores: list[Score], gold: Gold, ks: tuple[int, ...], asked: tuple[
         if gold.caption:
             tables = [dataclasses.replace(t, title=f"{t.title}\n\n{gold.caption}.") for t in tables]
     else:
-        tables = [_table(sorted((s for s in scores if s.k == k), key=lambda s: -s.scores[RecallAny(k=k).name]),
+        tables = [_table(sorted((s for s in scores if s.k == k), key=lambda s: -s.scores[RecallAnyAtK(k=k).name]),
                          gold, k, ks, leaks) for k in ks]
     names = list(dict.fromkeys(s.system for s in scores))
     for lead in categories or [HYBRID if HYBRID in names else names[0]]:

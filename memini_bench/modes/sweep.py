@@ -357,18 +357,18 @@ def _phase_doc(phase: Phase, system: str) -> dict:
 
 
 def _plot(path: Path, axes, grid, tune: Phase, winner, metric, opts: RunOptions) -> None:
-    from memini_bench.core.metrics import RecallAny
+    from memini_bench.core.metrics import RecallAnyAtK
     from memini_bench.evaluation.stats import bootstrap_mean
     from memini_bench.modes.sweep_grid import Metric
     from memini_bench.results.plots import SweepCell, SweepFigure, sweep_plot
 
-    metric = metric or Metric(f"R@{opts.k[0]}", RecallAny(k=opts.k[0]), opts.k[0])
+    metric = metric or Metric(RecallAnyAtK(k=opts.k[0]).name, RecallAnyAtK(k=opts.k[0]), opts.k[0])
     c = opts.mode(SystemsRunOptions)
 
     def cell_of(settings, result, scores) -> SweepCell:
         """The cell's value and, for recall_any (a 0/1 per question), its bootstrap interval."""
         value = metric.of(scores)
-        if type(metric.measure) is RecallAny:
+        if type(metric.measure) is RecallAnyAtK:
             ci = bootstrap_mean([metric.measure.per_question(q) for q in result.questions], resamples=c.resamples,
                                 seed=c.seed)
             return SweepCell(settings, value, ci.low, ci.high)

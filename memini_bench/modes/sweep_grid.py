@@ -142,12 +142,11 @@ def file_stem(axes: list[Axis], cell: Cell) -> str:
 
 #: The labels the selection had before metrics were registered objects: a sweep's identity records the label, so
 #: the same command keeps naming the same folder (``-select RA@5`` and ``-select recall_all@5`` are one selection).
-LEGACY_LABELS = {"recall_any": "R", "recall_all": "RA", "ndcg": "nDCG"}
 
 
 @dataclass(frozen=True, slots=True)
 class Metric:
-    name: str                 # as printed and recorded: R@5, RA@5, MRR, nDCG@10, or a canonical name (recall_frac@5)
+    name: str                 # as printed and recorded: its registered name (recall_any@5, mrr, ndcg@10)
     measure: metrics.Metric   # the registered metric (``core.metrics``)
     k: int                    # the Score row's K it is read from (MRR without a cut-off: the smallest K)
 
@@ -166,11 +165,6 @@ def parse_metric(text: str, ks: tuple[int, ...]) -> Metric:
     if measure.k is not None and measure.k not in ks:
         raise BenchError(f"-select {text}: K {measure.k} is not in -k {','.join(map(str, ks))}; add it to -k")
     k = measure.k if measure.k is not None else ks[0]
-    plain = dataclasses.replace(measure, k=None) == type(measure)()
-    if type(measure) is metrics.MRR and measure.k is None:
-        name = "MRR"
-    elif plain and measure.family in LEGACY_LABELS:
-        name = f"{LEGACY_LABELS[measure.family]}@{k}"
-    else:
-        name = measure.name
+    whole_depth = type(measure) is metrics.MRR and measure.k is None
+    name = measure.name if whole_depth else dataclasses.replace(measure, k=k).name   # the registered name only
     return Metric(name, measure, k)

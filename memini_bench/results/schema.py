@@ -166,9 +166,15 @@ class RankRow:
     system: str
     category: str
     questions: int
-    recall_at_1: float
-    recall_at_k: float
-    mrr: float
+    recall_any_at_1: float     # recall_any@1
+    recall_any_at_k: float     # recall_any@K, K the file's -k
+    mrr: float                 # over each strategy's whole list
+
+
+#: A gate row's field before the registered vocabulary (read, never written).
+GATE_LEGACY_FIELDS = {"pos_recall_at_k": "pos_recall_any"}
+#: A ranking row's fields under their names before the registered vocabulary (read, never written).
+RANK_LEGACY_FIELDS = {"recall_at_1": "recall_any_at_1", "recall_at_k": "recall_any_at_k"}
 
 
 def _rows(cls: type, rows: object, where: str, required: tuple[str, ...]) -> tuple:
@@ -277,7 +283,11 @@ class RankingResults(ResultsFile):
     @classmethod
     def parse_body(cls, doc: dict, where: str) -> tuple[dict[str, Any], set[str]]:
         required = tuple(f.name for f in dataclasses.fields(RankRow))
-        return {"rows": _rows(RankRow, doc.get("results", []), where, required)}, {"results"}
+        rows = doc.get("results", [])
+        if isinstance(rows, list):
+            rows = [{RANK_LEGACY_FIELDS.get(k, k): v for k, v in r.items()} if isinstance(r, dict) else r
+                    for r in rows]
+        return {"rows": _rows(RankRow, rows, where, required)}, {"results"}
 
     def row(self, system: str, category: str) -> RankRow | None:
         return next((r for r in self.rows if r.system == system and r.category == category), None)
@@ -323,7 +333,9 @@ class GateResults(ResultsFile):
         rows = doc.get("results", [])
         if not isinstance(rows, list):
             raise BenchError(f"{where}: results is not a list; is this a memini-bench file?")
-        return {"rows": tuple(rows), "distribution": doc.get("distribution", {})}, {"results", "distribution"}
+        rows = tuple({GATE_LEGACY_FIELDS.get(k, k): v for k, v in r.items()} if isinstance(r, dict) else r
+                     for r in rows)
+        return {"rows": rows, "distribution": doc.get("distribution", {})}, {"results", "distribution"}
 
 
 @dataclass(frozen=True)

