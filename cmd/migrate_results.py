@@ -25,7 +25,8 @@ command follow. A path that cannot be verified is left as it is and reported.
 Metric names (``registered_names``): a paired test's row names its metric by its registered name
 (``core.metrics.normalize``: ``R@5`` -> ``recall_any@5``, ``MRR`` -> ``mrr``, ``nDCG@10`` -> ``ndcg@10``), a ranking
 row's ``recall_at_1``/``recall_at_k`` are ``recall_any_at_1``/``recall_any_at_k`` and a gate row's ``pos_recall_at_k``
-``pos_recall_any`` (``results.schema.RANK_LEGACY_FIELDS``, ``GATE_LEGACY_FIELDS``), as the writers do now; the numbers and ``config`` (what the command line said) stay as they were.
+``pos_recall_any`` (``results.schema.RANK_LEGACY_FIELDS``, ``GATE_LEGACY_FIELDS``), as the writers do now; the
+numbers and ``config`` (what the command line said) stay as they were.
 
 Sweep folders (``migrate_sweep``): the summary gains the sweep's command line, commit and harness version (from its
 ``baseline.json``, or from the folder's line in ``cmd/results_manifest.txt`` when the baseline predates recorded

@@ -56,8 +56,8 @@ def _triple(doc: CompareResults | None, system: str) -> str:
 
 #: The main table's columns (the report's Markdown export has the same: a test holds the two to one table).
 MAIN_COLUMNS = (Column("dataset", "data set", "left"), Column("questions", "questions"),
-                Column("system", "system", "left"), Column("embedder", "embedder", "left"), Column("r5", "recall_any@5"),
-                Column("r10", "recall_any@10"), Column("ra10", "recall_all@10"), Column("mrr", "mrr"),
+                Column("system", "system", "left"), Column("embedder", "embedder", "left"),
+                Column("r5", "recall_any@5"), Column("r10", "recall_any@10"), Column("ra10", "recall_all@10"), Column("mrr", "mrr"),
                 Column("ndcg10", "ndcg@10"), Column("p50", "latency_p50 (ms)"))
 #: The reference system's held-split runs (``make reference-held``), one per main data set: its settings were
 #: chosen on the tune split, so its headline number is the held one.
@@ -66,9 +66,9 @@ REFERENCE_FILES = ("reference/locomo-held-peers.json", "reference/locomo-session
 
 
 def _rows(doc: CompareResults, systems: list[str]) -> list[tuple[Cell, ...]]:
-    """One table row per system: recall_any@5 / recall_any@10 / recall_all@10 / mrr / ndcg@10 and latency_p50 at K 10; a run of fewer than
-    the report's minimum of questions (a smoke test, ``report.boards.MIN_QUESTIONS``) has none. A held-split run
-    names its split in the data set column."""
+    """One table row per system: recall_any@5 / recall_any@10 / recall_all@10 / mrr / ndcg@10 and latency_p50 at
+    K 10; a run of fewer than the report's minimum of questions (a smoke test, ``report.boards.MIN_QUESTIONS``) has
+    none. A held-split run names its split in the data set column."""
     out = []
     for system in systems:
         r5, r10 = doc.score(system, 5), doc.score(system, 10)
@@ -95,7 +95,8 @@ def _main_rows(results_dir: Path, files: tuple[str, ...], systems: list[str] | N
 
 
 def main_table(results_dir: Path) -> str:
-    """One row per system of each main results file: recall_any@5 / recall_any@10 / recall_all@10 / mrr / ndcg@10, latency_p50."""
+    """One row per system of each main results file: recall_any@5 / recall_any@10 / recall_all@10 / mrr / ndcg@10,
+    latency_p50."""
     return render_table(Table(MAIN_COLUMNS, _main_rows(results_dir, MAIN_FILES)), "md")
 
 
@@ -179,8 +180,8 @@ def rerank_table(results_dir: Path) -> str:
             for regex, ext, cat, _ in RERANK_COLUMNS:
                 doc = docs[ext if extended else regex]
                 row = doc.row(strategy + ("-extended" if extended else ""), cat) if doc else None
-                cells.append("-" if row is None else f"{fmt_points(row.recall_any_at_1)} / {fmt_points(row.recall_any_at_k)} / "
-                             f"{fmt_points(row.mrr)}")
+                cells.append("-" if row is None else f"{fmt_points(row.recall_any_at_1)} / "
+                             f"{fmt_points(row.recall_any_at_k)} / {fmt_points(row.mrr)}")
             rows.append([label, *cells])
     return markdown(table_of("|".join(["R@1 / R@5 / MRR:l", *(f"{h}:l" for h in header)]), rows))
 
