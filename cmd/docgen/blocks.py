@@ -57,8 +57,8 @@ def _triple(doc: CompareResults | None, system: str) -> str:
 #: The main table's columns (the report's Markdown export has the same: a test holds the two to one table).
 MAIN_COLUMNS = (Column("dataset", "data set", "left"), Column("questions", "questions"),
                 Column("system", "system", "left"), Column("embedder", "embedder", "left"),
-                Column("r5", "recall_any@5"), Column("r10", "recall_any@10"), Column("ra10", "recall_all@10"), Column("mrr", "mrr"),
-                Column("ndcg10", "ndcg@10"), Column("p50", "latency_p50 (ms)"))
+                Column("r5", "recall_any@5"), Column("r10", "recall_any@10"), Column("ra10", "recall_all@10"),
+                Column("mrr", "mrr"), Column("ndcg10", "ndcg@10"), Column("p50", "latency_p50 (ms)"))
 #: The reference system's held-split runs (``make reference-held``), one per main data set: its settings were
 #: chosen on the tune split, so its headline number is the held one.
 REFERENCE_FILES = ("reference/locomo-held-peers.json", "reference/locomo-sessions-held-peers.json",
