@@ -25,8 +25,9 @@ command follow. A path that cannot be verified is left as it is and reported.
 Metric names (``registered_names``): a paired test's row names its metric by its registered name
 (``core.metrics.normalize``: ``R@5`` -> ``recall_any@5``, ``MRR`` -> ``mrr``, ``nDCG@10`` -> ``ndcg@10``), a ranking
 row's ``recall_at_1``/``recall_at_k`` are ``recall_any_at_1``/``recall_any_at_k`` and a gate row's ``pos_recall_at_k``
-``pos_recall_any`` (``results.schema.RANK_LEGACY_FIELDS``, ``GATE_LEGACY_FIELDS``), as the writers do now; the
-numbers and ``config`` (what the command line said) stay as they were.
+``pos_recall_any`` (``results.schema.RANK_LEGACY_FIELDS``, ``GATE_LEGACY_FIELDS``), as the writers do now, and so
+is a sweep's recorded selection (``config.select``: ``MRR`` -> ``mrr``, what the sweep records for ``-select MRR``
+now); the numbers and the rest of ``config`` (what the command line said) stay as they were.
 
 Sweep folders (``migrate_sweep``): the summary gains the sweep's command line, commit and harness version (from its
 ``baseline.json``, or from the folder's line in ``cmd/results_manifest.txt`` when the baseline predates recorded
@@ -144,7 +145,13 @@ def registered_names(doc: dict) -> str:
         for old in [k for k in row if k in legacy] if isinstance(row, dict) else []:
             row[legacy[old]] = row.pop(old)
             fields += 1
+    config = doc.get("config")
+    select = config.get("select") if isinstance(config, dict) else None
+    selection = isinstance(select, str) and select and normalize(select) != select
+    if selection:  # a sweep's -select, recorded by its registered name as the sweep now records it
+        config["select"] = normalize(select)
     said = [f"{renamed} test rows name their metric by its registered name" if renamed else "",
+            f"-select {select} recorded as {config['select']}" if selection else "",
             f"{fields} row fields by their registered names" if fields else ""]
     return ", ".join(s for s in said if s)
 

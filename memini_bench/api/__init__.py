@@ -54,10 +54,10 @@ def evaluate(systems: SystemEntry | Sequence[SystemEntry] | None = None, *, suit
     opts = options(fn, "run", values, frozenset(given), {"k": k})
     mode = RunMode() if entries is None else RunMode(_maker(entries))
     outcome = _run(mode, opts, quiet)
-    data_, plan = outcome.data, outcome.plan
-    return Report(dataset=plan.state["ds"].name, ks=tuple(plan.opts.k), scores=tuple(data_["scores"]),
-                  significance=tuple(data_["extra"].get("significance", ())), config=data_["config"],
-                  extra=data_["extra"], markdown=data_["markdown"], file_name=plan.state["file_name"])
+    scored, plan = outcome.result, outcome.plan
+    return Report(dataset=plan.state.ds.name, ks=tuple(plan.opts.k), scores=tuple(scored.scores),
+                  significance=tuple(scored.extra.get("significance", ())), config=scored.config,
+                  extra=scored.extra, markdown=outcome.markdown, file_name=plan.state.file_name)
 
 
 def score(runs: str | os.PathLike | Sequence[str | os.PathLike], *, qrels: str | os.PathLike = "", suite: str = "",
@@ -87,13 +87,13 @@ def score(runs: str | os.PathLike | Sequence[str | os.PathLike], *, qrels: str |
     given = frozenset(name for name, value in values.items() if value not in ("", ()))
     mode = ScoreMode()
     outcome = _run(mode, options(fn, "score", values, given, {"k": k, "metrics": metrics, "run": runs}), quiet)
-    data_, plan = outcome.data, outcome.plan
+    scored, plan = outcome.result, outcome.plan
     from memini_bench.results.identity import safe_name
 
-    gold = plan.state["gold"]
-    return Report(dataset=gold.dataset, ks=tuple(plan.opts.k), scores=tuple(data_["scores"]),
-                  significance=tuple(data_["extra"].get("significance", ())), config=data_["config"],
-                  extra=data_["extra"], markdown=data_["markdown"], file_name=f"score-{safe_name(gold.dataset)}.json")
+    gold = plan.state.gold
+    return Report(dataset=gold.dataset, ks=tuple(plan.opts.k), scores=tuple(scored.scores),
+                  significance=tuple(scored.extra.get("significance", ())), config=scored.config,
+                  extra=scored.extra, markdown=outcome.markdown, file_name=f"score-{safe_name(gold.dataset)}.json")
 
 
 def _flag(fn: str, name: str, value: Any) -> bool:

@@ -14,17 +14,37 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from memini_bench.modes.options import RunOptions
 from memini_bench.modes.specs import ModeSpec, spec_for
 from memini_bench.results.identity import identity_hash
 
+if TYPE_CHECKING:
+    from memini_bench.core.dataset import Dataset
+    from memini_bench.core.runs import RunResult
+    from memini_bench.embed.encoder import TextEncoder
+    from memini_bench.results.schema import Score
+    from memini_bench.systems.context import SystemContext
+
+
+@dataclass
+class PlanState:
+    """What a plan built for its run (never printed), typed: the fields any mode may fill (the loaded data set
+    ``ds``, the systems' context ``ctx``, the ``encoder`` a mode built itself, the results path ``out`` it
+    claimed), and each mode's own fields in its own subclass (``modes.run_systems.RunState`` ...)."""
+
+    ds: Dataset | None = None
+    ctx: SystemContext | None = None
+    encoder: TextEncoder | None = None
+    out: Path | None = None
+
 
 @dataclass
 class Plan:
     """What a mode will do, decided before any system call (see the module docstring). ``state`` carries what the
-    plan built for the run (the loaded data set, the systems, the context); it is not printed."""
+    plan built for the run (the loaded data set, the systems, the context: the mode's ``PlanState``); it is not
+    printed."""
 
     verb: str
     opts: RunOptions
@@ -39,7 +59,7 @@ class Plan:
     ks: tuple[int, ...] = ()      # the K the mode scores at, when not the -k list (a study's own default)
     notes: list[str] = field(default_factory=list)   # what else a reader of the plan needs (a sweep's cells)
     reads_data: bool = True       # False: a mode that reads no data set (compare reads per-question files)
-    state: dict[str, Any] = field(default_factory=dict)
+    state: PlanState = field(default_factory=PlanState)
 
     def claim(self, path: Path, identity: dict, *, suffix: str = ".json", read=None) -> Path:
         """Claim ``path`` for a results file (or folder) of ``identity`` before any work
@@ -81,12 +101,27 @@ def _ks(ks: Sequence[int]) -> str:
 
 
 @dataclass
+class ScoredRuns:
+    """What a mode that scores runs produced (``run``, ``score``, the corrections suite, the time-ordered protocol):
+    each system's run, its ``Score`` rows, the results file's ``config`` and its other top-level parts (``extra``:
+    the paired tests under ``significance``, a data set's own tables)."""
+
+    results: list[RunResult]
+    scores: list[Score]
+    config: dict[str, Any]
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
 class Outcome:
-    """What ``run`` produced: the plan it ran, the exit code, and the mode's own results in ``data``."""
+    """What ``run`` produced: the plan it ran, the exit code, the tables it prints (``markdown``) and the mode's
+    own typed result (``result``: ``ScoredRuns`` for the modes that score runs, the mode's own dataclass otherwise;
+    None when it printed all it had)."""
 
     plan: Plan
     code: int = 0
-    data: dict[str, Any] = field(default_factory=dict)
+    markdown: str = ""
+    result: Any = None
 
 
 class Mode:
@@ -114,8 +149,7 @@ class Mode:
         """Under ``--plan`` only: the texts the run embeds (its data set's documents and queries) and how many the
         cache holds, when the plan built an encoder (``state``: ``encoder``, or a context ``ctx`` whose encoder a
         system built; a keyword-only run embeds nothing)."""
-        ds, ctx = plan.state.get("ds"), plan.state.get("ctx")
-        encoder = plan.state.get("encoder")
+        ds, ctx, encoder = plan.state.ds, plan.state.ctx, plan.state.encoder
         if encoder is None and ctx is not None and ctx.encoder_built:
             encoder = ctx.encoder
         if ds is None or encoder is None:
@@ -130,7 +164,7 @@ class Mode:
 
     def render(self, outcome: Outcome) -> None:
         """Print the outcome's tables (default: the ``markdown`` it holds)."""
-        text = outcome.data.get("markdown", "")
+        text = outcome.markdown
         if text:
             sys.stdout.write(text)
             sys.stdout.flush()

@@ -64,7 +64,7 @@ class CompareMode(Mode):
         else:
             sig = compare_files(*s.compare, opts.k, systems=s.compare_systems, resamples=c.resamples, seed=c.seed)
             title = f"{Path(s.compare[0]).name} vs {Path(s.compare[1]).name}"
-        return Outcome(plan, 0, {"rows": sig.rows, "markdown": markdown(sig, title)})
+        return Outcome(plan, 0, markdown(sig, title), sig.rows)
 
     def write(self, outcome: Outcome) -> None:
         opts = outcome.plan.opts
@@ -74,7 +74,7 @@ class CompareMode(Mode):
                 config={"mode": "compare-files", "files": list(s.compare),
                         **shared_parts(opts, "ks"), "reference": _reference(opts), **shared_parts(opts, "bootstrap"),
                         "identity": ident, **harness()},
-                extra={"results": [dataclasses.asdict(r) for r in outcome.data["rows"]]}))
+                extra={"results": [dataclasses.asdict(r) for r in outcome.result]}))
 
 
 def _reference(opts: RunOptions) -> str:

@@ -9,10 +9,12 @@ per system and vocabulary) counts the hits its recalls dropped as ``leaked``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from memini_bench.evaluation.guarded import guarded_systems
 from memini_bench.modes.base import Mode, Outcome, Plan
 from memini_bench.modes.common import build_config, check_outputs, plan_results, write_results
-from memini_bench.modes.multihop import prepared, study_k, warm_queries
+from memini_bench.modes.multihop import StudyRun, StudyState, prepared, study_k, warm_queries
 from memini_bench.modes.options import RunOptions
 from memini_bench.modes.specs import EntityBridgeOptions, MultihopOptions
 from memini_bench.results.schema import study_document
@@ -36,6 +38,14 @@ def _settings(opts: RunOptions, k: int, caps: tuple[float, ...], names: list[str
     return settings, tokens
 
 
+@dataclass
+class BridgeState(StudyState):
+    """The entity-bridge study's plan state: a study's, with the document-frequency caps and the vocabularies."""
+
+    caps: tuple[float, ...] = ()
+    names: list[str] = field(default_factory=list)
+
+
 class EntityBridgeMode(Mode):
     """``memini-bench study entity-bridge`` (see the module docstring): ``plan`` builds the systems, picks the
     questions and claims the results path; ``run`` diagnoses each system per vocabulary in its guard; ``render``
@@ -56,15 +66,15 @@ class EntityBridgeMode(Mode):
                                   suffix="-entity-bridge", extra_tokens=tokens)
         return Plan(self.verb, opts, systems=[s.name for s in systems], items=len(ds.items),
                     questions=len(ds.questions), identity=ident, writes=[out] if out is not None else [], ks=(k,),
-                    state={"ctx": ctx, "systems": systems, "ds": ds, "k": k, "caps": caps, "names": names,
-                           "settings": settings, "out": out})
+                    state=BridgeState(ds=ds, ctx=ctx, out=out, systems=systems, k=k, settings=settings, caps=caps,
+                                      names=names))
 
     def run(self, plan: Plan) -> Outcome:
         opts, st = plan.opts, plan.state
-        ds, ctx, k, caps = st["ds"], st["ctx"], st["k"], st["caps"]
-        vocabs = {name: bridge.Vocabulary(ds, bridge.VOCABULARIES[name]) for name in st["names"]}
+        ds, ctx, k, caps = st.ds, st.ctx, st.k, st.caps
+        vocabs = {name: bridge.Vocabulary(ds, bridge.VOCABULARIES[name]) for name in st.names}
         results = []
-        with guarded_systems(st["systems"], opts.guard, questions=ds.questions) as guarded:
+        with guarded_systems(st.systems, opts.guard, questions=ds.questions) as guarded:
             for system in guarded:
                 system.ingest(ds.items)
                 for name, vocab in vocabs.items():
@@ -73,7 +83,7 @@ class EntityBridgeMode(Mode):
                                             vocabulary=name)
                     results.append({**found.as_dict(), **system.leak_fields(since=before)})
         m = opts.mode(MultihopOptions)
-        config = build_config(opts, ds, ctx, st["systems"], mode="entity-bridge", mode_settings=st["settings"],
+        config = build_config(opts, ds, ctx, st.systems, mode="entity-bridge", mode_settings=st.settings,
                               identity=plan.identity, multihop_category=m.multihop_category,
                               multihop_min_gold=m.multihop_min_gold, bridge_k=k, bridge_pool=pool_size(k),
                               bridge_df_caps=list(caps), anchors=bridge.ANCHORS, max_promote=bridge.MAX_PROMOTE)
@@ -82,9 +92,9 @@ class EntityBridgeMode(Mode):
         others = {n: bridge.vocabulary_stats(v) for n, v in vocabs.items() if n != bridge.DEFAULT_VOCABULARY}
         if others:
             doc["vocabularies"] = others
-        return Outcome(plan, 0, {"doc": doc, "markdown": bridge.render(doc)})
+        return Outcome(plan, 0, bridge.render(doc), StudyRun(doc))
 
     def write(self, outcome: Outcome) -> None:
-        out = outcome.plan.state["out"]
+        out = outcome.plan.state.out
         if out is not None:
-            write_results(out, study_document(outcome.data["doc"]))
+            write_results(out, study_document(outcome.result.doc))

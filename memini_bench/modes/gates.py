@@ -29,7 +29,7 @@ the negative foreign on suites whose questions share groups (LoCoMo). Beyond mem
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 from memini_bench.core.dataset import Question
 from memini_bench.core.runs import gold_rank
@@ -37,7 +37,7 @@ from memini_bench.core.table import Cell, Column, Table, fmt_pct, render
 from memini_bench.embed.factory import build_encoder
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.metrics import percentile
-from memini_bench.modes.base import Mode, Outcome, Plan
+from memini_bench.modes.base import Mode, Outcome, Plan, PlanState
 from memini_bench.modes.common import build_config, check_outputs, load_prepared, plan_results, write_results
 from memini_bench.modes.options import RunOptions
 from memini_bench.modes.rerank_tier import ingested_hybrid, reranker_from
@@ -163,6 +163,27 @@ def _reranker(opts: RunOptions) -> ScoringReranker | None:
     return reranker
 
 
+@dataclass
+class GateState(PlanState):
+    """A gate study's plan state: which sweep (``vec-gate`` or ``rerank-gate``), its thresholds, the
+    cross-encoder (None for the vector gate), the cross-encoder's settings recorded in the config (``extra``)
+    and the mode's identity settings."""
+
+    name: str = ""
+    thresholds: list[float] = field(default_factory=list)
+    reranker: ScoringReranker | None = None
+    extra: dict = field(default_factory=dict)
+    settings: dict = field(default_factory=dict)
+
+
+@dataclass
+class GateSweep:
+    """A gate study's result: one row per threshold and the top-score distribution of both sides."""
+
+    rows: list[GateRow]
+    dist: dict[str, dict[str, float]]
+
+
 class GatesMode(Mode):
     """``memini-bench study gates`` (see the module docstring): ``plan`` loads the cross-encoder (-rerank-gate) and
     the data and claims the results path; ``run`` ingests into the hybrid and probes every question; ``render``
@@ -188,13 +209,13 @@ class GatesMode(Mode):
         ident, out = plan_results(opts, ds, ctx, None, mode=name, mode_settings=settings, suffix=f"-{name}")
         return Plan(self.verb, opts, items=len(ds.items), questions=len(ds.questions), identity=ident,
                     writes=[out] if out is not None else [],
-                    state={"name": name, "thresholds": thresholds, "reranker": reranker, "encoder": encoder,
-                           "ds": ds, "ctx": ctx, "extra": extra, "settings": settings, "out": out})
+                    state=GateState(ds=ds, ctx=ctx, encoder=encoder, out=out, name=name, thresholds=thresholds,
+                                    reranker=reranker, extra=extra, settings=settings))
 
     def run(self, plan: Plan) -> Outcome:
         opts, st = plan.opts, plan.state
-        ds, reranker = st["ds"], st["reranker"]
-        hybrid = ingested_hybrid(opts, st["encoder"], ds)
+        ds, reranker = st.ds, st.reranker
+        hybrid = ingested_hybrid(opts, st.encoder, ds)
         k = opts.k[0]
         if reranker is None:
             probes = vec_gate_probes(hybrid, ds.questions, k)
@@ -205,19 +226,19 @@ class GatesMode(Mode):
             probes = rerank_gate_probes(hybrid, reranker, ds.questions, k, pool)
             label, note, title, column = ("top rerank-score distribution", f" (pool={pool})",
                                           "cross-encoder rerank-gate sweep", "min_rerank_score")
-        rows = sweep(probes, st["thresholds"])
+        rows = sweep(probes, st.thresholds)
         pos, neg = [p.pos_top for p in probes], [p.neg_top for p in probes]
         text = _distribution_lines(label, pos, neg, len(probes), note) + "\n" + _markdown(rows, k, title, column)
         dist = {side: {f"p{p}": percentile(xs, p) for p in PERCENTILES} for side, xs in (("positive", pos),
                                                                                            ("negative", neg))}
-        return Outcome(plan, 0, {"rows": rows, "dist": dist, "markdown": text})
+        return Outcome(plan, 0, text, GateSweep(rows, dist))
 
     def write(self, outcome: Outcome) -> None:
-        opts, st, out = outcome.plan.opts, outcome.plan.state, outcome.plan.state["out"]
+        opts, st, out = outcome.plan.opts, outcome.plan.state, outcome.plan.state.out
         if out is None:
             return
-        config = build_config(opts, st["ds"], st["ctx"], mode=st["name"], mode_settings=st["settings"],
-                              gate_k=opts.k[0], thresholds=st["thresholds"], identity=outcome.plan.identity,
-                              **st["extra"])
-        write_results(out, GateResults(config=config, rows=tuple(asdict(r) for r in outcome.data["rows"]),
-                                       distribution=outcome.data["dist"]))
+        config = build_config(opts, st.ds, st.ctx, mode=st.name, mode_settings=st.settings,
+                              gate_k=opts.k[0], thresholds=st.thresholds, identity=outcome.plan.identity,
+                              **st.extra)
+        write_results(out, GateResults(config=config, rows=tuple(asdict(r) for r in outcome.result.rows),
+                                       distribution=outcome.result.dist))

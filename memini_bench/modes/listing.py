@@ -6,9 +6,10 @@ formula). ``TOPICS`` maps each topic to the function that writes its lines, so a
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from memini_bench.errors import BenchError
-from memini_bench.modes.base import Mode, Outcome, Plan
+from memini_bench.modes.base import Mode, Outcome, Plan, PlanState
 from memini_bench.modes.options import RunOptions
 from memini_bench.modes.specs import ListOptions
 
@@ -65,6 +66,13 @@ def listing(topics: Sequence[str] = ()) -> str:
     return "\n".join(out) + "\n"
 
 
+@dataclass
+class ListState(PlanState):
+    """``list``'s plan state: the topics to list (none = every one)."""
+
+    topics: tuple[str, ...] = ()
+
+
 class ListMode(Mode):
     verb = "list"
 
@@ -75,8 +83,8 @@ class ListMode(Mode):
         flat = opts.mode(ListOptions).list
         listing_topics = self.topics or ((flat,) if flat not in ("", "all") else ())
         _check(listing_topics)
-        return Plan(self.verb, opts, state={"topics": listing_topics}, reads_data=False,
+        return Plan(self.verb, opts, state=ListState(topics=tuple(listing_topics)), reads_data=False,
                     notes=[f"topics: {', '.join(listing_topics or TOPICS)}"])
 
     def run(self, plan: Plan) -> Outcome:
-        return Outcome(plan, 0, {"markdown": listing(plan.state["topics"])})
+        return Outcome(plan, 0, listing(plan.state.topics))

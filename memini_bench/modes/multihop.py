@@ -13,11 +13,12 @@ result's ``leaked``.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from memini_bench.core.contract import System
 from memini_bench.evaluation.guarded import guarded_systems
-from memini_bench.modes.base import Mode, Outcome, Plan
+from memini_bench.modes.base import Mode, Outcome, Plan, PlanState
 from memini_bench.modes.common import build_config, check_outputs, load_prepared, log, plan_results, write_results
 from memini_bench.modes.options import RunOptions
 from memini_bench.modes.specs import MultihopOptions
@@ -52,6 +53,24 @@ def warm_queries(ctx: SystemContext, texts: list[str]) -> None:
         ctx.encoder.queries(texts)
 
 
+@dataclass
+class StudyState(PlanState):
+    """A study's plan state (multihop, entity-bridge): the systems built, the study's K and its identity
+    settings."""
+
+    systems: list[System] = field(default_factory=list)
+    k: int = 0
+    settings: dict = field(default_factory=dict)
+
+
+@dataclass
+class StudyRun:
+    """A study's result: its results document (``config``, ``results`` ...) and its per-question rows."""
+
+    doc: dict
+    per_question: list[dict] = field(default_factory=list)
+
+
 class MultihopMode(Mode):
     """``memini-bench study multihop`` (see the module docstring): ``plan`` builds the systems, picks the questions
     and claims the results path; ``run`` ingests and scores each system in its guard; ``render`` prints the
@@ -76,30 +95,30 @@ class MultihopMode(Mode):
                   if out is not None and p is not None]
         return Plan(self.verb, opts, systems=[s.name for s in systems], items=len(ds.items),
                     questions=len(ds.questions), identity=ident, writes=writes, ks=(k,),
-                    state={"ctx": ctx, "systems": systems, "ds": ds, "k": k, "settings": settings, "out": out})
+                    state=StudyState(ds=ds, ctx=ctx, out=out, systems=systems, k=k, settings=settings))
 
     def run(self, plan: Plan) -> Outcome:
         opts, st = plan.opts, plan.state
-        ds, ctx, k, m = st["ds"], st["ctx"], st["k"], opts.mode(MultihopOptions)
+        ds, ctx, k, m = st.ds, st.ctx, st.k, opts.mode(MultihopOptions)
         results, per_question = [], []
-        with guarded_systems(st["systems"], opts.guard, questions=ds.questions) as guarded:
+        with guarded_systems(st.systems, opts.guard, questions=ds.questions) as guarded:
             for system in guarded:
                 system.ingest(ds.items)
                 rows, scores = multihop.run_system(system, ds, k, warm=lambda texts: warm_queries(ctx, texts))
                 results.append({"system": system.name, "questions": len(rows), "k": k,
                                 "regimes": [asdict(s) for s in scores], **system.leak_fields()})
                 per_question += [{"system": system.name, **asdict(r)} for r in rows]
-        config = build_config(opts, ds, ctx, st["systems"], mode="multihop", mode_settings=st["settings"],
+        config = build_config(opts, ds, ctx, st.systems, mode="multihop", mode_settings=st.settings,
                               identity=plan.identity, multihop_category=m.multihop_category,
                               multihop_min_gold=m.multihop_min_gold, multihop_k=k)
         doc = {"config": config, "results": results}
-        return Outcome(plan, 0, {"doc": doc, "per_question": per_question, "markdown": multihop.render(doc)})
+        return Outcome(plan, 0, multihop.render(doc), StudyRun(doc, per_question))
 
     def write(self, outcome: Outcome) -> None:
-        opts, out = outcome.plan.opts, outcome.plan.state["out"]
+        opts, out = outcome.plan.opts, outcome.plan.state.out
         if out is None:
             return
-        write_results(out, study_document(outcome.data["doc"]))
+        write_results(out, study_document(outcome.result.doc))
         if opts.output.per_question:
-            write_jsonl(Path(opts.output.per_question), outcome.data["per_question"])
+            write_jsonl(Path(opts.output.per_question), outcome.result.per_question)
             log(f"wrote {opts.output.per_question}")

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from memini_bench.clients.providers import Client, chat_from_env, judge_from_env
@@ -41,7 +42,7 @@ from memini_bench.core.dataset import Dataset
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.guarded import guarded_systems
 from memini_bench.evaluation.hits import RunGuardOptions
-from memini_bench.modes.base import Mode, Outcome, Plan
+from memini_bench.modes.base import Mode, Outcome, Plan, PlanState
 from memini_bench.modes.common import (
     build_config,
     check_outputs,
@@ -69,9 +70,9 @@ from memini_bench.qa import (
 )
 from memini_bench.qa.agreement import read_labels
 from memini_bench.qa.checkpoint import Checkpoint, header_identity
-from memini_bench.qa.cost import prices_from
+from memini_bench.qa.cost import PriceTable, prices_from
 from memini_bench.qa.engine import Graded, Task, grade_all
-from memini_bench.qa.prompt_sets import prompt_set
+from memini_bench.qa.prompt_sets import PromptSet, prompt_set
 from memini_bench.results.identity import Companion, safe_name
 from memini_bench.results.schema import study_document
 from memini_bench.results.write import check_destinations, write_jsonl
@@ -225,7 +226,43 @@ def _arms(x: QAOptions, names: list[str]) -> list[summary.Arm]:
     return arms
 
 
-def _checked_inputs(opts: RunOptions) -> dict:
+@dataclass
+class QAState(PlanState):
+    """-qa's plan state: its options, the reader and judge clients (and any extra judges), the prompt set, the
+    human labels (None without -qa-labels) and prices (None without -prices), then what the plan built: the
+    systems, the graded categories, the arms, the identity settings, the results path, the checkpoint's identity
+    and path, the hypotheses' tasks, and the full-context arm's cut (filled by ``run``)."""
+
+    opts: RunOptions | None = None
+    x: QAOptions | None = None
+    reader: Client | None = None
+    judge: Client | None = None
+    extra: list[Client] = field(default_factory=list)
+    pset: PromptSet | None = None
+    labels: dict | None = None
+    prices: PriceTable | None = None
+    systems: list[System] = field(default_factory=list)
+    cats: dict = field(default_factory=dict)
+    arms: list[summary.Arm] = field(default_factory=list)
+    mode_settings: dict = field(default_factory=dict)
+    path: Path | None = None
+    checkpoint_identity: dict = field(default_factory=dict)
+    ckpt_path: Path | None = None
+    hyp_tasks: list[Task] = field(default_factory=list)
+    cut: dict | None = None
+
+
+@dataclass
+class QARun:
+    """-qa's result: the results document and every graded answer; ``estimate``: -estimate printed the cost and
+    nothing was graded."""
+
+    doc: dict = field(default_factory=dict)
+    graded: list[Graded] = field(default_factory=list)
+    estimate: bool = False
+
+
+def _checked_inputs(opts: RunOptions) -> QAState:
     """Every refusal of -qa's own inputs (outputs, clients, prompts, labels, prices), before any data is read."""
     x = opts.mode(QAOptions)
     if x.estimate and opts.output.no_write:
@@ -242,8 +279,7 @@ def _checked_inputs(opts: RunOptions) -> dict:
         prices.require([reader.model, judge.model, *(j.model for j in extra)])
     if x.qa_judged_k > max(x.qa_k):
         raise BenchError(f"-qa-judged-k {x.qa_judged_k}: above the recall depth {max(x.qa_k)} (-qa-k); lower it")
-    return {"x": x, "reader": reader, "judge": judge, "extra": extra, "pset": pset, "labels": labels,
-            "prices": prices, "opts": opts}
+    return QAState(opts=opts, x=x, reader=reader, judge=judge, extra=extra, pset=pset, labels=labels, prices=prices)
 
 
 def _prepared(opts: RunOptions, pset) -> tuple[Dataset, dict]:
@@ -259,21 +295,21 @@ def _prepared(opts: RunOptions, pset) -> tuple[Dataset, dict]:
     return ds, cats
 
 
-def _qa_config(st: dict, mode_settings: dict, cats: dict) -> dict:
+def _qa_config(st: QAState, mode_settings: dict, cats: dict) -> dict:
     """What a -qa results file records of the reader, the judges, the prompts and the prices."""
-    x, reader, judge, extra, prices = st["x"], st["reader"], st["judge"], st["extra"], st["prices"]
+    x, reader, judge, extra, prices = st.x, st.reader, st.judge, st.extra, st.prices
     return {**mode_settings, "reader_url": reader.url, "judge_url": judge.url, "concurrency": x.concurrency,
             "retries": x.qa_retries, "timeout_s": x.qa_timeout,
             "system_prompts": {"reader": prompts.READER_SYSTEM, **prompts.RUBRICS},
-            "categories": cats, "runs": x.qa_runs, "prompt_set": st["pset"].record(),
+            "categories": cats, "runs": x.qa_runs, "prompt_set": st.pset.record(),
             "lexical": "SQuAD normalisation; F1, EM, BLEU-1 (nltk, method1 smoothing) over run 1",
             "prices": prices.to_json([reader.model, judge.model, *(j.model for j in extra)]) if prices else None}
 
 
-def _grade(st: dict, tasks: list[Task], ckpt_path: Path | None, identity: dict) -> list[Graded]:
+def _grade(st: QAState, tasks: list[Task], ckpt_path: Path | None, identity: dict) -> list[Graded]:
     """Answer and grade every task not in the checkpoint yet; every task graded, or a BenchError saying how to
     resume."""
-    x, reader, judge, extra = st["x"], st["reader"], st["judge"], st["extra"]
+    x, reader, judge, extra = st.x, st.reader, st.judge, st.extra
     checkpoint = Checkpoint(ckpt_path, identity, decode=Graded.from_json, encode=Graded.to_json,
                             key=lambda g: g.key)
     try:
@@ -282,11 +318,11 @@ def _grade(st: dict, tasks: list[Task], ckpt_path: Path | None, identity: dict) 
         if ckpt_path is not None:
             log(f"checkpoint {ckpt_path}: {len(tasks) - len(pending)} of {len(tasks)} already graded"
                 + ("; dropped a torn last line" if checkpoint.torn else ""))
-        log(f"answering {len(pending)} with {reader.model}, judging with {judge.model} ({len(st['arms'])} arms"
+        log(f"answering {len(pending)} with {reader.model}, judging with {judge.model} ({len(st.arms)} arms"
             + (f", {x.qa_runs} runs" if x.qa_runs > 1 else "") + ")")
         outcome = grade_all(pending, reader.chat, judge.chat, checkpoint.append, concurrency=x.concurrency,
                             retries=x.qa_retries, backoff=BACKOFF_S,
-                            extra_judges=[(j.model, j.chat) for j in extra], prompt_set=st["pset"])
+                            extra_judges=[(j.model, j.chat) for j in extra], prompt_set=st.pset)
     finally:
         checkpoint.close()
     graded = [checkpoint.records[t.key] for t in tasks if t.key in checkpoint.records]
@@ -298,20 +334,20 @@ def _grade(st: dict, tasks: list[Task], ckpt_path: Path | None, identity: dict) 
     return graded
 
 
-def _document(st: dict, config: dict, graded: list[Graded], judged: list[dict], relevance_dollars: float,
+def _document(st: QAState, config: dict, graded: list[Graded], judged: list[dict], relevance_dollars: float,
               leaked: dict[str, int]) -> dict:
     """The -qa results document: the arms' scores and comparisons, lexical scores, runs, agreement, cost."""
-    x, arms, judge, extra, prices = st["x"], st["arms"], st["judge"], st["extra"], st["prices"]
+    x, arms, judge, extra, prices = st.x, st.arms, st.judge, st.extra, st.prices
     run1 = [g for g in graded if g.run == 1]
     doc = summary.document(config, [summary.score_arm(a, run1) for a in arms], summary.compare_arms(arms, run1))
     doc["verdicts"] = scores.verdicts_block(graded, judge.model, [j.model for j in extra])
     doc["lexical"] = {a.name: scores.lexical_block([g for g in graded if g.arm == a.name]) for a in arms}
     if x.qa_runs > 1:
         doc["runs"] = {a.name: scores.runs_block([g for g in graded if g.arm == a.name], x.qa_runs) for a in arms}
-    if extra or st["labels"] is not None:
-        doc["agreement"] = scores.agreement_block(graded, judge.model, [j.model for j in extra], st["labels"])
+    if extra or st.labels is not None:
+        doc["agreement"] = scores.agreement_block(graded, judge.model, [j.model for j in extra], st.labels)
     if prices is not None:
-        doc["cost"] = {**scores.cost_block(prices, graded, [a.name for a in arms], st["reader"].model, judge.model,
+        doc["cost"] = {**scores.cost_block(prices, graded, [a.name for a in arms], st.reader.model, judge.model,
                                            relevance_dollars), "prices": config["qa"]["prices"]}
     if judged:
         doc["judged_retrieval"] = judged
@@ -330,17 +366,17 @@ class QAMode(Mode):
 
     def plan(self, opts: RunOptions) -> Plan:
         st = _checked_inputs(opts)
-        x, reader, judge = st["x"], st["reader"], st["judge"]
+        x, reader, judge = st.x, st.reader, st.judge
         ctx = opts.context()
         alone = bool(x.qa_hypotheses) and not {"systems", "system", "rewrite"} & opts.given
         systems = [] if alone else build_systems(wanted_names(opts.lineup, QA_SYSTEMS), ctx)
-        ds, cats = _prepared(opts, st["pset"])
+        ds, cats = _prepared(opts, st.pset)
         names = [s.name for s in systems]
         arms = _arms(x, names)
-        st["hyp_tasks"] = hypotheses_tasks(x, ds)  # a bad answers file: refused before any recall
+        st.hyp_tasks = hypotheses_tasks(x, ds)  # a bad answers file: refused before any recall
         mode_settings = {"qa_k": list(x.qa_k), "arms": [a.name for a in arms], "reader_model": reader.model,
                          "judge_model": judge.model, "temperature": 0.0, "max_tokens": reader.max_tokens,
-                         "prompts": prompts.fingerprint(), **_qa_settings(x, st["pset"], cats)}
+                         "prompts": prompts.fingerprint(), **_qa_settings(x, st.pset, cats)}
         ident = run_identity(opts, ds, ctx, systems, mode="qa", mode_settings=mode_settings)
         identity = {**ident, "dataset": ds.name, "data_sha256": ds.source_sha256}  # the checkpoint's
         path = results_path(opts, ds, ctx, None, suffix="-qa", extra_tokens=_name_tokens(x, names, reader, judge))
@@ -348,8 +384,8 @@ class QAMode(Mode):
             own = () if x.qa_checkpoint else (Companion(".ckpt.jsonl", identity, header_identity),)
             path = claim_outputs(opts, path, ident, names, companions=own)
         ckpt_path = None if opts.output.no_write else Path(x.qa_checkpoint or path.with_suffix(".ckpt.jsonl"))
-        st.update(ctx=ctx, systems=systems, ds=ds, cats=cats, arms=arms, mode_settings=mode_settings, path=path,
-                  checkpoint_identity=identity, ckpt_path=ckpt_path)
+        st.ctx, st.systems, st.ds, st.cats, st.arms, st.mode_settings = ctx, systems, ds, cats, arms, mode_settings
+        st.path, st.checkpoint_identity, st.ckpt_path = path, identity, ckpt_path
         writes = [] if opts.output.no_write else [path, ckpt_path, Path(x.qa_archive or
                                                                            path.with_suffix(".archive.jsonl"))]
         calls = len(arms) * len(ds.questions) * x.qa_runs
@@ -361,48 +397,48 @@ class QAMode(Mode):
 
     def run(self, plan: Plan) -> Outcome:
         opts, st = plan.opts, plan.state
-        x, ds, ckpt_path, identity = st["x"], st["ds"], st["ckpt_path"], st["checkpoint_identity"]
+        x, ds, ckpt_path, identity = st.x, st.ds, st.ckpt_path, st.checkpoint_identity
         leaked: dict[str, int] = {}
-        recalled = recall_all(st["systems"], ds, max(x.qa_k), opts.guard, leaked)
-        names = [s.name for s in st["systems"]]
+        recalled = recall_all(st.systems, ds, max(x.qa_k), opts.guard, leaked)
+        names = [s.name for s in st.systems]
         id_less = [n for n in names if x.qa_judged_k and judged_retrieval.id_less(recalled[n])]
-        fc_tasks, st["cut"] = full_context_tasks(x, ds)
-        first = build_tasks(st["arms"], ds, recalled) + fc_tasks + st["hyp_tasks"]
+        fc_tasks, st.cut = full_context_tasks(x, ds)
+        first = build_tasks(st.arms, ds, recalled) + fc_tasks + st.hyp_tasks
         tasks = [dataclasses.replace(t, run=r) for r in range(1, x.qa_runs + 1) for t in first]
-        config = build_config(opts, ds, st["ctx"], st["systems"], mode="qa", mode_settings=st["mode_settings"],
+        config = build_config(opts, ds, st.ctx, st.systems, mode="qa", mode_settings=st.mode_settings,
                               ks=list(x.qa_k), identity=plan.identity,
-                              qa=_qa_config(st, st["mode_settings"], st["cats"]))
+                              qa=_qa_config(st, st.mode_settings, st.cats))
         if x.estimate:
-            text = _estimate(x, ckpt_path, identity, tasks, st["pset"], ds, recalled, id_less, st["reader"],
-                             st["judge"], st["extra"], st["prices"], len(st["arms"]))
-            return Outcome(plan, 0, {"markdown": text, "estimate": True})
+            text = _estimate(x, ckpt_path, identity, tasks, st.pset, ds, recalled, id_less, st.reader,
+                             st.judge, st.extra, st.prices, len(st.arms))
+            return Outcome(plan, 0, text, QARun(estimate=True))
         graded = _grade(st, tasks, ckpt_path, identity)
-        judged, relevance_dollars = _judged(x, ckpt_path, identity, ds, recalled, id_less, st["judge"],
-                                            st["prices"])
+        judged, relevance_dollars = _judged(x, ckpt_path, identity, ds, recalled, id_less, st.judge,
+                                            st.prices)
         doc = _document(st, config, graded, judged, relevance_dollars, leaked)
-        doc["losses"] = attribute_losses(opts.suite, ds, st["arms"], [g for g in graded if g.run == 1], recalled)
-        if st["cut"] is not None:
-            doc["full_context"] = st["cut"]
-        return Outcome(plan, 0, {"doc": doc, "graded": graded, "markdown": _tables(st, doc, graded)})
+        doc["losses"] = attribute_losses(opts.suite, ds, st.arms, [g for g in graded if g.run == 1], recalled)
+        if st.cut is not None:
+            doc["full_context"] = st.cut
+        return Outcome(plan, 0, _tables(st, doc, graded), QARun(doc, graded))
 
     def write(self, outcome: Outcome) -> None:
         opts, st = outcome.plan.opts, outcome.plan.state
-        if opts.output.no_write or outcome.data.get("estimate"):
+        if opts.output.no_write or outcome.result.estimate:
             return
-        path = st["path"]
-        write_results(path, study_document(outcome.data["doc"]))
-        archive = Path(st["x"].qa_archive or path.with_suffix(".archive.jsonl"))
-        write_jsonl(archive, (g.to_json(timing=False) for g in outcome.data["graded"]))
+        path = st.path
+        write_results(path, study_document(outcome.result.doc))
+        archive = Path(st.x.qa_archive or path.with_suffix(".archive.jsonl"))
+        write_jsonl(archive, (g.to_json(timing=False) for g in outcome.result.graded))
         log(f"wrote {archive}")
 
 
-def _tables(st: dict, doc: dict, graded: list[Graded]) -> str:
+def _tables(st: QAState, doc: dict, graded: list[Graded]) -> str:
     """What -qa prints: memini's one line per arm, the categories graded, the tables."""
-    ds, arms = st["ds"], st["arms"]
+    ds, arms = st.ds, st.arms
     run1 = [g for g in graded if g.run == 1]
     lines = "".join(summary.memini_lines(s, len(ds.questions)) for s in (summary.score_arm(a, run1) for a in arms))
-    caption = table_caption(st["opts"], ds)
-    text = (lines + "\n" + f"{categories.heading(st['cats'], ds.category_labels)}\n\n"
+    caption = table_caption(st.opts, ds)
+    text = (lines + "\n" + f"{categories.heading(st.cats, ds.category_labels)}\n\n"
             + (f"{caption}.\n\n" if caption else "")
             + summary.render_markdown(doc) + "\n" + scores.render(doc) + "\n" + losses.render(doc["losses"]))
     return text + (f"\n{doc['full_context']['statement']}\n" if "full_context" in doc else "")

@@ -14,14 +14,17 @@ with the extended extractor; per-question anchors and ranks with ``-per-question
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from memini_bench.core.dataset import Question
 from memini_bench.embed.factory import build_encoder
 from memini_bench.errors import BenchError
 from memini_bench.modes import ranking as _ranking
-from memini_bench.modes.base import Mode, Outcome, Plan
+from memini_bench.modes.base import Mode, Outcome, Plan, PlanState
 from memini_bench.modes.common import build_config, check_outputs, load_prepared, log, plan_results, write_results
 from memini_bench.modes.options import RunOptions
 from memini_bench.modes.specs import RerankOptions
@@ -81,6 +84,26 @@ def _rank_all(backend: MeminiBackend, questions: list, extract, ks: tuple[int, .
     return tally.rows(), per_question, anchored
 
 
+@dataclass
+class RerankState(PlanState):
+    """The re-rank study's plan state: the temporal extractor, the questions it ranks, the categories asked and the
+    mode's identity settings."""
+
+    extract: Any = None
+    questions: list[Question] = field(default_factory=list)
+    cats: list[str] = field(default_factory=list)
+    settings: dict = field(default_factory=dict)
+
+
+@dataclass
+class RerankRun:
+    """The re-rank study's result: its ranking rows, per-question rows and the results file's config."""
+
+    rows: list
+    per_question: list[dict]
+    config: dict
+
+
 class RerankMode(Mode):
     """``memini-bench study rerank`` (see the module docstring): ``plan`` loads the data, picks the questions and
     claims the results path; ``run`` ingests once and ranks every question by every strategy; ``render`` prints the
@@ -104,13 +127,13 @@ class RerankMode(Mode):
                                   extra_tokens=cats_token)
         writes = [p for p in (out, opts.output.per_question and Path(opts.output.per_question)) if out and p]
         return Plan(self.verb, opts, items=len(ds.items), questions=len(questions), identity=ident, writes=writes,
-                    state={"encoder": encoder, "extract": extract, "ds": ds, "questions": questions, "ctx": ctx,
-                           "settings": settings, "out": out, "cats": cats})
+                    state=RerankState(ds=ds, ctx=ctx, encoder=encoder, out=out, extract=extract, questions=questions,
+                                      cats=cats, settings=settings))
 
     def run(self, plan: Plan) -> Outcome:
         opts, st = plan.opts, plan.state
-        ds, questions, extract = st["ds"], st["questions"], st["extract"]
-        backend = MeminiBackend(st["encoder"], opts.hybrid.keyword_backend)
+        ds, questions, extract = st.ds, st.questions, st.extract
+        backend = MeminiBackend(st.encoder, opts.hybrid.keyword_backend)
         backend.ingest(ds.items)
         backend.prepare([q.query for q in questions])
         rows, per_question, anchored = _rank_all(backend, questions, extract, opts.k, opts, ds)
@@ -120,24 +143,24 @@ class RerankMode(Mode):
                  "questions\n")
         llm = extract.describe() if hasattr(extract, "describe") else None  # the llm extractor: model, calls, misses
         extra = {} if llm is None else {"temporal_llm": llm}
-        config = build_config(opts, ds, st["ctx"], mode="rerank", mode_settings=st["settings"],
-                              identity=plan.identity, **extra, rerank_cats=st["cats"], rerank_k=k,
+        config = build_config(opts, ds, st.ctx, mode="rerank", mode_settings=st.settings,
+                              identity=plan.identity, **extra, rerank_cats=st.cats, rerank_k=k,
                               rerank_pool=opts.hybrid.leg_depth(k), scored_questions=len(questions),
                               anchored_questions=anchored,
                               strategies=[dataclasses.asdict(s) for s in strategies(opts.hybrid.temporal_extractor)])
-        return Outcome(plan, 0, {"markdown": text, "rows": rows, "per_question": per_question, "config": config})
+        return Outcome(plan, 0, text, RerankRun(rows, per_question, config))
 
     def render(self, outcome: Outcome) -> None:
         super().render(outcome)
-        extract = outcome.plan.state["extract"]
+        extract = outcome.plan.state.extract
         if hasattr(extract, "note") and extract.note():
             log(extract.note())
 
     def write(self, outcome: Outcome) -> None:
-        opts, out = outcome.plan.opts, outcome.plan.state["out"]
+        opts, out = outcome.plan.opts, outcome.plan.state.out
         if out is None:
             return
-        write_results(out, RankingResults(config=outcome.data["config"], rows=tuple(outcome.data["rows"])))
+        write_results(out, RankingResults(config=outcome.result.config, rows=tuple(outcome.result.rows)))
         if opts.output.per_question:
-            write_jsonl(Path(opts.output.per_question), outcome.data["per_question"])
+            write_jsonl(Path(opts.output.per_question), outcome.result.per_question)
             log(f"wrote {opts.output.per_question}")

@@ -14,20 +14,37 @@ question (p50 / p95 / mean of the reranker call) and a JSON file ``<out>/<datase
 from __future__ import annotations
 
 import time
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 
 from memini_bench.core.table import Cell, Column, Table, fmt_num, render
 from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.factory import build_encoder
 from memini_bench.evaluation.metrics import percentile
 from memini_bench.modes import ranking as _ranking
-from memini_bench.modes.base import Mode, Outcome, Plan
+from memini_bench.modes.base import Mode, Outcome, Plan, PlanState
 from memini_bench.modes.common import build_config, check_outputs, load_prepared, log, plan_results, write_results
 from memini_bench.modes.options import RunOptions
 from memini_bench.modes.specs import RerankTierOptions
 from memini_bench.rerankers import Candidate, Reranker, build_reranker, reorder_by_id
 from memini_bench.results.schema import RankingResults
 from memini_bench.systems.memini import HybridSystem, MeminiBackend
+
+
+@dataclass
+class TierState(PlanState):
+    """The re-rank tier's plan state: the reranker (loaded) and the mode's identity settings."""
+
+    reranker: Reranker | None = None
+    settings: dict = field(default_factory=dict)
+
+
+@dataclass
+class TierRun:
+    """The re-rank tier's result: the ranking rows, the two latencies and the reranker's note ("" = none)."""
+
+    rows: list
+    timing: dict
+    note: str = ""
 
 
 def reranker_from(opts: RunOptions, *, llm: bool) -> Reranker:
@@ -108,28 +125,27 @@ class RerankTierMode(Mode):
                                   suffix=f"-rerank-tier-{reranker.name}")
         return Plan(self.verb, opts, systems=["memini-hybrid", reranker.name], items=len(ds.items),
                     questions=len(ds.questions), identity=ident, writes=[out] if out is not None else [],
-                    state={"reranker": reranker, "encoder": encoder, "ds": ds, "ctx": ctx, "settings": settings,
-                           "out": out})
+                    state=TierState(ds=ds, ctx=ctx, encoder=encoder, out=out, reranker=reranker, settings=settings))
 
     def run(self, plan: Plan) -> Outcome:
         opts, st = plan.opts, plan.state
-        ds, reranker = st["ds"], st["reranker"]
-        hybrid = ingested_hybrid(opts, st["encoder"], ds)
+        ds, reranker = st.ds, st.reranker
+        hybrid = ingested_hybrid(opts, st.encoder, ds)
         k, head_n = opts.k[0], opts.mode(RerankTierOptions).llm_rerank_pool
         rows, timing = _compare(hybrid, reranker, ds, k, head_n)
         note = reranker.note() if hasattr(reranker, "note") else ""
         if note:
             log(f"  note: {note}")
         text = _tables(rows, timing, reranker, k, head_n, ds.category_labels, note)
-        return Outcome(plan, 0, {"rows": rows, "timing": timing, "note": note, "markdown": text})
+        return Outcome(plan, 0, text, TierRun(rows, timing, note))
 
     def write(self, outcome: Outcome) -> None:
-        opts, st, out = outcome.plan.opts, outcome.plan.state, outcome.plan.state["out"]
+        opts, st, out = outcome.plan.opts, outcome.plan.state, outcome.plan.state.out
         if out is None:
             return
-        note, settings = outcome.data["note"], st["settings"]
-        config = build_config(opts, st["ds"], st["ctx"], mode="rerank-tier", mode_settings=settings,
-                              reranker=st["reranker"].name, rerank_k=opts.k[0], identity=outcome.plan.identity,
+        note, settings = outcome.result.note, st.settings
+        config = build_config(opts, st.ds, st.ctx, mode="rerank-tier", mode_settings=settings,
+                              reranker=st.reranker.name, rerank_k=opts.k[0], identity=outcome.plan.identity,
                               **settings, **({"notes_rerank": [note]} if note else {}))
-        write_results(out, RankingResults(config=config, rows=tuple(outcome.data["rows"]),
-                                          extra={"latency": outcome.data["timing"]}))
+        write_results(out, RankingResults(config=config, rows=tuple(outcome.result.rows),
+                                          extra={"latency": outcome.result.timing}))

@@ -2,7 +2,7 @@
 
 ``RunMode`` is the one code path of ``memini-bench run``, of the flat form without a mode flag, and of the Python
 API (``memini_bench.evaluate``): ``plan`` builds the systems and claims the results path, ``run`` runs and scores
-them and renders the tables once (``Outcome.data["markdown"]``), ``render`` prints those tables and ``write``
+them and renders the tables once (``Outcome.markdown``), ``render`` prints those tables and ``write``
 writes the results file and its companions (every step but the systems' own work lives in ``modes.common``)."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from memini_bench.evaluation.breakdowns import breakdowns
 from memini_bench.evaluation.metrics import score_all
 from memini_bench.evaluation.runner import run_all
 from memini_bench.executors import executor_for
-from memini_bench.modes.base import Mode, Outcome, Plan
+from memini_bench.modes.base import Mode, Outcome, Plan, ScoredRuns
 from memini_bench.modes.common import (
     build_config,
     category_systems,
@@ -31,6 +31,7 @@ from memini_bench.modes.common import (
     write_results,
 )
 from memini_bench.modes.options import RunOptions
+from memini_bench.modes.run_state import RunState
 from memini_bench.modes.specs import SignificanceOptions, SystemsRunOptions
 from memini_bench.results.write import (
     markdown,
@@ -103,57 +104,56 @@ class RunMode(Mode):
         file_name = (out or results_path(opts, ds, ctx, systems)).name
         return Plan(self.verb, opts, systems=names, items=len(ds.items), questions=len(ds.questions),
                     identity=ident, writes=planned_writes(opts, out),
-                    state={"ctx": ctx, "systems": systems, "ds": ds, "tables": tables, "reference": reference,
-                           "mode_settings": mode_settings, "out": out, "file_name": file_name})
+                    state=RunState(ds=ds, ctx=ctx, out=out, systems=systems, tables=tables, reference=reference,
+                                   mode_settings=mode_settings, file_name=file_name))
 
     def preview(self, plan: Plan) -> None:
         """``--plan``: the texts to embed (``Mode.preview``) and what the systems' ``plan_notes`` say."""
         super().preview(plan)
-        plan.notes += system_plan_notes(plan.opts, plan.state["systems"], plan.state["ds"])
+        plan.notes += system_plan_notes(plan.opts, plan.state.systems, plan.state.ds)
 
     def run(self, plan: Plan) -> Outcome:
-        if plan.state.get("temporal"):
-            from memini_bench.modes import temporal
+        from memini_bench.modes import temporal
 
+        if isinstance(plan.state, temporal.OverTimeState):
             return temporal.run(plan)
         opts, st = plan.opts, plan.state
-        ctx, ds = st["ctx"], st["ds"]
-        results = run_all(st["systems"], ds, opts.depth, guard=opts.guard, clock=lambda: encoder_clock(ctx))
+        ctx, ds = st.ctx, st.ds
+        results = run_all(st.systems, ds, opts.depth, guard=opts.guard, clock=lambda: encoder_clock(ctx))
         asked = opts.output.metric_list()  # -metrics: scored beside the defaults, printed in their own table
         scores = score_all(results, opts.k, asked)
         text = markdown(scores, ds.name, ds.category_labels, leaks=opts.guard.leaks == "count",
-                        categories=st["tables"], metrics=asked, caption=table_caption(opts, ds))
+                        categories=st.tables, metrics=asked, caption=table_caption(opts, ds))
         own_tables, extra = breakdowns(ds, results, opts.k)  # the data set's own tables (LongMemEval turns, evidence)
         text += own_tables
         if opts.mode(SystemsRunOptions).significance:
-            sig_text, extra["significance"] = significance_of(opts, results, st["reference"])
+            sig_text, extra["significance"] = significance_of(opts, results, st.reference)
             text += sig_text
-        config = build_config(opts, ds, ctx, st["systems"], timings_ms=stage_timings(st["systems"]),
-                              mode_settings=st["mode_settings"], identity=plan.identity)
-        return Outcome(plan, 0, {"results": results, "scores": scores, "extra": extra, "markdown": text,
-                                 "config": config})
+        config = build_config(opts, ds, ctx, st.systems, timings_ms=stage_timings(st.systems),
+                              mode_settings=st.mode_settings, identity=plan.identity)
+        return Outcome(plan, 0, text, ScoredRuns(results, scores, config, extra))
 
     def write(self, outcome: Outcome) -> None:
-        if outcome.plan.state.get("temporal"):
-            from memini_bench.modes import temporal
+        from memini_bench.modes import temporal
 
+        if isinstance(outcome.plan.state, temporal.OverTimeState):
             return temporal.write(outcome)
-        opts, out = outcome.plan.opts, outcome.plan.state["out"]
+        opts, out = outcome.plan.opts, outcome.plan.state.out
         if out is None:
             return
-        data, ds = outcome.data, outcome.plan.state["ds"]
-        write_results(out, results_document(data["config"], data["scores"], **data["extra"]))
+        data, ds = outcome.result, outcome.plan.state.ds
+        write_results(out, results_document(data.config, data.scores, **data.extra))
         if opts.output.plot:
             from memini_bench.results.plots import category_bars
 
             png = out.with_name(f"{out.stem}-categories.png")
-            category_bars(data["scores"], png, title=ds.name, labels=ds.category_labels)
+            category_bars(data.scores, png, title=ds.name, labels=ds.category_labels)
             log(f"wrote {png}")
         if opts.output.per_question:
-            write_per_question(Path(opts.output.per_question), data["results"])
+            write_per_question(Path(opts.output.per_question), data.results)
             log(f"wrote {opts.output.per_question}")
         if opts.output.trec:
-            for path in write_trec(Path(opts.output.trec), out.stem, data["results"]):
+            for path in write_trec(Path(opts.output.trec), out.stem, data.results):
                 log(f"wrote {path}")
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from memini_bench.core.metrics import MRR, NDCG, Metric, RecallAllAtK, RecallAnyAtK, TokensInjected
@@ -35,7 +36,7 @@ from memini_bench.core.table import Cell, Column, Table, render
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.external import Gold, Scored, as_result, questions_from_dataset, questions_from_qrels
 from memini_bench.loaders import LoadOptions
-from memini_bench.modes.base import Mode, Outcome, Plan
+from memini_bench.modes.base import Mode, Outcome, Plan, PlanState, ScoredRuns
 from memini_bench.modes.common import category_systems, log, write_results
 from memini_bench.modes.options import RunOptions
 from memini_bench.modes.score_options import ScoreOptions
@@ -50,6 +51,17 @@ DATA_FLAGS = ("leaks", "exclude", "abstention", "granularity", "unit")
 
 def _flag(name: str) -> str:
     return "-" + name.replace("_", "-")
+
+
+@dataclass
+class ScoreState(PlanState):
+    """A ``score`` plan's state: the gold (qrels or a suite's data file), the run files read, each one's questions
+    as a ``RunResult`` (scored by the same code as a run's) and the category tables asked."""
+
+    gold: Gold | None = None
+    runs: list[Rankings] = field(default_factory=list)
+    results: list[RunResult] = field(default_factory=list)
+    tables: list[str] | None = None
 
 
 class ScoreMode(Mode):
@@ -119,18 +131,18 @@ class ScoreMode(Mode):
         notes += [f"run: {r.path} ({r.form}, {len(r.ranked)} questions ranked, as {n})" for r, n in zip(runs, names,
                                                                                                          strict=True)]
         return Plan(self.verb, opts, systems=names, identity=ident, writes=writes, notes=notes, reads_data=False,
-                    state={"gold": gold, "runs": runs, "results": [s.result for s in scored], "tables": tables,
-                           "out": writes[0] if writes else None})
+                    state=ScoreState(out=writes[0] if writes else None, gold=gold, runs=runs,
+                                     results=[s.result for s in scored], tables=tables))
 
     def run(self, plan: Plan) -> Outcome:
         from memini_bench.evaluation.metrics import score_all
 
         opts, st = plan.opts, plan.state
-        gold, results = st["gold"], st["results"]
+        gold, results = st.gold, st.results
         asked = opts.output.metric_list()
         units = unmeasured(gold.content_of is not None)
         scores = [measured(s, units) for s in score_all(results, opts.k, asked)]
-        text = markdown(scores, gold, opts.k, asked, st["tables"])
+        text = markdown(scores, gold, opts.k, asked, st.tables)
         extra: dict = {}
         if gold.source is not None:
             from memini_bench.evaluation.breakdowns import breakdowns
@@ -142,16 +154,16 @@ class ScoreMode(Mode):
             text += sig_text
             if rows:
                 extra["significance"] = rows
-        return Outcome(plan, 0, {"results": results, "scores": scores, "extra": extra, "markdown": text,
-                                 "config": config_of(opts, gold, st["runs"], plan.identity or {})})
+        return Outcome(plan, 0, text, ScoredRuns(results, scores, config_of(opts, gold, st.runs, plan.identity or {}),
+                                                 extra))
 
     def write(self, outcome: Outcome) -> None:
-        out = outcome.plan.state["out"]
+        out = outcome.plan.state.out
         if out is not None:
             from memini_bench.results.write import results_document
 
-            data = outcome.data
-            write_results(out, results_document(data["config"], data["scores"], **data["extra"]))
+            data = outcome.result
+            write_results(out, results_document(data.config, data.scores, **data.extra))
 
 
 def depth_asked(opts: RunOptions) -> int:

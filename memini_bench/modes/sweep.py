@@ -26,7 +26,7 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from memini_bench.core.dataset import Dataset
@@ -42,7 +42,7 @@ from memini_bench.evaluation.runner import run_system
 from memini_bench.executors import LocalExecutor, executor_for, run_encoder
 from memini_bench.executors import describe as describe_executor
 from memini_bench.loaders import LoadOptions, suite
-from memini_bench.modes.base import Mode, Outcome, Plan
+from memini_bench.modes.base import Mode, Outcome, Plan, PlanState
 from memini_bench.modes.common import (
     build_config,
     check_outputs,
@@ -58,6 +58,7 @@ from memini_bench.modes.specs import SweepOptions, SystemsRunOptions
 from memini_bench.modes.sweep_grid import (
     Axis,
     Cell,
+    Metric,
     cells,
     check_size,
     check_suite_uses,
@@ -80,8 +81,8 @@ def apply(opts: RunOptions, cell: Cell, axes: list[Axis], holdout: str | None = 
     """``opts`` with a cell's settings (and another holdout split) applied."""
     owners = {a.field: a.owner for a in axes}
     changes: dict[str, dict] = {}
-    for field, value in cell:
-        changes.setdefault(ATTRS[owners[field]], {})[field] = value
+    for name, value in cell:
+        changes.setdefault(ATTRS[owners[name]], {})[name] = value
     core = opts.core if holdout is None else dataclasses.replace(opts.core, holdout=holdout)
     return dataclasses.replace(opts, core=core, **{attr: dataclasses.replace(getattr(opts, attr), **values)
                                                    for attr, values in changes.items()})
@@ -245,6 +246,27 @@ def _checked_grid(opts: RunOptions) -> tuple[list[Axis], list[Cell], object]:
     return axes, grid, metric
 
 
+@dataclass
+class SweepState(PlanState):
+    """A sweep's plan state: the grid's axes and cells, the selection metric (None without -select) and the runner
+    its cells share."""
+
+    axes: list[Axis] = field(default_factory=list)
+    grid: list[Cell] = field(default_factory=list)
+    metric: Metric | None = None
+    runner: CellRunner | None = None
+
+
+@dataclass
+class SweepRun:
+    """A sweep's result: the tune (or only) split's phase, the held phase of the selected cell and its index
+    (None without -select)."""
+
+    tune: Phase
+    held: Phase | None = None
+    winner: int | None = None
+
+
 class SweepMode(Mode):
     """``memini-bench sweep`` (see the module docstring): ``plan`` parses and checks the grid and claims the sweep's
     folder (loading the data and building the encoder for the baseline's identity); ``run`` runs every cell on the
@@ -261,7 +283,7 @@ class SweepMode(Mode):
         plan = Plan(self.verb, opts, notes=[f"{len(grid)} cells over {', '.join(a.flag for a in axes)}, each against "
                                             "the baseline" + (f"; the best by {metric.name} on tune is run on held"
                                                               if metric else "")],
-                    state={"axes": axes, "grid": grid, "metric": metric, "runner": runner})
+                    state=SweepState(axes=axes, grid=grid, metric=metric, runner=runner))
         if not opts.output.no_write:
             folder, ident = sweep_folder(opts, runner, axes, grid, metric)
             plan.claim(folder, ident, suffix="", read=lambda f: results_identity(f / "summary.json"))
@@ -269,7 +291,7 @@ class SweepMode(Mode):
 
     def run(self, plan: Plan) -> Outcome:
         opts, st = plan.opts, plan.state
-        axes, grid, metric, runner = st["axes"], st["grid"], st["metric"], st["runner"]
+        axes, grid, metric, runner = st.axes, st.grid, st.metric, st.runner
         tune = run_phase(runner, opts, axes, grid, opts.core.holdout)
         title = (f"sweep over {', '.join(a.flag for a in axes)}: {len(grid)} cells, split {opts.core.holdout}, "
                  f"{len(tune.baseline.questions)} questions")
@@ -285,13 +307,13 @@ class SweepMode(Mode):
             held = run_phase(runner, opts, axes, [grid[winner]], "held")
             text += markdown(held, opts.k, f"selected cell vs baseline on held ({len(held.baseline.questions)} "
                                            "questions)")
-        return Outcome(plan, 0, {"tune": tune, "held": held, "winner": winner, "markdown": text})
+        return Outcome(plan, 0, text, SweepRun(tune, held, winner))
 
     def write(self, outcome: Outcome) -> None:
-        st, data = outcome.plan.state, outcome.data
+        st, data = outcome.plan.state, outcome.result
         for folder, ident in outcome.plan.claims.items():
-            write_sweep(outcome.plan.opts, st["runner"], st["axes"], st["grid"], data["tune"], data["held"],
-                        data["winner"], st["metric"], folder, ident)
+            write_sweep(outcome.plan.opts, st.runner, st.axes, st.grid, data.tune, data.held, data.winner, st.metric,
+                        folder, ident)
 
 
 def sweep_folder(opts: RunOptions, runner: CellRunner, axes: list[Axis], grid: list[Cell],
@@ -359,7 +381,6 @@ def _phase_doc(phase: Phase, system: str) -> dict:
 def _plot(path: Path, axes, grid, tune: Phase, winner, metric, opts: RunOptions) -> None:
     from memini_bench.core.metrics import RecallAnyAtK
     from memini_bench.evaluation.stats import bootstrap_mean
-    from memini_bench.modes.sweep_grid import Metric
     from memini_bench.results.plots import SweepCell, SweepFigure, sweep_plot
 
     metric = metric or Metric(RecallAnyAtK(k=opts.k[0]).name, RecallAnyAtK(k=opts.k[0]), opts.k[0])

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
+from dataclasses import dataclass, field
 
+from memini_bench.core.contract import System
 from memini_bench.core.dataset import Dataset, Question
 from memini_bench.errors import BenchError
 from memini_bench.evaluation import corrections as scoring
 from memini_bench.evaluation.timeline import Ask, check_incremental, embed_ahead, run_guarded
 from memini_bench.loaders.corrections import timeline
-from memini_bench.modes.base import Outcome, Plan
+from memini_bench.modes.base import Outcome, Plan, ScoredRuns
 from memini_bench.modes.common import (
     build_config,
     check_outputs,
@@ -27,10 +29,25 @@ from memini_bench.modes.common import (
     write_results,
 )
 from memini_bench.modes.options import RunOptions
+from memini_bench.modes.run_state import RunState
 from memini_bench.modes.specs import SignificanceOptions, SystemsRunOptions
 from memini_bench.results.write import results_document, write_per_question
+from memini_bench.systems.context import SystemContext
 
 TIME_ORDERED = "time-ordered"
+
+
+@dataclass
+class OverTimeState(RunState):
+    """A run over time's plan state: its ``kind`` (``corrections`` or ``time-ordered``) and, for the time-ordered
+    protocol (``modes.time_ordered.plan_state``), the usual protocol's own systems on the same encoder, its
+    context, the timeline's ``steps`` and the questions ``asked`` in it."""
+
+    kind: str = ""
+    usual_systems: list[System] = field(default_factory=list)
+    usual_ctx: SystemContext | None = None
+    steps: list = field(default_factory=list)
+    asked: list[Question] = field(default_factory=list)
 
 
 def wanted(opts: RunOptions) -> bool:
@@ -68,12 +85,12 @@ def plan(mode, opts: RunOptions) -> Plan:
     ds = load_prepared(opts)
     kind = "corrections" if opts.suite == "corrections" else TIME_ORDERED
     ident, out = plan_results(opts, ds, ctx, systems, mode=kind, mode_settings={"writes": "over time"})
-    state = {"ctx": ctx, "systems": systems, "ds": ds, "reference": reference, "out": out, "kind": kind,
-             "temporal": True}
+    state = OverTimeState(ds=ds, ctx=ctx, out=out, systems=systems, reference=reference, kind=kind,
+                          file_name=out.name if out is not None else "")
     if kind == TIME_ORDERED:
         from memini_bench.modes.time_ordered import plan_state
 
-        state.update(plan_state(mode, opts, ds, ctx))
+        plan_state(mode, opts, state)
     writes = [out] if out is not None else []
     if out is not None and opts.output.per_question:
         from pathlib import Path
@@ -95,14 +112,14 @@ def forgotten_depth(ds: Dataset, depth: int):
 
 def run(plan: Plan) -> Outcome:
     st = plan.state
-    if st["kind"] == TIME_ORDERED:
+    if st.kind == TIME_ORDERED:
         from memini_bench.modes.time_ordered import run as run_time_ordered
 
         return run_time_ordered(plan)
-    opts, ds = plan.opts, st["ds"]
-    embed_ahead(st["ctx"], ds)
+    opts, ds = plan.opts, st.ds
+    embed_ahead(st.ctx, ds)
     steps = [*timeline(ds), Ask(ds.questions, forgotten_depth(ds, opts.depth))]
-    replayed = run_guarded(st["systems"], ds, steps, opts.guard, label="corrections")
+    replayed = run_guarded(st.systems, ds, steps, opts.guard, label="corrections")
     own = opts.mode(SystemsRunOptions)
     text, tables = "", {}
     by_k = {}
@@ -114,8 +131,8 @@ def run(plan: Plan) -> Outcome:
     sig = []
     if len(replayed) > 1:
         k = max(opts.k)
-        rows = scoring.significance(by_k[k], st["reference"], own.resamples, own.seed)
-        text += "\n" + scoring.significance_markdown(rows, st["reference"])
+        rows = scoring.significance(by_k[k], st.reference, own.resamples, own.seed)
+        text += "\n" + scoring.significance_markdown(rows, st.reference)
         sig = [dataclasses.asdict(r) for r in rows]
     leaks = {r.system: r.leaked for r in replayed if r.leaked}
     if leaks:
@@ -123,23 +140,23 @@ def run(plan: Plan) -> Outcome:
     counts = {r.system: {"updates_native": r.updates_native, "updates_fallback": r.updates_fallback,
                          "forgets_honoured": r.forgets_honoured, "forgets_unhonoured": r.forgets_unhonoured,
                          "write_ms": r.write_ms, "written": r.written, "leaked": r.leaked} for r in replayed}
-    config = build_config(opts, ds, st["ctx"], st["systems"], mode="corrections", identity=plan.identity)
-    extra = {"corrections": {"scores": tables, "writes": counts, "reference": st["reference"],
+    config = build_config(opts, ds, st.ctx, st.systems, mode="corrections", identity=plan.identity)
+    extra = {"corrections": {"scores": tables, "writes": counts, "reference": st.reference,
                              "significance": sig}}
     results = [r.result(ds, opts.depth) for r in replayed]
-    return Outcome(plan, 0, {"markdown": text, "config": config, "extra": extra, "results": results})
+    return Outcome(plan, 0, text, ScoredRuns(results, [], config, extra))
 
 
 def write(outcome: Outcome) -> None:
-    opts, out = outcome.plan.opts, outcome.plan.state["out"]
+    opts, out = outcome.plan.opts, outcome.plan.state.out
     if out is None:
         return
-    data = outcome.data
-    write_results(out, results_document(data["config"], (), **data["extra"]))
+    data = outcome.result
+    write_results(out, results_document(data.config, (), **data.extra))
     if opts.output.per_question:
         from pathlib import Path
 
-        write_per_question(Path(opts.output.per_question), data["results"])
+        write_per_question(Path(opts.output.per_question), data.results)
 
 
 __all__ = ["plan", "results_path", "run", "wanted", "write"]

@@ -37,7 +37,7 @@ from memini_bench.evaluation.runner import run_all
 from memini_bench.evaluation.stats import adjust, compare
 from memini_bench.evaluation.timeline import Ask, Replayed, Step, embed_ahead, run_guarded
 from memini_bench.loaders.corrections import Write
-from memini_bench.modes.base import Outcome, Plan
+from memini_bench.modes.base import Outcome, Plan, ScoredRuns
 from memini_bench.modes.common import build_config
 from memini_bench.modes.options import RunOptions
 from memini_bench.systems.floors import time_ordered
@@ -134,13 +134,13 @@ def check_suite(suite: str) -> None:
         raise BenchError(f"-protocol time-ordered: not used by -suite {suite} (it takes {', '.join(SUITES)}); drop it")
 
 
-def plan_state(mode, opts: RunOptions, ds: Dataset, ctx) -> dict:
-    """The usual protocol's own systems (a second lineup on the same encoder: a store ingested whole cannot be
-    replayed) and the timeline."""
-    usual_ctx = opts.context(lambda: ctx.encoder)
-    usual = mode.make_systems(opts, usual_ctx)
-    steps, asked = steps_of(ds, opts.suite, opts.depth)
-    return {"usual_systems": usual, "usual_ctx": usual_ctx, "steps": steps, "asked": asked}
+def plan_state(mode, opts: RunOptions, state) -> None:
+    """``state`` (a ``modes.temporal.OverTimeState``) given the usual protocol's own systems (a second lineup on
+    the same encoder: a store ingested whole cannot be replayed) and the timeline."""
+    ctx = state.ctx
+    state.usual_ctx = opts.context(lambda: ctx.encoder)
+    state.usual_systems = mode.make_systems(opts, state.usual_ctx)
+    state.steps, state.asked = steps_of(state.ds, opts.suite, opts.depth)
 
 
 def _bins(sizes: np.ndarray) -> list[tuple[int, int]]:
@@ -236,11 +236,11 @@ def drift(usual: Sequence[RunResult], replayed: Sequence[Replayed], k: int) -> t
 
 def run(plan: Plan) -> Outcome:
     opts, st = plan.opts, plan.state
-    ds = st["ds"]
-    embed_ahead(st["ctx"], ds)
-    replayed = run_guarded(st["systems"], ds, st["steps"], opts.guard, label="time-ordered")
+    ds = st.ds
+    embed_ahead(st.ctx, ds)
+    replayed = run_guarded(st.systems, ds, st.steps, opts.guard, label="time-ordered")
     ordered = [r.result(ds, opts.depth) for r in replayed]
-    usual = run_all(st["usual_systems"], ds, opts.depth, guard=opts.guard)  # the same questions, the usual way
+    usual = run_all(st.usual_systems, ds, opts.depth, guard=opts.guard)  # the same questions, the usual way
     text, records = side_by_side(usual, ordered, replayed, sorted(opts.k), opts)
     curve, curve_records = drift(usual, replayed, min(opts.k))
     text += "\n" + curve
@@ -249,10 +249,10 @@ def run(plan: Plan) -> Outcome:
         text += "\nleaked hits dropped (-leaks count): " + ", ".join(f"{n} {c}" for n, c in leaks.items()) + "\n"
     from memini_bench.loaders.protocols import protocol_of
 
-    config = build_config(opts, ds, st["ctx"], st["systems"], mode="time-ordered", identity=plan.identity,
+    config = build_config(opts, ds, st.ctx, st.systems, mode="time-ordered", identity=plan.identity,
                           protocol=f"{protocol_of(opts.suite, opts.load)}+time-ordered")
     extra = {"time_ordered": {"protocols": records, "drift": curve_records,
                               "writes": {r.system: {"written": r.written, "write_ms": r.write_ms,
                                                     "consolidate_ms": r.consolidate_ms, "write_calls": r.write_calls,
                                                     "leaked": r.leaked} for r in replayed}}}
-    return Outcome(plan, 0, {"markdown": text, "config": config, "extra": extra, "results": ordered})
+    return Outcome(plan, 0, text, ScoredRuns(ordered, [], config, extra))

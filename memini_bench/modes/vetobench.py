@@ -18,8 +18,10 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from memini_bench.core.contract import System, describe
 from memini_bench.core.dataset import Dataset, EmptyDataset, prepare
@@ -27,7 +29,7 @@ from memini_bench.embed.encoder import TextEncoder
 from memini_bench.embed.factory import build_encoder
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.runner import close_all
-from memini_bench.modes.base import Mode, Outcome, Plan
+from memini_bench.modes.base import Mode, Outcome, Plan, PlanState
 from memini_bench.modes.common import embedding_identity, log, mode_identity, shared_parts, write_results
 from memini_bench.modes.options import RunOptions
 from memini_bench.modes.specs import VetoOptions
@@ -140,6 +142,33 @@ def _identity(opts: RunOptions, suites: list, names: list[str], encoders: dict, 
     return {"suite": settings["suite"], "data": opts.data, **settings, "identity": ident}, ident
 
 
+@dataclass
+class VetoState(PlanState):
+    """VetoBench's plan state: ``summary`` (-veto-summary: only archives are summarised), each suite's run
+    (suite, data set, systems), the lineup builder, the scale curve's sizes and base suite (None without
+    -scale), the live layer's client and makers (None without -veto-live), the results file's config, the
+    scale file's claimed path and the embedders by name."""
+
+    summary: bool = False
+    runs: list = field(default_factory=list)
+    systems_for: Callable[[Dataset], list] | None = None
+    sizes: list[int] = field(default_factory=list)
+    base: Any = None
+    client: Any = None
+    makers: Makers | None = None
+    config: dict = field(default_factory=dict)
+    scale_out: Path | None = None
+    encoders: dict[str, TextEncoder] = field(default_factory=dict)
+
+
+@dataclass
+class VetoRun:
+    """VetoBench's result: one record per suite and the scale curve's points (None without -scale)."""
+
+    records: list[dict]
+    points: list | None = None
+
+
 class VetoMode(Mode):
     """``memini-bench vetobench`` (see the module docstring): ``plan`` reads the suites, builds every system and
     claims the results paths (every refusal before any ingest); ``run`` scores each suite, printing its table as
@@ -155,7 +184,7 @@ class VetoMode(Mode):
         _check_flags(opts)
         x = opts.mode(VetoOptions)
         if x.veto_summary:
-            return Plan(self.verb, opts, state={"summary": True})
+            return Plan(self.verb, opts, state=VetoState(summary=True))
         suites = read_suites(opts.data)
         encoders = {name: _encoder(opts, name) for name in x.veto_embedders}
         composite_encoder = _encoder(opts, x.composite_embedder)  # one per run: every suite and size shares it
@@ -176,61 +205,60 @@ class VetoMode(Mode):
             log(f"gate: {GATE_SYSTEM} is not in this run (-systems / -veto-files); the {GATE_MIN:.2f} veto "
                 "recall@5 gate is not checked")
         config, ident = _identity(opts, suites, names, encoders, composite_encoder, runs[0][2])
-        state = {"runs": runs, "systems_for": systems_for, "sizes": sizes, "base": base, "client": client,
-                 "makers": makers, "config": config, "out": None, "scale_out": None, "encoders": encoders}
+        state = VetoState(runs=runs, systems_for=systems_for, sizes=sizes, base=base, client=client, makers=makers,
+                          config=config, encoders=encoders)
         plan = Plan(self.verb, opts, systems=names, questions=sum(len(ds.questions) for _, ds, _ in runs),
                     items=sum(len(ds.items) for _, ds, _ in runs), identity=ident, state=state)
         if not opts.output.no_write:  # the path each results file claims, before any system ingests
-            state["out"] = plan.claim(Path(opts.output.out) / "vetobench.json", ident)
+            state.out = plan.claim(Path(opts.output.out) / "vetobench.json", ident)
             if x.scale:
-                state["scale_out"] = plan.claim(Path(opts.output.out) / "vetobench-scale.json",
+                state.scale_out = plan.claim(Path(opts.output.out) / "vetobench-scale.json",
                                                 {**ident, "sizes": sizes, "seed": x.scale_seed})
         return plan
 
     def run(self, plan: Plan) -> Outcome:
         opts, st = plan.opts, plan.state
         x = opts.mode(VetoOptions)
-        if st.get("summary"):
+        if st.summary:
             from memini_bench.vetobench import summary
 
             text = summary.summarize_archives(summary.read_archives(list(x.veto_summary)))
-            return Outcome(plan, 0, {"markdown": text})
-        records, live_suites, gate = _score_suites(opts, st["runs"], st["client"])
-        st["config"] = {**st["config"], "embedders": {n: e.describe() for n, e in st["encoders"].items()},
-                        **harness()}
+            return Outcome(plan, 0, text)
+        records, live_suites, gate = _score_suites(opts, st.runs, st.client)
+        st.config = {**st.config, "embedders": {n: e.describe() for n, e in st.encoders.items()}, **harness()}
         points = None
-        if st["base"] is not None:
+        if st.base is not None:
             from memini_bench.vetobench import scale
 
-            points = scale.curve(st["base"], st["systems_for"], st["sizes"], seed=x.scale_seed, echo=log,
+            points = scale.curve(st.base, st.systems_for, st.sizes, seed=x.scale_seed, echo=log,
                                  guard=opts.guard)
-            sys.stdout.write(scale.markdown(points, st["base"].name))
-        if st["client"] is not None:
+            sys.stdout.write(scale.markdown(points, st.base.name))
+        if st.client is not None:
             try:
-                _live(st["client"], live_suites, runs=x.veto_runs, wanted=list(x.veto_conditions),
-                      archive=x.archive, makers=st["makers"])
+                _live(st.client, live_suites, runs=x.veto_runs, wanted=list(x.veto_conditions),
+                      archive=x.archive, makers=st.makers)
             finally:
                 for _, systems in live_suites:
                     close_all(systems)
-        return Outcome(plan, 0 if gate is None or gate >= GATE_MIN else 1, {"records": records, "points": points})
+        return Outcome(plan, 0 if gate is None or gate >= GATE_MIN else 1, result=VetoRun(records, points))
 
     def write(self, outcome: Outcome) -> None:
-        opts, st, data = outcome.plan.opts, outcome.plan.state, outcome.data
-        if st.get("summary"):
+        opts, st, data = outcome.plan.opts, outcome.plan.state, outcome.result
+        if st.summary:
             return
-        if st["out"] is not None:
-            write_results(st["out"], VetoResults(config=st["config"], suites=tuple(data["records"])))
-        if st["scale_out"] is not None and data["points"] is not None:
+        if st.out is not None:
+            write_results(st.out, VetoResults(config=st.config, suites=tuple(data.records)))
+        if st.scale_out is not None and data.points is not None:
             from memini_bench.vetobench import scale
 
-            x, base = opts.mode(VetoOptions), st["base"]
-            write_results(st["scale_out"], VetoScaleResults(
-                config={**st["config"], "sizes": st["sizes"], "seed": x.scale_seed,
-                        "identity": outcome.plan.claims[st["scale_out"]]},
-                points=tuple(scale.as_json(data["points"]))))
+            x, base = opts.mode(VetoOptions), st.base
+            write_results(st.scale_out, VetoScaleResults(
+                config={**st.config, "sizes": st.sizes, "seed": x.scale_seed,
+                        "identity": outcome.plan.claims[st.scale_out]},
+                points=tuple(scale.as_json(data.points))))
             if opts.output.plot:
-                png = st["scale_out"].with_suffix(".png")
-                scale.plot(data["points"], png, f"{base.name}: veto recall@5 vs decision-log size", len(base.active))
+                png = st.scale_out.with_suffix(".png")
+                scale.plot(data.points, png, f"{base.name}: veto recall@5 vs decision-log size", len(base.active))
                 log(f"wrote {png}")
 
 
