@@ -130,6 +130,10 @@ def collect(paths: list[str]) -> Inputs:
         doc = load(path)
         if isinstance(doc, CompareResults):
             check_scores(doc, path)
+            if "corrections" in doc.raw:  # a -suite corrections run: scored by kind (report.corrections)
+                from memini_bench.report.corrections import check
+
+                check(doc.raw["corrections"], path)
             out.sources.append(Source(len(out.sources), doc))
         elif isinstance(doc, VetoResults | VetoScaleResults):
             out.veto.append(doc)
