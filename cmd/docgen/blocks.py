@@ -484,7 +484,8 @@ def corrections_longmemeval(results_dir: Path) -> str:
 def corrections_table(results_dir: Path, name: str) -> str:
     """A ``-suite corrections`` results file: per system, current R@K, stale above@K, resurrected, as-of R@K and
     other value above@K (smallest K) with their 95% bootstrap intervals, and the forgets honoured and updates made
-    natively (the write costs are left out: they depend on the machine)."""
+    natively (the write costs are left out: they depend on the machine); a column no row fills (a kind the file
+    does not ask) is left out."""
     doc = get(results_dir, name, CompareResults)
     section = doc.raw.get("corrections") if doc is not None else None
     if not section or not section.get("scores"):
@@ -506,7 +507,9 @@ def corrections_table(results_dir: Path, name: str) -> str:
         for s in scores:
             counts.setdefault(f"{s['kind']} {s['metric'].split('@')[0]}", s["questions"])
     head = (f"K={k}, {doc.config.get('embed_model', '')}; N: " + ", ".join(f"{key} {n}" for key, n in counts.items()))
-    return f"{head}\n\n" + render_table(Table(columns, tuple(rows)), "md")
+    shown = [j for j, _ in enumerate(columns) if any(row[j].text != "-" for row in rows)]  # no kind asked: no column
+    table = Table(tuple(columns[j] for j in shown), tuple(tuple(row[j] for j in shown) for row in rows))
+    return f"{head}\n\n" + render_table(table, "md")
 
 
 #: The time-ordered protocol's run on LoCoMo (``-protocol time-ordered``, docs/temporal.md).
