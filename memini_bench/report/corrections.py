@@ -10,19 +10,16 @@ rows like the others, labelled and listed last; the best value of each column am
 floor is a yardstick, never the best). Then the run's paired tests (each system against the run's reference on each
 score: exact McNemar, Holm across the family, at the largest K), when the file carries them.
 
-``check`` refuses a ``corrections`` block the page cannot show, in one line naming the file and the place.
+``collect.check_corrections`` has refused, before any page is written, a ``corrections`` block this page cannot
+show.
 """
 
 from __future__ import annotations
 
-import math
-from pathlib import Path
-
 from memini_bench.core.table import Cell, Column, Table, fmt_interval, fmt_pct, html_text
-from memini_bench.errors import BenchError
+from memini_bench.loaders.corrections import KINDS
 from memini_bench.report.model import embedder_label
 
-KINDS = ("current", "forgotten", "as-of")
 #: (kind, metric family, header, better): the scores of ``evaluation.corrections.COLUMNS``.
 SCORES = (("current", "recall_any", "current R@{k}", "higher"), ("current", "stale_above", "stale above@{k}", "lower"),
           ("forgotten", "resurrection", "resurrected (any K)", "lower"),
@@ -33,66 +30,6 @@ FLOORS = ("recent-k", "random")
 WRITES = {"current": ("updates_native", "updates_fallback", "updates native"),
           "as-of": ("updates_native", "updates_fallback", "updates native"),
           "forgotten": ("forgets_honoured", "forgets_unhonoured", "forgets honoured")}
-_SIG_FIELDS = {"system_a": str, "system_b": str, "metric": str, "questions": int, "mean_a": float, "mean_b": float,
-               "delta": float, "ci_low": float, "ci_high": float, "p_adjusted": float, "significant": bool}
-
-
-def _rate(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and \
-        0.0 <= value <= 1.0
-
-
-def _count(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-
-
-def _problem(block: object) -> str:
-    """Why a ``corrections`` block cannot be shown ("" when it can)."""
-    if not isinstance(block, dict) or not isinstance(block.get("scores"), dict):
-        return "corrections: expected an object with scores"
-    for k, systems in block["scores"].items():
-        if not (isinstance(k, str) and k.isdigit() and int(k) > 0) or not isinstance(systems, dict):
-            return f"corrections.scores[{k!r}]: expected a positive K and an object of systems"
-        for system, rows in systems.items():
-            if not isinstance(rows, list):
-                return f"corrections.scores[{k!r}][{system!r}]: expected a list of scores"
-            for i, row in enumerate(rows):
-                where = f"corrections.scores[{k!r}][{system!r}][{i}]"
-                if not isinstance(row, dict) or row.get("kind") not in KINDS or not isinstance(row.get("metric"), str):
-                    return f"{where}: expected {{kind: one of {', '.join(KINDS)}, metric, mean, ci_low, ci_high, " \
-                           "questions}"
-                for name in ("mean", "ci_low", "ci_high"):
-                    if not _rate(row.get(name)):
-                        return f"{where}.{name}: {row.get(name)!r} is not a rate in [0, 1]"
-                if not row["ci_low"] <= row["ci_high"]:
-                    return f"{where}: ci_low {row['ci_low']!r} is above ci_high {row['ci_high']!r}"
-                if not _count(row.get("questions")):
-                    return f"{where}.questions: {row.get('questions')!r} is not a non-negative integer"
-    writes = block.get("writes", {})
-    if not isinstance(writes, dict) or not all(isinstance(w, dict) for w in writes.values()):
-        return "corrections.writes: expected an object of systems' write counts"
-    for system, counts in writes.items():
-        for name in ("updates_native", "updates_fallback", "forgets_honoured", "forgets_unhonoured"):
-            if name in counts and not _count(counts[name]):
-                return f"corrections.writes[{system!r}].{name}: {counts[name]!r} is not a non-negative integer"
-    sig = block.get("significance", [])
-    if not isinstance(sig, list):
-        return "corrections.significance: expected a list"
-    for i, row in enumerate(sig):
-        for name, kind in _SIG_FIELDS.items():
-            value = row.get(name) if isinstance(row, dict) else None
-            ok = isinstance(value, bool) if kind is bool else isinstance(value, kind if kind is not float else
-                                                                          int | float) and not isinstance(value, bool)
-            if not ok or (kind is float and not math.isfinite(value)):
-                return f"corrections.significance[{i}].{name}: {value!r} is not a {kind.__name__}"
-    return ""
-
-
-def check(block: object, path: Path) -> None:
-    """Refuse a ``corrections`` block the page cannot show (module docstring), in one line naming the file."""
-    why = _problem(block)
-    if why:
-        raise BenchError(f"{path}: {why}; the file was edited or is damaged: rerun the run that wrote it")
 
 
 def _interval(score: dict | None) -> Cell:
