@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from cli_run import run_cli
 from corrections_replay import replay_scored
-from fuzz_strategies import mutated, serialized, time_limit
+from fuzz_strategies import longmemeval_docs, mutated, serialized, time_limit
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -190,11 +190,15 @@ def test_the_real_sample_matches_an_oracle_built_from_the_raw_json():
 
 
 def _ku_docs() -> st.SearchStrategy[list]:
-    return st.lists(st.sampled_from(copy.deepcopy(RECORDS)), min_size=1, max_size=4,
+    """The hand-written records above, or the shared LongMemEval fuzz records (odd ids, dates and texts) made
+    knowledge-update questions."""
+    hand = st.lists(st.sampled_from(copy.deepcopy(RECORDS)), min_size=1, max_size=4,
                     unique_by=lambda r: r["question_id"])
+    odd = longmemeval_docs().map(lambda rows: [{**r, "question_type": "knowledge-update"} for r in rows])
+    return st.one_of(hand, odd)
 
 
-FAST = settings(max_examples=50, derandomize=True, database=None, deadline=None,
+FAST = settings(max_examples=80, derandomize=True, database=None, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
