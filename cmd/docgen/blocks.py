@@ -9,6 +9,7 @@ Published figures (memini's, RoBrain's) are quotations from ``../shared/docs/anc
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from memini_bench.core.metrics import normalize
@@ -461,13 +462,35 @@ def _of(done: int, undone: int) -> Cell:
 
 
 def corrections(results_dir: Path) -> str:
-    """The corrections suite (``corrections-peers.json``): per system, current R@K, stale above@K, resurrected,
-    as-of R@K and other value above@K with their 95% bootstrap intervals, and the forgets honoured and updates made
-    natively (the write costs are left out: they depend on the machine)."""
-    doc = get(results_dir, CORRECTIONS_FILE, CompareResults)
+    """The corrections suite (``corrections-peers.json``): ``corrections_table``."""
+    return corrections_table(results_dir, CORRECTIONS_FILE)
+
+
+#: LongMemEval's knowledge-update questions through ``-suite corrections`` (docs/temporal.md).
+CORRECTIONS_LONGMEMEVAL_FILE = "longmemeval-corrections-shared-turns-knowledge-update.json"
+
+
+def corrections_longmemeval(results_dir: Path) -> str:
+    """LongMemEval's knowledge-update questions as fact histories: ``corrections_table``, then the loader's notes
+    (what it built, what it left out and why)."""
+    table = corrections_table(results_dir, CORRECTIONS_LONGMEMEVAL_FILE)
+    doc = get(results_dir, CORRECTIONS_LONGMEMEVAL_FILE, CompareResults)
+    notes = doc.config.get("notes") if doc is not None else None
+    lines = json.loads(notes) if isinstance(notes, str) else list(notes or [])
+    if not lines:
+        return table
+    return table.rstrip("\n") + "\n\nThe loader's notes:\n\n" + "".join(f"- {line}\n" for line in lines)
+
+
+def corrections_table(results_dir: Path, name: str) -> str:
+    """A ``-suite corrections`` results file: per system, current R@K, stale above@K, resurrected, as-of R@K and
+    other value above@K (smallest K) with their 95% bootstrap intervals, and the forgets honoured and updates made
+    natively (the write costs are left out: they depend on the machine); a column no row fills (a kind the file
+    does not ask) is left out."""
+    doc = get(results_dir, name, CompareResults)
     section = doc.raw.get("corrections") if doc is not None else None
     if not section or not section.get("scores"):
-        return _missing(CORRECTIONS_FILE)
+        return _missing(name)
     k = min(section["scores"], key=int)
     columns = (Column("system", "system", "left"),
                *(Column(f"{kind} {family}", header.format(k=k)) for kind, family, header in CORRECTIONS_SCORES),
@@ -485,7 +508,9 @@ def corrections(results_dir: Path) -> str:
         for s in scores:
             counts.setdefault(f"{s['kind']} {s['metric'].split('@')[0]}", s["questions"])
     head = (f"K={k}, {doc.config.get('embed_model', '')}; N: " + ", ".join(f"{key} {n}" for key, n in counts.items()))
-    return f"{head}\n\n" + render_table(Table(columns, tuple(rows)), "md")
+    shown = [j for j, _ in enumerate(columns) if any(row[j].text != "-" for row in rows)]  # no kind asked: no column
+    table = Table(tuple(columns[j] for j in shown), tuple(tuple(row[j] for j in shown) for row in rows))
+    return f"{head}\n\n" + render_table(table, "md")
 
 
 #: The time-ordered protocol's run on LoCoMo (``-protocol time-ordered``, docs/temporal.md).

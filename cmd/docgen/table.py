@@ -36,7 +36,8 @@ def blocks() -> dict[str, Callable[[Path], str]]:
             "rerank": rb.rerank_table, "extractors": rb.extractor_diff, "vecgate": rb.vec_gate,
             "quality": rb.quality_table, "vetobench": rb.vetobench_table, "vetoscale": rb.vetobench_scale,
             "sweeps": rb.sweeps, "selection": rb.selection, "legs": rb.legs, "studies": studies_sections,
-            "peers": rb.peers, "protocol": rb.protocol, "corrections": rb.corrections, "time-ordered": rb.time_ordered,
+            "peers": rb.peers, "protocol": rb.protocol, "corrections": rb.corrections,
+            "corrections-longmemeval": rb.corrections_longmemeval, "time-ordered": rb.time_ordered,
             "ray-estimate": ray_estimate_block, "scale": bb.scale_block,
             "speed": bb.speed_block, "gpu": bb.gpu_block}
 

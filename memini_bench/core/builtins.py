@@ -141,7 +141,8 @@ SUITES: tuple[Builtin, ...] = (
             "scenarios (veto recall)"),
     Builtin("corrections", "memini_bench.loaders.builtin_suites:CORRECTIONS", "fact histories written over time "
             "(stated, restated, changed, reverted, forgotten): current, forgotten and as-of questions scored by ids "
-            "(memini_bench/data/corrections.json, or -data your own; docs/temporal.md)"),
+            "(memini_bench/data/corrections.json, -data your own, or -data a LongMemEval file: its "
+            "knowledge-update questions; docs/temporal.md)"),
 )
 
 

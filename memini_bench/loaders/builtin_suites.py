@@ -38,4 +38,6 @@ LOCOMO = Suite("locomo", _locomo, uses=frozenset({"unit", "exclude"}))
 BEAM = Suite("beam", _beam)
 LOCOMO_SESSIONS = Suite("locomo-sessions", lambda path, _: load_locomo_sessions(path), uses=frozenset({"exclude"}))
 VETOBENCH = Suite("vetobench", lambda path, _: load_vetobench(path))
-CORRECTIONS = Suite("corrections", lambda path, _: load_corrections(path), needs_data=False)
+CORRECTIONS = Suite("corrections", lambda path, options: load_corrections(
+    path, shared_haystack=options.shared_haystack, granularity=options.granularity), needs_data=False,
+    uses=frozenset({"shared_haystack", "granularity"}))  # read for a LongMemEval file only

@@ -34,6 +34,7 @@ timeline is rebuilt from the data set alone (``timeline``), after ``-holdout``/`
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -41,6 +42,7 @@ from pathlib import Path
 
 from memini_bench.core.contract import SUPERSEDES
 from memini_bench.core.dataset import Dataset, Item, Question, Source, file_safe_name, finish
+from memini_bench.errors import BenchError
 from memini_bench.loaders._json import At, field_of, id_of, object_at, read_json_source, text_of
 from memini_bench.loaders.dates import parse_iso
 
@@ -196,10 +198,25 @@ def parse_histories(doc: object, source: str, read: Source | None = None) -> Dat
     return finish(ds, source)
 
 
-def load_corrections(path: str = "") -> Dataset:
-    """``-suite corrections``: the committed generated suite, or a fact-history file of one's own (``-data``)."""
+def load_corrections(path: str = "", *, shared_haystack: bool = False, granularity: str = "session") -> Dataset:
+    """``-suite corrections``: the committed generated suite, a fact-history file of one's own (``-data``), or a
+    LongMemEval file (a JSON array of records), whose knowledge-update questions become fact histories
+    (``loaders.longmemeval_corrections``; ``shared_haystack`` and ``granularity`` are read for it only, with
+    ``-suite longmemeval``'s defaults)."""
+    source = str(path or CORRECTIONS_PATH)
     doc, read = read_json_source(path or CORRECTIONS_PATH, "corrections")
-    return parse_histories(doc, str(path or CORRECTIONS_PATH), read)
+    if isinstance(doc, list):
+        from memini_bench.loaders.longmemeval_corrections import histories_from_longmemeval
+
+        doc, notes = histories_from_longmemeval(doc, source, shared_haystack=shared_haystack,
+                                                granularity=granularity)
+        ds = parse_histories(doc, source, read)
+        return dataclasses.replace(ds, notes=(*ds.notes, *notes))
+    if shared_haystack or granularity != "session":
+        flag = "-shared-haystack" if shared_haystack else "-granularity"
+        raise BenchError(f"{flag}: read only for a LongMemEval file given to -suite corrections, not for a "
+                         f"fact-history file ({source}); drop it")
+    return parse_histories(doc, source, read)
 
 
 # -- the timeline -----------------------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from memini_bench.core.runs import RunResult
 from memini_bench.errors import BenchError
+from memini_bench.loaders.corrections import KINDS as CORRECTION_KINDS
 from memini_bench.results.per_question import read_per_question
 from memini_bench.results.read import load, sweep_summary
 from memini_bench.results.schema import CompareResults, ResultsFile, StudyResults, VetoResults, VetoScaleResults
@@ -130,6 +131,8 @@ def collect(paths: list[str]) -> Inputs:
         doc = load(path)
         if isinstance(doc, CompareResults):
             check_scores(doc, path)
+            if "corrections" in doc.raw:  # a -suite corrections run: scored by kind (report.corrections)
+                check_corrections(doc.raw["corrections"], path)
             out.sources.append(Source(len(out.sources), doc))
         elif isinstance(doc, VetoResults | VetoScaleResults):
             out.veto.append(doc)
@@ -221,6 +224,69 @@ def check_losses(block: object, path: Path) -> None:
             break
     if why:
         raise BenchError(f"{path}: losses {why}; the file was edited or is damaged: rerun the -qa run that wrote it")
+
+
+#: The fields (and types) of one paired test of a corrections block.
+_SIG_FIELDS = {"system_a": str, "system_b": str, "metric": str, "questions": int, "mean_a": float, "mean_b": float,
+               "delta": float, "ci_low": float, "ci_high": float, "p_adjusted": float, "significant": bool}
+
+
+def _rate_of(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and \
+        0.0 <= value <= 1.0
+
+
+def _corrections_problem(block: object) -> str:
+    """Why a ``corrections`` block cannot be shown ("" when it can)."""
+    if not isinstance(block, dict) or not isinstance(block.get("scores"), dict):
+        return "corrections: expected an object with scores"
+    for k, systems in block["scores"].items():
+        if not (isinstance(k, str) and k.isdigit() and int(k) > 0) or not isinstance(systems, dict):
+            return f"corrections.scores[{k!r}]: expected a positive K and an object of systems"
+        for system, rows in systems.items():
+            if not isinstance(rows, list):
+                return f"corrections.scores[{k!r}][{system!r}]: expected a list of scores"
+            for i, row in enumerate(rows):
+                where = f"corrections.scores[{k!r}][{system!r}][{i}]"
+                if not (isinstance(row, dict) and row.get("kind") in CORRECTION_KINDS
+                        and isinstance(row.get("metric"), str)):
+                    return (f"{where}: expected {{kind: one of {', '.join(CORRECTION_KINDS)}, metric, mean, ci_low, "
+                            "ci_high, questions}")
+                for name in ("mean", "ci_low", "ci_high"):
+                    if not _rate_of(row.get(name)):
+                        return f"{where}.{name}: {row.get(name)!r} is not a rate in [0, 1]"
+                if not row["ci_low"] <= row["ci_high"]:
+                    return f"{where}: ci_low {row['ci_low']!r} is above ci_high {row['ci_high']!r}"
+                if not _count(row.get("questions")):
+                    return f"{where}.questions: {row.get('questions')!r} is not a non-negative integer"
+    writes = block.get("writes", {})
+    if not isinstance(writes, dict) or not all(isinstance(w, dict) for w in writes.values()):
+        return "corrections.writes: expected an object of systems' write counts"
+    for system, counts in writes.items():
+        for name in ("updates_native", "updates_fallback", "forgets_honoured", "forgets_unhonoured"):
+            if name in counts and not _count(counts[name]):
+                return f"corrections.writes[{system!r}].{name}: {counts[name]!r} is not a non-negative integer"
+    sig = block.get("significance", [])
+    if not isinstance(sig, list):
+        return "corrections.significance: expected a list"
+    for i, row in enumerate(sig):
+        for name, kind in _SIG_FIELDS.items():
+            value = row.get(name) if isinstance(row, dict) else None
+            ok = isinstance(value, bool) if kind is bool else isinstance(value, kind if kind is not float else
+                                                                          int | float) and not isinstance(value, bool)
+            if not ok or (kind is float and not math.isfinite(value)):
+                return f"corrections.significance[{i}].{name}: {value!r} is not a {kind.__name__}"
+    return ""
+
+
+def check_corrections(block: object, path: Path) -> None:
+    """Refuse a ``-suite corrections`` file's ``corrections`` block the corrections page (``report.corrections``)
+    cannot show: ``{scores: {K: {system: [{kind, metric, mean, ci_low, ci_high, questions}]}}, writes: {system:
+    {counts}}, significance: [paired tests]}`` with rates in [0, 1] and non-negative integer counts; one line
+    naming the file and the place."""
+    why = _corrections_problem(block)
+    if why:
+        raise BenchError(f"{path}: {why}; the file was edited or is damaged: rerun the run that wrote it")
 
 
 def _pair(out: Inputs, path: Path) -> None:

@@ -1,12 +1,13 @@
-"""The static site: Jinja2 templates (``memini_bench/report/templates``) rendered into DIR with the page script
-and style copied beside them. Nothing is fetched at view time: data sit inline as JSON, figures as inline SVG,
-receipts as script files under DIR (``receipts``).
+"""The static site: Jinja2 templates (``memini_bench/report/templates``) rendered into DIR with the page script and
+style copied beside them. Nothing is fetched at view time: data sit inline as JSON, figures as inline SVG, receipts
+as script files under DIR (``receipts``).
 
-Pages: ``index.html`` (the boards: ``boards``, with published claims: ``claims``), ``runs.html`` (every run of
-every file, sortable), ``ds-<data set>.html`` (significance matrices, category bars, recall
-against latency with its Pareto front, sweeps), ``receipts-<data set>.html`` (per-question receipts and the
-failure browser; only where per-question files were given), ``vetobench.html``, ``qa.html`` (each QA results file's
-loss-attribution table, through the table model's HTML renderer: every name escaped) and ``provenance.html``.
+Pages: ``index.html`` (the boards: ``boards``, with published claims: ``claims``), ``runs.html`` (every run of every
+file, sortable), ``ds-<data set>.html`` (significance matrices, category bars, recall against latency with its
+Pareto front, sweeps), ``receipts-<data set>.html`` (per-question receipts and the failure browser; only where
+per-question files were given), ``vetobench.html``, ``corrections.html`` (every ``-suite corrections`` run, per
+question kind: ``report.corrections``), ``qa.html`` (each QA results file's loss-attribution table, through the
+table model's HTML renderer: every name escaped) and ``provenance.html``.
 
 Bounds: a data set with more than ``MAX_CHARTED_SYSTEMS`` rows gets no figures (recall against latency, category
 bars) and no significance matrices, only the leaderboard's rows and a line saying why (matplotlib's time grows
@@ -28,7 +29,7 @@ from memini_bench.core.registry import require_extra
 from memini_bench.core.table import Cell, Column, Table, fmt_num, fmt_points, html_text
 from memini_bench.errors import BenchError
 from memini_bench.evaluation.stats import ALPHA
-from memini_bench.report import boards, claims, model, plots, receipts, tables
+from memini_bench.report import boards, claims, corrections, model, plots, receipts, tables
 from memini_bench.report.collect import Inputs, Source
 from memini_bench.results.atomic_io import atomic_write
 from memini_bench.results.loss_table import loss_table
@@ -324,8 +325,9 @@ def build(inputs: Inputs, out: Path) -> list[Path]:
         if with_runs:
             k = max(max(s.results.config.get("ks") or [10]) for s in with_runs)
             receipt_pages[ds] = receipts.build(with_runs, out, slug(ds), k, keep=boards.newest_runs(with_runs))
+    corrections_runs = corrections.page(inputs.sources)
     nav = {"datasets": [(ds, slug(ds)) for ds in datasets], "receipts": [(ds, slug(ds)) for ds in receipt_pages],
-           "veto": bool(inputs.veto), "qa": bool(inputs.qa)}
+           "veto": bool(inputs.veto), "qa": bool(inputs.qa), "corrections": bool(corrections_runs)}
     pages = []
 
     def page(name: str, template: str, **ctx) -> None:
@@ -347,6 +349,9 @@ def build(inputs: Inputs, out: Path) -> list[Path]:
     for ds, summary in receipt_pages.items():
         page(f"receipts-{slug(ds)}.html", "receipts.html.j2", title=f"{ds}: receipts", dataset=ds,
              slug=slug(ds), summary=summary)
+    if corrections_runs:
+        page("corrections.html", "corrections.html.j2", title="Corrections: memory written over time",
+             runs=corrections_runs, floors=", ".join(corrections.FLOORS))
     if inputs.veto:
         page("vetobench.html", "vetobench.html.j2", title="VetoBench", veto=veto_page(inputs))
     if inputs.qa:

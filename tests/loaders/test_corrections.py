@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
+from corrections_replay import replay_scored
 from fuzz_strategies import mutated, serialized, time_limit
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -155,13 +156,6 @@ FAST = settings(max_examples=60, derandomize=True, database=None, deadline=None,
 def test_fuzz_a_fact_history_file_loads_and_replays_or_is_one_line(data, tmp_path_factory):
     """Any mutated file: a Dataset (then replayed through memini-keyword and recent-k, scored) or one BenchError
     line; nothing else raised, no hang."""
-    from memini_bench.embed.encoder import TextEncoder
-    from memini_bench.embed.hashing import HashEmbedder
-    from memini_bench.evaluation import corrections as scoring
-    from memini_bench.evaluation.timeline import Ask, run_guarded
-    from memini_bench.systems.floors import RecentK
-    from memini_bench.systems.memini import memini_systems
-
     raw = data.draw(serialized(data.draw(mutated(history_docs()))))
     path = tmp_path_factory.mktemp("fuzz") / "histories.json"
     path.write_bytes(raw)
@@ -171,7 +165,4 @@ def test_fuzz_a_fact_history_file_loads_and_replays_or_is_one_line(data, tmp_pat
         except BenchError as exc:
             assert str(exc) and "\n" not in str(exc)
             return
-        systems = [*memini_systems(TextEncoder(HashEmbedder(16)))[2:], RecentK()]
-        replayed = run_guarded(systems, ds, [*timeline(ds), Ask(ds.questions, lambda q: 100)], None)
-        for k in (1, 5):
-            scoring.table(replayed, k, 200, 0)
+        replay_scored(ds)
