@@ -13,6 +13,17 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
+def needs_extra(extra: str, *modules: str) -> None:
+    """Skip, saying which extra to install, when one of ``modules`` (what the extra installs) is missing: a test of
+    an optional part skips on a core install rather than failing."""
+    for module in modules:
+        pytest.importorskip(module, reason=f"the {extra} extra is not installed: pip install 'memini-bench[{extra}]'")
+
+
+def needs_report() -> None:
+    needs_extra("report", "jinja2", "matplotlib")
+
+
 def shared(relative: str) -> Path:
     path = SHARED_DATA / relative
     if not path.exists():

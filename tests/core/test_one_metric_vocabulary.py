@@ -15,6 +15,7 @@ from memini_bench.core import metrics
 from memini_bench.core.dataset import Question
 from memini_bench.core.registry import METRICS
 from memini_bench.core.runs import QuestionRun, RunResult
+from tests.conftest import needs_extra, needs_report
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,8 @@ def throwaway():
 
 
 def test_a_registered_metric_reaches_the_table_significance_file_report_and_dataframe(throwaway, tmp_path, capsys):
+    needs_report()
+    needs_extra("api", "pandas")
     code, out, err = run_cli(["-suite", "sample", "-embedder", "hash", "-k", "4,8", "-metrics",
                               f"{throwaway},recall_any@4", "-significance", "-out", str(tmp_path)], capsys)
     assert code == 0, err

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from cli_run import run_cli
 
+from tests.conftest import needs_extra
+
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "api.md"
 #: The measured columns of a run's table (wall-clock times): they differ between any two runs.
@@ -52,6 +54,7 @@ def test_the_page_documents_every_public_name():
 
 
 def test_every_example_on_the_page_runs(plugin_folder, capsys):
+    needs_extra("api", "pandas")                   # the page's DataFrame example
     examples = page_examples()
     assert len(examples) >= 3
     for i, code in enumerate(examples):

@@ -10,6 +10,7 @@ from memini_bench.core.registry import SYSTEMS
 from memini_bench.errors import BenchError
 from memini_bench.systems.protocol import mapping
 from memini_bench.systems.protocol.factory import split_argument
+from tests.conftest import needs_extra
 
 MINIMAL = """name = "x"
 command = ["srv"]
@@ -113,6 +114,7 @@ def test_json_paths(path, expected):
 
 
 def test_the_registry_answers_name_colon_argument_for_declared_entries_only():
+    needs_extra("mcp", "mcp")
     assert SYSTEMS.known("mcp:basic-memory") and SYSTEMS.known("http:mem0")
     factory = SYSTEMS.get("mcp:basic-memory")
     assert factory.keywords == {"argument": "basic-memory"}

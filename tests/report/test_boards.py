@@ -20,6 +20,7 @@ from memini_bench.errors import BenchError
 from memini_bench.report import boards, claims, model, plots, site
 from memini_bench.report.collect import Inputs, Source, collect
 from memini_bench.results.schema import CompareResults
+from tests.conftest import needs_extra
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "results"
@@ -295,6 +296,7 @@ def test_pareto_labels_never_overlap_at_any_number_of_points(points):
 
 
 def test_category_heatmap_prints_every_value_and_leaves_missing_cells_blank():
+    needs_extra("report", "matplotlib")
     rows = [("a", 0.5, {"1": 0.25, "2": 1.0}, {"1": 4, "2": 1}), ("b", 0.0, {"1": 0.0}, {"1": 4})]
     fig = plots.category_figure(rows, {"1": "multi-hop"}, "recall_any@5", "t")
     assert sorted(t.get_text() for t in fig.axes[0].texts) == sorted(["50.0", "25.0", "100.0", "0.0", "0.0"])

@@ -12,6 +12,7 @@ from cli_run import run_cli
 
 from memini_bench.report import cli as report_cli
 from memini_bench.report import site
+from tests.conftest import needs_report
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCOMO = ROOT / "results" / "locomo.json"
@@ -28,6 +29,7 @@ def _many(tmp_path: Path, systems: int) -> Path:
 
 
 def test_a_data_set_above_the_chart_bound_gets_no_matrices_and_a_reduced_plot(tmp_path, capsys):
+    needs_report()
     path = _many(tmp_path, site.MAX_CHARTED_SYSTEMS + 1)
     code, _, err = run_cli(["report", str(path), "-o", str(tmp_path / "site")], capsys)
     assert code == 0, err
@@ -45,6 +47,7 @@ def test_inputs_above_the_row_bound_are_refused_before_any_page(tmp_path, capsys
 
 
 def test_the_site_is_one_unit(tmp_path, capsys, monkeypatch):
+    needs_report()
     out = tmp_path / "site"
     assert run_cli(["report", str(LOCOMO), "-o", str(out)], capsys)[0] == 0
     before = {p.name: p.read_bytes() for p in out.iterdir()}

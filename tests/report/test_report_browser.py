@@ -18,7 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SHARED_DATA
+from tests.conftest import SHARED_DATA, needs_report
+
+needs_report()
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "results"

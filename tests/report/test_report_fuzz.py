@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from memini_bench.errors import BenchError
 from memini_bench.report import exports, site
 from memini_bench.report.collect import collect
+from tests.conftest import needs_report
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "results"
@@ -78,6 +79,7 @@ def test_any_results_files_build_or_stop_in_one_line(pool, tmp_path, data):
 
 def test_runs_with_different_k_lists_of_one_data_set_build(pool, tmp_path):
     """The pair that crashed the category bars (``-k 5`` beside ``-k 5,10`` and ``-reinforce``), via the CLI."""
+    needs_report()
     picks = [p for p in pool if p.parent.name in ("k5", "k5-10", "reinforce") and p.suffix == ".json"]
     assert len(picks) == 3
     out = subprocess.run([sys.executable, "-m", "memini_bench", "report", *map(str, picks), "-o",

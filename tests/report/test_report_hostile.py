@@ -11,6 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import needs_report
+
+needs_report()
+
 ROOT = Path(__file__).resolve().parents[2]
 LOCOMO = ROOT / "results" / "locomo.json"
 CHROMIUM = "/usr/bin/chromium"

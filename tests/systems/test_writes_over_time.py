@@ -32,7 +32,8 @@ QUERIES = ("Where does Maya work?", "What car does Maya drive?", "What does Maya
 
 NEEDS = {"mem0": "mem0", "lancedb": "lancedb", "lancedb-fts": "lancedb", "lancedb-hybrid": "lancedb",
          "qdrant": "qdrant_client", "qdrant-bm25": "qdrant_client", "chroma": "chromadb",
-         "sqlite-vec": "sqlite_vec", "sqlite-vec-hybrid": "sqlite_vec", "inspeximus": "inspeximus"}
+         "sqlite-vec": "sqlite_vec", "sqlite-vec-hybrid": "sqlite_vec", "inspeximus": "inspeximus",
+         "reference": "Stemmer"}
 NAMES = ("hybrid", "keyword", "vector", "reference", *NEEDS)
 
 
