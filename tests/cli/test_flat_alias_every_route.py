@@ -66,7 +66,7 @@ def _cases(tmp: Path, capsys, url: str) -> dict[str, tuple[list[str], list[str]]
         cases["-multihop"] = ([*locomo, "-multihop"], ["study", "multihop", *locomo])
         cases["-entity-bridge"] = ([*locomo, "-entity-bridge"], ["study", "entity-bridge", *locomo])
     if VETO.is_dir():
-        veto = ["-data", str(VETO), "-embedder", "hash", *out]
+        veto = ["-data", str(VETO), "-embedder", "hash", "-veto-embedders", "hash", "-composite-embedder", "hash", *out]
         cases["-suite vetobench or -veto-summary"] = (["-suite", "vetobench", *veto], ["vetobench", *veto])
     return cases
 
