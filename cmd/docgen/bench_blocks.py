@@ -228,5 +228,5 @@ def gpu_block(results_dir: Path) -> str:
                      (r["max_1_minus_cos"], f"{r['max_1_minus_cos']:.1e}")])
     lines += _lines("precision:l|batch:r|texts:l|texts/s:r|x fp32:r|max 1 - cos vs fp32:r", rows)
     recall = [[p, *((r[m], fmt_pct(r[m], 2)) for m in ("r5", "r10", "mrr"))] for p, r in doc["recall"].items()]
-    lines += ["", *_lines("precision:l|R@5:r|R@10:r|MRR:r", recall)]
+    lines += ["", *_lines("precision:l|recall_any@5:r|recall_any@10:r|mrr:r", recall)]
     return "\n".join(lines) + "\n"

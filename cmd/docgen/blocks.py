@@ -15,6 +15,7 @@ from pathlib import Path
 from memini_bench.core.metrics import normalize
 from memini_bench.core.table import Cell, Column, Table, fmt_interval, fmt_num, fmt_pct, fmt_points, markdown, table_of
 from memini_bench.core.table import render as render_table
+from memini_bench.evaluation.corrections import COLUMNS
 from memini_bench.report.boards import MIN_QUESTIONS
 from memini_bench.report.model import embedder_label
 from memini_bench.results.read import load
@@ -184,7 +185,7 @@ def rerank_table(results_dir: Path) -> str:
                 cells.append("-" if row is None else f"{fmt_points(row.recall_any_at_1)} / "
                              f"{fmt_points(row.recall_any_at_k)} / {fmt_points(row.mrr)}")
             rows.append([label, *cells])
-    return markdown(table_of("|".join(["R@1 / R@5 / MRR:l", *(f"{h}:l" for h in header)]), rows))
+    return markdown(table_of("|".join(["recall_any@1 / recall_any@5 / mrr:l", *(f"{h}:l" for h in header)]), rows))
 
 
 def vec_gate(results_dir: Path) -> str:
@@ -303,7 +304,8 @@ def _summary(results_dir: Path, folder: str) -> dict | None:
     return orjson.loads(path.read_bytes()) if path.exists() else None
 
 
-SWEEP_HEADER = "cell:l|R@5 / R@10 / MRR:r|Δ R@5 (pp):r|p McNemar (Holm):r|Δ MRR (pp) [95% CI]:r"
+SWEEP_HEADER = ("cell:l|recall_any@5 / recall_any@10 / mrr:r|Δ recall_any@5 (pp):r|p McNemar (Holm):r|"
+                "Δ mrr (pp) [95% CI]:r")
 
 
 def _sweep_table(phase: dict, published: dict | None = None) -> str:
@@ -381,9 +383,10 @@ PEER_SETS = (("LoCoMo turn level", "locomo"), ("LoCoMo session level", "locomo-s
              ("LongMemEval sample, shared haystack", "longmemeval-shared"))
 
 
-PEER_COLUMNS = (Column("system", "system", "left"), Column("r5", "R@5"), Column("r10", "R@10"), Column("mrr", "MRR"),
-                Column("ndcg10", "nDCG@10"), Column("p50", "p50 ms"), Column("p95", "p95 ms"),
-                Column("ingest", "ingest ms"), Column("vs_hybrid", "vs hybrid: R@5 / MRR", "left"))
+PEER_COLUMNS = (Column("system", "system", "left"), Column("r5", "recall_any@5"), Column("r10", "recall_any@10"),
+                Column("mrr", "mrr"), Column("ndcg10", "ndcg@10"), Column("p50", "latency_p50 (ms)"),
+                Column("p95", "latency_p95 (ms)"), Column("ingest", "ingest ms"),
+                Column("vs_hybrid", "vs hybrid: recall_any@5 / mrr", "left"))
 
 
 def peers(results_dir: Path) -> str:
@@ -394,7 +397,7 @@ def peers(results_dir: Path) -> str:
 
 
 PROTOCOL_COLUMNS = (*PEER_COLUMNS[:7], Column("startup", "start-up ms"), PEER_COLUMNS[7],
-                    Column("vs_reference", "vs reference: R@5 / MRR", "left"))
+                    Column("vs_reference", "vs reference: recall_any@5 / mrr", "left"))
 
 
 def protocol(results_dir: Path) -> str:
@@ -442,9 +445,7 @@ def side_by_side(results_dir: Path, suffixes: tuple[str, ...], reference: str, s
 #: The corrections suite's run (``-suite corrections``, docs/temporal.md): its per-system table at the smallest K.
 CORRECTIONS_FILE = "corrections-peers.json"
 #: (kind, metric family, header): the scores of ``evaluation.corrections.COLUMNS``, in its order.
-CORRECTIONS_SCORES = (("current", "recall_any", "current R@{k}"), ("current", "stale_above", "stale above@{k}"),
-                      ("forgotten", "resurrection", "resurrected"), ("as-of", "recall_any", "as-of R@{k}"),
-                      ("as-of", "stale_above", "other value above@{k}"))
+CORRECTIONS_SCORES = tuple((kind, family, header) for kind, family, header, _ in COLUMNS)
 
 
 def _with_interval(score: dict | None) -> Cell:
@@ -515,9 +516,10 @@ def corrections_table(results_dir: Path, name: str) -> str:
 
 #: The time-ordered protocol's run on LoCoMo (``-protocol time-ordered``, docs/temporal.md).
 TIME_ORDERED_FILE = "locomo-time-ordered.json"
-TIME_ORDERED_COLUMNS = (Column("system", "system", "left"), Column("k", "K"), Column("usual", "usual R@K"),
-                        Column("time_ordered", "time-ordered R@K"), Column("delta", "delta (points)"),
-                        Column("usual_mrr", "usual MRR"), Column("time_ordered_mrr", "time-ordered MRR"))
+TIME_ORDERED_COLUMNS = (Column("system", "system", "left"), Column("k", "K"),
+                        Column("usual", "usual recall_any@K"), Column("time_ordered", "time-ordered recall_any@K"),
+                        Column("delta", "delta (points)"), Column("usual_mrr", "usual mrr"),
+                        Column("time_ordered_mrr", "time-ordered mrr"))
 
 
 def time_ordered(results_dir: Path) -> str:

@@ -37,7 +37,7 @@ def table(results_dir: Path) -> str:
         rows.append([f"`results/{name}`", str(doc.config.get("items", "?")), str(doc.config.get("questions", "?")),
                      notes or "-", *(_cell(doc, s, k) for s in SYSTEMS)])
     header = "|".join(["file:l", "items:r", "questions:r", "notes:l", *(f"{s}:l" for s in SYSTEMS)])
-    return f"recall_any@{k} / recall_all@{k} / nDCG@{k} (percent):\n\n" + markdown(table_of(header, rows))
+    return f"recall_any@{k} / recall_all@{k} / ndcg@{k} (percent):\n\n" + markdown(table_of(header, rows))
 
 
 def catalog_table(results_dir: Path) -> str:

@@ -38,8 +38,8 @@ def rrf_k(doc: dict) -> str:
         memini = "-" if theirs is None else " / ".join("-" if v is None else f"{v:.1f}" for v in theirs)
         figures = (five["recall_any@{k}"], ten["recall_any@{k}"], five["mrr"])
         out.append([f"{k:g}", *(fmt_points(v) for v in figures), delta, memini])
-    return markdown(table_of("rrf-k:r|R@5:r|R@10:r|MRR:r|Δ R@5 vs the baseline, rrf-k 5 (pp), p (Holm):r|"
-                             "memini R@5 / R@10:r", out))
+    return markdown(table_of("rrf-k:r|recall_any@5:r|recall_any@10:r|mrr:r|Δ recall_any@5 vs the baseline, rrf-k 5 "
+                             "(pp), p (Holm):r|memini R@5 / R@10:r", out))
 
 
 def quality_variants(doc: dict) -> str:

@@ -51,7 +51,8 @@ def table(doc: CompareResults) -> str:
                 diffs.append(f"{f'**{delta}**' if row['significant'] else delta} (p {row['p_adjusted']:.2g})")
         p50 = by[(s, 10)]["latency_p50"]
         body.append([s, *cells, (p50, fmt_num(p50)), " / ".join(diffs) or "-"])
-    header = f"system:l|R@5:r|R@10:r|MRR:r|p50 ms:r|{against} - system: R@5 / R@10 / MRR (pp, Holm p):l"
+    header = (f"system:l|recall_any@5:r|recall_any@10:r|mrr:r|latency_p50 (ms):r|{against} - system: recall_any@5 / "
+              "recall_any@10 / mrr (pp, Holm p):l")
     return f"**{doc.dataset}** ({doc.config.get('questions', '?')} questions)\n\n" + markdown(table_of(header, body))
 
 
@@ -152,7 +153,7 @@ def _selection_table(doc: dict) -> str:
     lines.append(f"Selected (rule **{doc['rule_chosen']}** on every data set): `{doc['selected']}`\n")
     picked = [[d, *(fmt_points(top["per_dataset"][d][key]) for key in ("R@K0", "R@K1", "MRR")),
                fmt_points(top["per_dataset"][d]["regret"], 2), str(top["per_dataset"][d]["rank"])] for d in sets]
-    lines.append(markdown(table_of("data set:l|R@5:r|R@10:r|MRR:r|regret:r|rank:r", picked)))
+    lines.append(markdown(table_of("data set:l|recall_any@5:r|recall_any@10:r|mrr:r|regret:r|rank:r", picked)))
     return "\n".join(lines)
 
 

@@ -32,7 +32,7 @@ EXAMPLES = (
     ("peers with paired significance", "memini-bench -suite locomo -data locomo10.json -systems hybrid,bm25s "
      "-significance"),
     ("a sweep chosen on tune, reported on held", "memini-bench -suite locomo -data locomo10.json -holdout tune "
-     "-sweep 'fusion=0.3,0.5,-1' -select MRR"),
+     "-sweep 'fusion=0.3,0.5,-1' -select mrr"),
     ("every system, suite and embedder", "memini-bench -list"),
 )
 

@@ -24,7 +24,7 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
              "-system ./mine.py:make"),
             ("paired tests against the hybrid", "memini-bench run -suite sample -systems hybrid,bm25s -significance")),
     "sweep": (("fusion weights chosen on tune, reported on held", "memini-bench sweep -suite locomo -data "
-               "locomo10.json -holdout tune -sweep 'fusion=0.3,0.5,-1' -select MRR"),),
+               "locomo10.json -holdout tune -sweep 'fusion=0.3,0.5,-1' -select mrr"),),
     "compare": (("two runs' per-question files", "memini-bench compare -compare a.jsonl,b.jsonl"),),
     "qa": (("QA accuracy on 20 questions", "memini-bench qa -suite locomo -data locomo10.json -limit 20"),),
     "vetobench": (("veto recall", "memini-bench vetobench -data vetobench/"),),

@@ -108,9 +108,13 @@ def scores(replayed: Replayed, k: int, resamples: int, seed: int) -> list[Score]
     return [s for s in out if s is not None]
 
 
-COLUMNS = (("current", "recall_any", "current R@{k}", "higher"), ("current", "stale_above", "stale above@{k}", "lower"),
-           ("forgotten", "resurrection", "resurrected", "lower"), ("as-of", "recall_any", "as-of R@{k}", "higher"),
-           ("as-of", "stale_above", "other value above@{k}", "lower"))
+#: (kind, metric family, header, better) of each score, the header the kind and the metric's registered name (as
+#: the paired tests' rows name them); the CLI's table, the report's board and the docs' table read this one list.
+COLUMNS = (("current", "recall_any", "current recall_any@{k}", "higher"),
+           ("current", "stale_above", "current stale_above@{k}", "lower"),
+           ("forgotten", "resurrection", "forgotten resurrection", "lower"),
+           ("as-of", "recall_any", "as-of recall_any@{k}", "higher"),
+           ("as-of", "stale_above", "as-of stale_above@{k}", "lower"))
 
 
 def as_dict(s: Score) -> dict:

@@ -17,13 +17,12 @@ show.
 from __future__ import annotations
 
 from memini_bench.core.table import Cell, Column, Table, fmt_interval, fmt_pct, html_text
+from memini_bench.evaluation.corrections import COLUMNS
 from memini_bench.loaders.corrections import KINDS
 from memini_bench.report.model import embedder_label
 
 #: (kind, metric family, header, better): the scores of ``evaluation.corrections.COLUMNS``.
-SCORES = (("current", "recall_any", "current R@{k}", "higher"), ("current", "stale_above", "stale above@{k}", "lower"),
-          ("forgotten", "resurrection", "resurrected (any K)", "lower"),
-          ("as-of", "recall_any", "as-of R@{k}", "higher"), ("as-of", "stale_above", "other value above@{k}", "lower"))
+SCORES = COLUMNS
 #: The floors: systems that rank by no content (``systems.floors``), shown as rows to measure against.
 FLOORS = ("recent-k", "random")
 #: (kind, write counts shown beside its scores: native, fallback, header).

@@ -150,7 +150,7 @@ def pareto_figure(points: list[tuple[str, float, float]], k: int, title: str, me
         ax.legend(fontsize=7, loc="lower right")
     ax.set_xscale("log")
     ax.set_xlabel("p50 latency per question (ms, log scale)")
-    ax.set_ylabel(f"{metric or f'R@{k}'} (%)")
+    ax.set_ylabel(f"{metric or f'recall_any@{k}'} (%)")
     ax.set_title(title)
     if points:
         ys = [rec * 100 for _, _, rec in points]

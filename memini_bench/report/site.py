@@ -304,7 +304,7 @@ def sweep_figure(doc, k: int) -> dict | None:
     if not cells:
         return None
     selected = doc.raw.get("selected") or ""
-    title = f"{doc.path.parent.name}: R@{k}, difference to the baseline with its paired 95% interval"
+    title = f"{doc.path.parent.name}: recall_any@{k}, difference to the baseline with its paired 95% interval"
     return {"name": doc.path.parent.name, "svg": plots.sweep_heatmap(cells, title, selected),
             "selected": selected}
 

@@ -34,7 +34,7 @@ def test_a_tiny_cpu_run_writes_every_setting_and_the_recall(tmp_path):
     assert set(doc["recall"]) == {"fp32", "fp16"} and 0.0 < doc["recall"]["fp32"]["r5"] <= 1.0
     assert doc["config"]["device"] == "cpu" and doc["config"]["hardware"] and doc["config"]["torch"]
     block = gpu_block(tmp_path)
-    speed, recall = block.split("| precision | R@5 | R@10 | MRR |")
+    speed, recall = block.split("| precision | recall_any@5 | recall_any@10 | mrr |")
     assert "| fp16 | 4 | " in speed and "`--device cpu`" in speed
     assert recall.count("\n| fp") == 2 and f"| fp32 | {doc['recall']['fp32']['r5']:.2%} |" in recall
 

@@ -127,11 +127,11 @@ def test_the_board_shows_the_hand_computed_scores_with_the_floors_last(hand_site
     assert list(current) == ["memini-keyword", "recent-k", "random"]  # the floors last
     assert current["recent-k"]["role"] == "floor" and current["random"]["role"] == "floor"
     assert current["memini-keyword"]["role"] == ""
-    assert current["recent-k"]["current R@1"] == "100.0%"  # w3, the newest write, is the current value
+    assert current["recent-k"]["current recall_any@1"] == "100.0%"  # w3, the newest write, is the current value
     assert current["memini-keyword"]["updates native"] == "1/1" and current["recent-k"]["updates native"] == "0/1"
     forgotten = _by_system(tables["forgotten: any K"])
-    assert forgotten["recent-k"]["resurrected (any K)"] == "100.0%"  # never forgets: w2 comes back
-    assert forgotten["memini-keyword"]["resurrected (any K)"] == "**0.0%"  # best: in <strong>
+    assert forgotten["recent-k"]["forgotten resurrection"] == "100.0%"  # never forgets: w2 comes back
+    assert forgotten["memini-keyword"]["forgotten resurrection"] == "**0.0%"  # best: in <strong>
     assert forgotten["memini-keyword"]["forgets honoured"] == "1/1"
     assert forgotten["recent-k"]["forgets honoured"] == "0/1"
     assert "**" not in "".join(forgotten["recent-k"].values())  # a floor is never marked best
