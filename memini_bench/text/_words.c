@@ -10,6 +10,12 @@
  * fields_joined(text) -> str
  *   Go's strings.Join(strings.Fields(text), " "): the runs of non-spaces (unicode.IsSpace, as above) joined by one
  *   space, nothing before the first or after the last (the dedup key before lowercasing).
+ *
+ * normalized_hashes(texts) -> bytes
+ *   Per text (a list of str), a 64-bit FNV-1a hash (uint64) of the code points of its dedup key
+ *   (``composite.normalize_content``: fields_joined, then each character's simple lowercase mapping, which is Go's
+ *   strings.ToLower and ``go_strings.go_lower``), computed in one pass without making the key. Equal keys give
+ *   equal hashes; the caller compares the keys themselves wherever two texts' hashes are equal.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -125,9 +131,63 @@ static PyObject *fields_joined(PyObject *self, PyObject *text) {
     return result;
 }
 
+static PyObject *normalized_hashes(PyObject *self, PyObject *texts) {
+    (void)self;
+    if (!PyList_Check(texts)) {
+        PyErr_SetString(PyExc_TypeError, "normalized_hashes: texts must be a list of str");
+        return NULL;
+    }
+    const Py_ssize_t n_texts = PyList_GET_SIZE(texts);
+    PyObject *result = PyBytes_FromStringAndSize(NULL, n_texts * (Py_ssize_t)sizeof(uint64_t));
+    if (result == NULL) return NULL;
+    uint64_t *out = (uint64_t *)PyBytes_AS_STRING(result);
+    for (Py_ssize_t x = 0; x < n_texts; x++) {
+        PyObject *text = PyList_GET_ITEM(texts, x);
+        if (!PyUnicode_Check(text)) {
+            Py_DECREF(result);
+            PyErr_SetString(PyExc_TypeError, "normalized_hashes: texts must be a list of str");
+            return NULL;
+        }
+        const int kind = PyUnicode_KIND(text);
+        const void *data = PyUnicode_DATA(text);
+        const Py_ssize_t len = PyUnicode_GET_LENGTH(text);
+        uint64_t h = 1469598103934665603ULL;
+        int gap = 0, any = 0;
+        if (kind == PyUnicode_1BYTE_KIND) {
+            const Py_UCS1 *one = data;
+            for (Py_ssize_t i = 0; i < len; i++) {
+                Py_UCS4 c = one[i];
+                if (go_space(c)) {
+                    gap = any;
+                    continue;
+                }
+                if (gap) h = (h ^ (uint64_t)' ') * 1099511628211ULL;
+                gap = 0, any = 1;
+                c = c < 128 ? (c >= 'A' && c <= 'Z' ? c + 32 : c) : Py_UNICODE_TOLOWER(c);
+                h = (h ^ (uint64_t)c) * 1099511628211ULL;
+            }
+        } else {
+            for (Py_ssize_t i = 0; i < len; i++) {
+                Py_UCS4 c = PyUnicode_READ(kind, data, i);
+                if (go_space(c)) {
+                    gap = any;
+                    continue;
+                }
+                if (gap) h = (h ^ (uint64_t)' ') * 1099511628211ULL;
+                gap = 0, any = 1;
+                c = c < 128 ? (c >= 'A' && c <= 'Z' ? c + 32 : c) : Py_UNICODE_TOLOWER(c);
+                h = (h ^ (uint64_t)c) * 1099511628211ULL;
+            }
+        }
+        out[x] = h;
+    }
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"hash_buckets", hash_buckets, METH_VARARGS, "The hash embedder's word buckets of texts (see the source)."},
     {"fields_joined", fields_joined, METH_O, "Go's strings.Join(strings.Fields(text), \" \") (see the source)."},
+    {"normalized_hashes", normalized_hashes, METH_O, "Per text, a hash of its dedup key (see the source)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -123,6 +123,52 @@ def test_dedup_key_numbers_equal_the_string_keys():
             assert comp.dedup_ids(keys[pick], k).tolist() == want
 
 
+def _fnv64(text: str) -> int:
+    h = 1469598103934665603
+    for c in text:
+        h = ((h ^ ord(c)) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def test_normalized_hashes_hash_the_dedup_key_itself():
+    """The compiled hash of a text's dedup key is FNV-1a of ``normalize_content``'s code points, over every code
+    point (Go's spaces and lowercase, İ and Σ included): equal keys give equal hashes."""
+    from memini_bench.text import go_strings
+
+    if go_strings.WORDS is None:
+        pytest.skip("the compiled _words is not built here (or MEMINI_BENCH_KERNELS=0)")
+    every = [chr(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c <= 0xDFFF]
+    texts = ["".join(every[i:i + 4096]) for i in range(0, len(every), 4096)]
+    texts += ["", "   ", " a\u3000B\x1cC\n", "İΣ ΣΑΣ", "\x85x\xa0", "ǅ ß"]
+    got = np.frombuffer(go_strings.WORDS.normalized_hashes(texts), dtype=np.uint64).tolist()
+    assert got == [_fnv64(comp.normalize_content(t)) for t in texts]
+
+
+def test_dedup_key_ids_equal_the_reference_numbers(monkeypatch):
+    """The hashed path numbers keys exactly as the path making every key, on texts that differ in case and
+    spacing alone (their hashes collide on purpose) and on forced hash collisions between different keys."""
+    from memini_bench.text import go_strings
+
+    rng = random.Random(5)
+    base = ["".join(rng.choice("abAB .\tΣσİi\u3000\x1c") for _ in range(rng.randint(0, 9))) for _ in range(400)]
+    texts = [rng.choice(base) for _ in range(3000)] + [t.upper() for t in base[:50]] + \
+        [" " + t.replace(" ", "  ") + "\n" for t in base[50:100]]
+    want = comp.reference_key_ids(texts)
+    assert comp.dedup_key_ids(texts).tolist() == want.tolist()
+    if go_strings.WORDS is not None:  # every text in one of three hashes: the keys themselves decide
+        class Colliding:
+            fields_joined = staticmethod(go_strings.WORDS.fields_joined)
+
+            @staticmethod
+            def normalized_hashes(distinct):
+                return np.array([len(comp.normalize_content(t)) % 3 for t in distinct], dtype=np.uint64).tobytes()
+
+        monkeypatch.setattr(go_strings, "WORDS", Colliding)
+        assert comp.dedup_key_ids(texts).tolist() == want.tolist()
+    monkeypatch.setattr(go_strings, "WORDS", None)
+    assert comp.dedup_key_ids(texts).tolist() == want.tolist()
+
+
 def _texts(lme_dir, locomo_path) -> list[str]:
     out = []
     for name in ("longmemeval_oracle_sample97.json", "longmemeval_s_single.json"):
