@@ -10,7 +10,7 @@ VEC = ["memini_bench/_vec.h"]  # the growable array both kernels' files include
 
 setup(ext_modules=[Extension("memini_bench.retrieval._kernels", ["memini_bench/retrieval/_kernels.c"], depends=VEC,
                              extra_compile_args=["-O2", "-ffp-contract=off"], optional=True),
-                   Extension("memini_bench.loaders._jsonscan", ["memini_bench/loaders/_jsonscan.c"],
+                   Extension("memini_bench.loaders._jsonscan", ["memini_bench/loaders/_jsonscan.c"], depends=VEC,
                              extra_compile_args=["-O2"], optional=True),
                    Extension("memini_bench.text._words", ["memini_bench/text/_words.c"], depends=VEC,
                              extra_compile_args=["-O2"], optional=True)])
