@@ -87,6 +87,23 @@ def test_auto_layout_shares_texts_only_when_groups_repeat_them():
         NumpyBM25(distinct, ["g"] * 40, layout="rows")
 
 
+def test_auto_layout_shares_texts_past_the_postings_limit(monkeypatch):
+    """Past ``GROUPS_MAX_POSTINGS`` the texts layout is taken however little the groups share (memory that follows
+    the distinct texts), with the same rankings as the groups layout."""
+    from memini_bench.retrieval import keyword
+
+    distinct = [f"text number {i} about topic {i % 7}" for i in range(40)]
+    contents, groups = distinct + distinct[:10], ["g"] * 40 + ["h"] * 10
+    assert NumpyBM25(contents, groups).layout == "groups"
+    monkeypatch.setattr(keyword, "GROUPS_MAX_POSTINGS", 100)
+    index = NumpyBM25(contents, groups)
+    assert index.layout == "texts"
+    plain = NumpyBM25(contents, groups, layout="groups")
+    for q in ("topic 3", "text number 12", "about"):
+        for g in ("g", "h"):
+            assert _bits(index.search(g, q, 7)) == _bits(plain.search(g, q, 7))
+
+
 def test_compiled_counting_sorts_long_texts_like_the_numpy_path(monkeypatch):
     """Texts of hundreds to thousands of distinct terms (the compiled count sorts each text's terms itself): the
     same term ids, counts and sizes as the numpy path, text after text."""
