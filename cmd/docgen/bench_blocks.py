@@ -21,6 +21,7 @@ SHARED_RATE_KB = round(3.24e6 / 50_685, 1)
 SCALE_TARGETS = {"wall_s": ("S warm wall time", 30.0, False), "peak_gb": ("S warm peak RSS (GB)", 2.0, False),
                  "p50_ms": ("S warm hybrid p50 (ms)", 0.5, False), "m_peak_gb": ("M peak RSS (GB)", 24.0, False),
                  "m_tree_gb": ("M peak RSS, run + forked embedding child (GB)", 2.5, False),
+                 "m_pss_gb": ("M sampled peak PSS, run + child, shared pages once (GB)", 2.5, False),
                  "m_cpu_s": ("M CPU time, run + child (s)", 30.0, False),
                  "less_kb": ("M-less: run + child peak per distinct text past M's (KB)", SHARED_RATE_KB, False)}
 SPEED_TARGETS = {"keyword_x": ("keyword leg vs FTS5 (x faster, at least)", 30.0, True),
@@ -82,7 +83,8 @@ def scale_block(results_dir: Path) -> str:
               "p50_ms": s_warm.report["p50_ms"].get("memini-hybrid") if s_warm else None,
               "m_peak_gb": m_run.peak_gb if m_run else None,
               "m_tree_gb": m_run.report.get("peak_gb_with_children") if m_run and not m_run.error else None,
-              "m_cpu_s": m_run.report.get("cpu_s") if m_run and not m_run.error else None}
+              "m_cpu_s": m_run.report.get("cpu_s") if m_run and not m_run.error else None,
+              "m_pss_gb": m_run.tree_pss_peak_gb or None if m_run and not m_run.error else None}
     less = next((m for m in runs if m.label == "M-less" and not m.error), None)
     if less is not None and m_run is not None and not m_run.error:
         extra = less.report["distinct_texts"] - m_run.report["distinct_texts"]

@@ -131,6 +131,23 @@ static PyObject *fields_joined(PyObject *self, PyObject *text) {
     return result;
 }
 
+/* FNV-1a over a dedup key's code points, fed one character of the text at a time (normalized_hashes). */
+typedef struct {
+    uint64_t h;
+    int gap, any;  /* a space run seen since the last character kept; any character kept yet */
+} KeyHash;
+
+static inline void key_hash_add(KeyHash *k, Py_UCS4 c) {
+    if (go_space(c)) {
+        k->gap = k->any;
+        return;
+    }
+    if (k->gap) k->h = (k->h ^ (uint64_t)' ') * 1099511628211ULL;
+    k->gap = 0, k->any = 1;
+    c = c < 128 ? (c >= 'A' && c <= 'Z' ? c + 32 : c) : Py_UNICODE_TOLOWER(c);
+    k->h = (k->h ^ (uint64_t)c) * 1099511628211ULL;
+}
+
 static PyObject *normalized_hashes(PyObject *self, PyObject *texts) {
     (void)self;
     if (!PyList_Check(texts)) {
@@ -151,35 +168,13 @@ static PyObject *normalized_hashes(PyObject *self, PyObject *texts) {
         const int kind = PyUnicode_KIND(text);
         const void *data = PyUnicode_DATA(text);
         const Py_ssize_t len = PyUnicode_GET_LENGTH(text);
-        uint64_t h = 1469598103934665603ULL;
-        int gap = 0, any = 0;
+        KeyHash k = {1469598103934665603ULL, 0, 0};
         if (kind == PyUnicode_1BYTE_KIND) {
-            const Py_UCS1 *one = data;
-            for (Py_ssize_t i = 0; i < len; i++) {
-                Py_UCS4 c = one[i];
-                if (go_space(c)) {
-                    gap = any;
-                    continue;
-                }
-                if (gap) h = (h ^ (uint64_t)' ') * 1099511628211ULL;
-                gap = 0, any = 1;
-                c = c < 128 ? (c >= 'A' && c <= 'Z' ? c + 32 : c) : Py_UNICODE_TOLOWER(c);
-                h = (h ^ (uint64_t)c) * 1099511628211ULL;
-            }
+            for (Py_ssize_t i = 0; i < len; i++) key_hash_add(&k, ((const Py_UCS1 *)data)[i]);
         } else {
-            for (Py_ssize_t i = 0; i < len; i++) {
-                Py_UCS4 c = PyUnicode_READ(kind, data, i);
-                if (go_space(c)) {
-                    gap = any;
-                    continue;
-                }
-                if (gap) h = (h ^ (uint64_t)' ') * 1099511628211ULL;
-                gap = 0, any = 1;
-                c = c < 128 ? (c >= 'A' && c <= 'Z' ? c + 32 : c) : Py_UNICODE_TOLOWER(c);
-                h = (h ^ (uint64_t)c) * 1099511628211ULL;
-            }
+            for (Py_ssize_t i = 0; i < len; i++) key_hash_add(&k, PyUnicode_READ(kind, data, i));
         }
-        out[x] = h;
+        out[x] = k.h;
     }
     return result;
 }
