@@ -199,27 +199,43 @@ class _ByteStream(_ArrayStream):
     def __init__(self, p: str, suite: str, block: int, scanner: Any, shared: str = "") -> None:
         super().__init__(p, suite, block)
         self.scanner = scanner
-        self.raw, self.started = b"", False
+        self.raw: bytes | memoryview = b""  # the unread bytes so far: ``buf[:filled]``
+        self.started = False
+        self.buf, self.filled = bytearray(), 0  # one buffer, read into again and again (no new pages per block)
         self.shared = shared.encode()
         self.seen: set[bytes] = set()  # the digests of the shared elements parsed so far
 
     def _more(self, want: int = 0) -> bool:
-        """Append at least ``want`` (and a block's worth of) further bytes; False at the end of the file."""
+        """Append at least ``want`` (and a block's worth of) further bytes; False at the end of the file. The
+        unconsumed bytes move to the front of the buffer and the file is read into the rest (a larger buffer only
+        when they and the block do not fit)."""
         if self.eof:
             return False
+        size, keep = max(self.block, want), self.filled - self.pos
+        if keep + size > len(self.buf):
+            buf = bytearray(keep + size)
+            buf[:keep] = memoryview(self.buf)[self.pos:self.filled]
+            self.buf = buf
+        elif self.pos:
+            view = memoryview(self.buf)
+            view[:keep] = bytes(view[self.pos:self.filled])
+        self.filled, self.pos = keep, 0
         try:
-            raw = os.read(self.fd, max(self.block, want))
+            got = os.readv(self.fd, [memoryview(self.buf)[keep:keep + size]])
         except OSError as exc:
             _os_error(self.p, exc, self.suite)
-        self.digest.update(raw)
-        self.size += len(raw)
-        if not raw:
+        chunk = memoryview(self.buf)[keep:keep + got]
+        self.digest.update(chunk)
+        self.size += got
+        self.filled += got
+        self.raw = memoryview(self.buf)[:self.filled]
+        if not got:
             self.eof = True
             return False
-        self.raw, self.pos = self.raw[self.pos:] + raw, 0
-        if not self.started and (len(self.raw) >= len(_BOM) or not _BOM.startswith(self.raw)):
+        head = bytes(self.raw[:len(_BOM)])
+        if not self.started and (len(head) >= len(_BOM) or not _BOM.startswith(head)):
             self.started = True
-            if self.raw.startswith(_BOM):
+            if head.startswith(_BOM):
                 self.pos = len(_BOM)
         return True
 
