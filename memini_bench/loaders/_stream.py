@@ -10,9 +10,10 @@ so its checks and messages apply unchanged; a streamed file gets the same one-li
 valid JSON, not an array), ``NaN``/``Infinity`` refused as ``orjson`` refuses them.
 
 Where the optional C scanner ``_jsonscan`` was built (setup.py; off with ``MEMINI_BENCH_KERNELS=0``), the stream
-stays in bytes instead (``_ByteStream``): the scanner finds where each element ends, ``orjson`` parses exactly
-those bytes (checking them, UTF-8 included), and a block that ends inside an element makes the next read at least
-as large as what is buffered, so no element is parsed twice and a long one is scanned a bounded number of times.
+stays in bytes instead (``_ByteStream``, one buffer read into again and again): the scanner finds where each
+element ends, ``orjson`` parses exactly those bytes (checking them, UTF-8 included), and a block that ends inside an
+element makes the next read at least as large as what of the element is buffered, so no element is parsed twice and
+a long one is scanned a bounded number of times.
 
 ``shared=KEY`` (the byte stream only): in each element that is an object holding the array ``KEY`` once (LongMemEval's
 ``haystack_sessions``, whose sessions recur across records), that array comes back as one ``Shared`` per element:
@@ -213,7 +214,7 @@ class _ByteStream(_ArrayStream):
             return False
         size, keep = max(self.block, want), self.filled - self.pos
         if keep + size > len(self.buf):
-            buf = bytearray(keep + size)
+            buf = bytearray(max(keep + size, 2 * self.block))
             buf[:keep] = memoryview(self.buf)[self.pos:self.filled]
             self.buf = buf
         elif self.pos:
@@ -251,7 +252,7 @@ class _ByteStream(_ArrayStream):
 
     def _element(self) -> Any:
         while (end := self.scanner.value_end(self.raw, self.pos, self.eof)) < 0:
-            self._more(len(self.raw))
+            self._more(len(self.raw) - self.pos)  # at least as much again as the element holds so far
         try:
             value = self._shared(end) if self.shared and self.raw[self.pos] == 0x7B else None
             if value is None:
