@@ -420,6 +420,26 @@ static int table_grow(Table *t, PyObject *distinct) {
     return 0;
 }
 
+/* a[0:n) == b[0:n): a loop for the short tokens of text (no call), memcmp past 16 bytes. */
+static inline int same_bytes(const char *a, const char *b, Py_ssize_t n) {
+    if (n > 16) return memcmp(a, b, (size_t)n) == 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (a[i] != b[i]) return 0;
+    return 1;
+}
+
+/* Push one int32 onto ``v`` (a Vec of int32): vec_push without the call and the copy of a variable size. */
+static inline int push_int32(Vec *v, int32_t x) {
+    if (v->n == v->cap) {
+        size_t cap = v->cap ? 2 * v->cap : 1024;
+        char *data = realloc(v->data, cap * sizeof(int32_t));
+        if (data == NULL) return -1;
+        v->data = data, v->cap = cap;
+    }
+    ((int32_t *)v->data)[v->n++] = x;
+    return 0;
+}
+
 /* The local id of the ASCII token s[0:n] (lowercase; h its fnv1a), adding it to the table and to ``distinct`` when
  * new. */
 static int32_t ascii_id_hashed(Table *t, PyObject *distinct, const char *s, Py_ssize_t n, uint64_t h) {
@@ -430,7 +450,7 @@ static int32_t ascii_id_hashed(Table *t, PyObject *distinct, const char *s, Py_s
     size_t j = h & (t->cap - 1);
     while (t->slot[j].id >= 0) {
         const Slot *at = &t->slot[j];
-        if (at->hash == h && at->len == n && memcmp(at->data, s, (size_t)n) == 0) return at->id;
+        if (at->hash == h && at->len == n && same_bytes(at->data, s, n)) return at->id;
         j = (j + 1) & (t->cap - 1);
     }
     if (n >= INT32_MAX) {
@@ -459,8 +479,9 @@ static int32_t ascii_id(Table *t, PyObject *distinct, const char *s, Py_ssize_t 
 
 /* The ASCII tokens of text[lo:hi) (no character there above 127) onto ``occ``; the count, -1 on error. Each token
  * is lowercased into ``room`` (``scratch`` past TOKEN_ROOM characters) and hashed on the way. */
-static Py_ssize_t ascii_tokens(int kind, const void *data, Py_ssize_t lo, Py_ssize_t hi, Table *t, PyObject *distinct,
-                               Vec *occ, Vec *scratch) {
+static inline __attribute__((always_inline)) Py_ssize_t ascii_tokens_of_kind(
+        int kind, const void *data, Py_ssize_t lo, Py_ssize_t hi, Table *t, PyObject *distinct, Vec *occ,
+        Vec *scratch) {
     Py_ssize_t count = 0;
     char room[TOKEN_ROOM];
     const Py_UCS1 *one = kind == PyUnicode_1BYTE_KIND ? data : NULL;
@@ -493,13 +514,38 @@ static Py_ssize_t ascii_tokens(int kind, const void *data, Py_ssize_t lo, Py_ssi
         if (n > TOKEN_ROOM) token = scratch->data;
         int32_t id = ascii_id_hashed(t, distinct, token, n, h);
         if (id < 0) return -1;
-        if (vec_push(occ, &id) < 0) goto nomem;
+        if (push_int32(occ, id) < 0) goto nomem;
         count++;
     }
     return count;
 nomem:
     PyErr_NoMemory();
     return -1;
+}
+
+/* ascii_tokens_of_kind with the kind a constant in each copy (no switch per character). */
+static Py_ssize_t ascii_tokens(int kind, const void *data, Py_ssize_t lo, Py_ssize_t hi, Table *t, PyObject *distinct,
+                               Vec *occ, Vec *scratch) {
+    switch (kind) {
+    case PyUnicode_1BYTE_KIND: return ascii_tokens_of_kind(PyUnicode_1BYTE_KIND, data, lo, hi, t, distinct, occ, scratch);
+    case PyUnicode_2BYTE_KIND: return ascii_tokens_of_kind(PyUnicode_2BYTE_KIND, data, lo, hi, t, distinct, occ, scratch);
+    default: return ascii_tokens_of_kind(PyUnicode_4BYTE_KIND, data, lo, hi, t, distinct, occ, scratch);
+    }
+}
+
+/* The first position at or after i of a character above 127 (len when none), for the kind a constant. */
+static inline __attribute__((always_inline)) Py_ssize_t next_high_of_kind(int kind, const void *data, Py_ssize_t i,
+                                                                           Py_ssize_t len) {
+    while (i < len && PyUnicode_READ(kind, data, i) < 128) i++;
+    return i;
+}
+
+static Py_ssize_t next_high(int kind, const void *data, Py_ssize_t i, Py_ssize_t len) {
+    switch (kind) {
+    case PyUnicode_1BYTE_KIND: return next_high_of_kind(PyUnicode_1BYTE_KIND, data, i, len);
+    case PyUnicode_2BYTE_KIND: return next_high_of_kind(PyUnicode_2BYTE_KIND, data, i, len);
+    default: return next_high_of_kind(PyUnicode_4BYTE_KIND, data, i, len);
+    }
 }
 
 /* The tokens ``fold(stretch)`` returns (folded tokens of a non-ASCII stretch) onto ``occ``; the count, -1 on error. */
@@ -563,10 +609,8 @@ static Py_ssize_t tokens_of(PyObject *text, PyObject *fold, Table *t, PyObject *
     if (PyUnicode_IS_ASCII(text)) return ascii_tokens(kind, data, 0, len, t, distinct, occ, scratch);
     spans->n = 0;
     for (Py_ssize_t i = 0; i < len;) {
-        if (PyUnicode_READ(kind, data, i) < 128) {
-            i++;
-            continue;
-        }
+        i = next_high(kind, data, i, len);
+        if (i >= len) break;
         Py_ssize_t span[2] = {i, i};
         while (i < len && PyUnicode_READ(kind, data, i) >= 128) i++;
         while (i < len && ALNUM(PyUnicode_READ(kind, data, i))) i++;
