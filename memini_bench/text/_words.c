@@ -11,6 +11,10 @@
  *   Go's strings.Join(strings.Fields(text), " "): the runs of non-spaces (unicode.IsSpace, as above) joined by one
  *   space, nothing before the first or after the last (the dedup key before lowercasing).
  *
+ * utf8_length(text) -> int
+ *   The length of text.encode("utf-8") without encoding it; -1 when the text holds a lone surrogate (which that
+ *   encoding refuses: the caller then encodes, and gets its error).
+ *
  * normalized_hashes(texts) -> bytes
  *   Per text (a list of str), a 64-bit FNV-1a hash (uint64) of the code points of its dedup key
  *   (``composite.normalize_content``: fields_joined, then each character's simple lowercase mapping, which is Go's
@@ -179,10 +183,42 @@ static PyObject *normalized_hashes(PyObject *self, PyObject *texts) {
     return result;
 }
 
+static PyObject *utf8_length(PyObject *self, PyObject *text) {
+    (void)self;
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "utf8_length: text must be a str");
+        return NULL;
+    }
+    const int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    const Py_ssize_t len = PyUnicode_GET_LENGTH(text);
+    Py_ssize_t n = len;
+    if (kind == PyUnicode_1BYTE_KIND) {
+        const Py_UCS1 *one = data;
+        for (Py_ssize_t i = 0; i < len; i++) n += one[i] >= 0x80;
+    } else if (kind == PyUnicode_2BYTE_KIND) {
+        const Py_UCS2 *two = data;
+        for (Py_ssize_t i = 0; i < len; i++) {
+            const Py_UCS2 c = two[i];
+            if (c >= 0xD800 && c <= 0xDFFF) return PyLong_FromLong(-1);
+            n += (c >= 0x80) + (c >= 0x800);
+        }
+    } else {
+        const Py_UCS4 *four = data;
+        for (Py_ssize_t i = 0; i < len; i++) {
+            const Py_UCS4 c = four[i];
+            if (c >= 0xD800 && c <= 0xDFFF) return PyLong_FromLong(-1);
+            n += (c >= 0x80) + (c >= 0x800) + (c >= 0x10000);
+        }
+    }
+    return PyLong_FromSsize_t(n);
+}
+
 static PyMethodDef methods[] = {
     {"hash_buckets", hash_buckets, METH_VARARGS, "The hash embedder's word buckets of texts (see the source)."},
     {"fields_joined", fields_joined, METH_O, "Go's strings.Join(strings.Fields(text), \" \") (see the source)."},
     {"normalized_hashes", normalized_hashes, METH_O, "Per text, a hash of its dedup key (see the source)."},
+    {"utf8_length", utf8_length, METH_O, "The length of text.encode('utf-8'), -1 on a lone surrogate."},
     {NULL, NULL, 0, NULL},
 };
 
