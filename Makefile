@@ -93,7 +93,8 @@ gpu: $(STAMP)
 	$(PY) cmd/gpu_embed.py --device cuda --data $(LOCOMO) --lme $(LME)/longmemeval_oracle_sample97.json \
 		--out results/bench/gpu.json
 
-# 1/4, 1/2 and full LongMemEval-S shape (cold and warm) and the -M shape (once), hash embedder; not part of `make test`
+# 1/4, 1/2 and full LongMemEval-S shape (cold and warm) and the -M shape at two sharing levels, M and M-less (once
+# each), hash embedder; not part of `make test`
 scale: $(STAMP)
 	$(PY) cmd/scale.py --data ../shared/data --dir $(SCALE_DIR) --out results/bench/scale.json
 

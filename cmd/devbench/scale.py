@@ -9,7 +9,10 @@ Phase times are wall clock (on a busy machine they stretch; ``phases_cpu_s`` hol
 which does not; the CPU column is the child's own CPU time plus that of its own finished children: the forked
 embedding child of ``embed.background``, which embeds on the second core while the keyword index is built; its peak
 RSS, mostly pages shared with the run by fork, is ``children_peak_gb``, and ``peak_gb_with_children`` adds it to
-the run's own peak: a bound on the whole run's memory that counts the shared pages twice).
+the run's own peak: a bound on the whole run's memory that counts the shared pages twice). The parent also samples,
+every half second, the proportional set size (PSS, shared pages split between the processes sharing them) of the
+run and its children together: ``tree_pss_peak_gb``, the largest sample (a sampled figure may miss a short peak).
+Each run records the 1-minute load average before and after it (``load_average``): the machine may be shared.
 Each run is a child process (``python cmd/scale.py --worker FILE``) doing the normal run's steps
 (load and prepare the data set, build memini's three systems, ingest, prepare, recall every question, score;
 no results file), timing each phase and reading its own peak RSS after each. The parent measures the child's wall
@@ -34,8 +37,10 @@ from devbench import synth
 from memini_bench.core.console import run_command
 from memini_bench.core.settings import Int, Real, command, setting
 from memini_bench.core.table import Cell, Column, Table, fmt_num, markdown
+from memini_bench.errors import BenchError
 
 S_SCALES = ((125, "1/4 S"), (250, "1/2 S"), (500, "S"))
+M_SCALES = (("M", 50_000), ("M-less", 250_000))  # label, pool of filler sessions
 
 
 def _peak_gb() -> float:
@@ -108,6 +113,27 @@ class Measured:
     peak_gb: float
     report: dict[str, object] = field(default_factory=dict)
     error: str = ""
+    load_average: list[float] = field(default_factory=list)  # 1-minute load before and after the run
+    tree_pss_peak_gb: float = 0.0  # the largest sampled PSS of the run and its children together
+
+
+def _tree_pss_gb(pid: int) -> float:
+    """The PSS of ``pid`` and its descendants, summed (0 where /proc does not say)."""
+    total, todo, seen = 0, [pid], set()
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        try:
+            with open(f"/proc/{p}/smaps_rollup") as f:
+                total += next((int(line.split()[1]) for line in f if line.startswith("Pss:")), 0)
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as f:
+                    todo += [int(c) for c in f.read().split()]
+        except (OSError, ValueError):
+            continue
+    return total / 1e6
 
 
 def _rss_gb(pid: int) -> float:
@@ -129,11 +155,13 @@ def measure(path: Path, label: str, run: str, embedder: str, max_rss_gb: float) 
     t = time.perf_counter()
     child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
     killed = threading.Event()
-    seen = [0.0]
+    seen = [0.0, 0.0]  # the child's RSS, the tree's PSS
+    loads = [os.getloadavg()[0]]
 
     def watch() -> None:
         while child.poll() is None:
             seen[0] = max(seen[0], _rss_gb(child.pid))
+            seen[1] = max(seen[1], _tree_pss_gb(child.pid))
             if seen[0] > max_rss_gb:
                 killed.set()
                 child.kill()
@@ -144,14 +172,17 @@ def measure(path: Path, label: str, run: str, embedder: str, max_rss_gb: float) 
     watcher.start()
     out, err = child.communicate()
     wall = time.perf_counter() - t
+    watcher.join()
+    loads.append(os.getloadavg()[0])
     peak = seen[0]  # polled; the child's own ru_maxrss below is exact
+    sampled = {"load_average": loads, "tree_pss_peak_gb": seen[1]}
     if killed.is_set():
-        return Measured(label, run, wall, peak, error=f"stopped above {max_rss_gb:g} GB RSS")
+        return Measured(label, run, wall, peak, error=f"stopped above {max_rss_gb:g} GB RSS", **sampled)
     if child.returncode:
-        return Measured(label, run, wall, peak, error=(err.strip().splitlines() or ["failed"])[-1])
+        return Measured(label, run, wall, peak, error=(err.strip().splitlines() or ["failed"])[-1], **sampled)
     report = json.loads(out.strip().splitlines()[-1])
     own_peak = max(report["peak_gb_after"].values())
-    return Measured(label, run, wall, own_peak, report)
+    return Measured(label, run, wall, own_peak, report, **sampled)
 
 
 COLUMNS = (Column("scale", "scale", "left"), Column("run", "run", "left"),
@@ -185,7 +216,7 @@ def table(runs: list[Measured]) -> Table:
     """Every run (``make scale``'s printout and the docs' scale block)."""
     return Table(COLUMNS, tuple(cells(m) for m in runs),
                  notes=("N: one run per row, each timed once (cold: an empty embedding cache; warm: the cache the "
-                        "cold run filled; once: the M scale's single run). No marks.",))
+                        "cold run filled; once: an M scale's single run). No marks.",))
 
 
 def row(m: Measured) -> str:
@@ -215,7 +246,7 @@ class ScaleOptions:
     data: str = setting("data", "../shared/data", "the shared data folder (sentences for the files)")
     dir: str = setting("dir", "/tmp/memini-scale", "where the generated files live (not the repo)")
     embedder: str = setting("embedder", "hash", "the embedder (hash: no model, so the harness itself is timed)")
-    scales: str = setting("scales", "1/4,1/2,S,M", "comma list of 1/4, 1/2, S, M")
+    scales: str = setting("scales", "1/4,1/2,S,M,M-less", "comma list of 1/4, 1/2, S, M, M-less")
     max_rss_gb: float = setting("max-rss-gb", 22.0, "stop a run whose RSS passes this", type=Real())
     seed: int = setting("seed", 0, "the generated files' seed", type=Int())
     out: str = setting("out", "runs/bench/scale.json", "the results file (docs/performance.md)")
@@ -230,6 +261,10 @@ def main_command(args: ScaleOptions) -> int | None:
 
     check_bench_out(args.out)
     wanted = set(args.scales.split(","))
+    known = {label.split()[0] for _, label in S_SCALES} | {label for label, _ in M_SCALES}
+    if wanted - known:
+        raise BenchError(f"-scales {args.scales}: unknown {', '.join(sorted(wanted - known))}; use a comma list of "
+                         f"{', '.join(sorted(known))}")
     folder = Path(args.dir)
     source: synth.Source | None = None
     runs: list[Measured] = []
@@ -249,11 +284,14 @@ def main_command(args: ScaleOptions) -> int | None:
         source = ensure(path, source, shape, args.data)
         for run in ("cold", "warm"):
             record(measure(path, label, run, args.embedder, args.max_rss_gb))
-    if "M" in wanted:
-        shape = synth.Shape(sessions=500, seed=args.seed)
-        path = folder / f"lme-m-seed{args.seed}.json"
+    for label, pool in M_SCALES:
+        if label not in wanted:
+            continue
+        shape = synth.Shape(sessions=500, pool=pool, seed=args.seed)
+        path = folder / (f"lme-m-seed{args.seed}.json" if pool == synth.Shape().pool else
+                         f"lme-m-pool{pool}-seed{args.seed}.json")
         source = ensure(path, source, shape, args.data)
-        record(measure(path, "M", "once", args.embedder, args.max_rss_gb))
+        record(measure(path, label, "once", args.embedder, args.max_rss_gb))
     write_results(Path(args.out), args, runs, start, time.perf_counter() - started)
     return 0
 

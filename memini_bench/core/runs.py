@@ -10,11 +10,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from memini_bench.core.dataset import Question
+from memini_bench.text.go_strings import WORDS
+
+_UTF8_LENGTH = getattr(WORDS, "utf8_length", None)
 
 
 def estimate_tokens(text: str) -> int:
-    """memini's token estimate: ``(utf-8 bytes + 3) // 4``."""
-    return (len(text.encode("utf-8")) + 3) // 4
+    """memini's token estimate: ``(utf-8 bytes + 3) // 4`` (the bytes counted without encoding: an ASCII text's
+    length, else the compiled ``_words.utf8_length`` where built; a text it declines is encoded)."""
+    if text.isascii():
+        return (len(text) + 3) // 4
+    n = _UTF8_LENGTH(text) if _UTF8_LENGTH is not None else -1
+    return ((n if n >= 0 else len(text.encode("utf-8"))) + 3) // 4
 
 
 class TokenMemo(dict):

@@ -10,9 +10,19 @@ so its checks and messages apply unchanged; a streamed file gets the same one-li
 valid JSON, not an array), ``NaN``/``Infinity`` refused as ``orjson`` refuses them.
 
 Where the optional C scanner ``_jsonscan`` was built (setup.py; off with ``MEMINI_BENCH_KERNELS=0``), the stream
-stays in bytes instead (``_ByteStream``): the scanner finds where each element ends, ``orjson`` parses exactly
-those bytes (checking them, UTF-8 included), and a block that ends inside an element makes the next read at least
-as large as what is buffered, so no element is parsed twice and a long one is scanned a bounded number of times.
+stays in bytes instead (``_ByteStream``, one buffer read into again and again): the scanner finds where each
+element ends, ``orjson`` parses exactly those bytes (checking them, UTF-8 included), and a block that ends inside an
+element makes the next read at least as large as what of the element is buffered, so no element is parsed twice and
+a long one is scanned a bounded number of times.
+
+``shared=KEY`` (the byte stream only): in each element that is an object holding the array ``KEY`` once (LongMemEval's
+``haystack_sessions``, whose sessions recur across records), that array comes back as one ``Shared`` per element:
+the SHA-256 of the element's bytes and, the first time those bytes are seen in the file, the element parsed
+(``orjson`` on exactly those bytes: the value the whole record's parse gives it); a later element with the same
+bytes is not parsed again (its ``value`` is ``UNPARSED``), so the caller keeps what it made of the first one by its
+digest. The rest of the record is parsed with ``[]`` in the array's place; a record that is not so simple (a key
+with an escape, the key twice, a malformed separator) or whose parts do not parse is parsed whole, as without
+``shared``, so its errors are the same.
 """
 
 from __future__ import annotations
@@ -24,7 +34,7 @@ import os
 import stat
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -50,7 +60,17 @@ def _refuse_constant(name: str) -> Any:
 _DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
 
 
-def json_array(path: str | Path, suite: str) -> tuple[Iterable[Any], Callable[[], Source]]:
+UNPARSED = object()  # a ``Shared`` element whose bytes were seen (and parsed) earlier in the file
+
+
+class Shared(NamedTuple):
+    """One element of a ``shared`` array (module docstring): its bytes' SHA-256 and, at first sight, its value."""
+
+    digest: bytes
+    value: Any = UNPARSED
+
+
+def json_array(path: str | Path, suite: str, shared: str = "") -> tuple[Iterable[Any], Callable[[], Source]]:
     """The elements of the JSON array in ``path`` and the file's ``Source`` (see the module docstring)."""
     p = str(path)
     try:
@@ -62,7 +82,8 @@ def json_array(path: str | Path, suite: str) -> tuple[Iterable[Any], Callable[[]
         value_of(rows, list, At(p))
         return rows, lambda: source
     scanner = _jsonscan if os.environ.get("MEMINI_BENCH_KERNELS", "1") != "0" else None
-    stream = _ByteStream(p, suite, BLOCK_BYTES, scanner) if scanner is not None else _ArrayStream(p, suite, BLOCK_BYTES)
+    stream = _ByteStream(p, suite, BLOCK_BYTES, scanner, shared) if scanner is not None else \
+        _ArrayStream(p, suite, BLOCK_BYTES)
     return stream, stream.source
 
 
@@ -176,28 +197,46 @@ class _ArrayStream:
 class _ByteStream(_ArrayStream):
     """``_ArrayStream`` over bytes: the C scanner cuts each element, ``orjson`` parses it (module docstring)."""
 
-    def __init__(self, p: str, suite: str, block: int, scanner: Any) -> None:
+    def __init__(self, p: str, suite: str, block: int, scanner: Any, shared: str = "") -> None:
         super().__init__(p, suite, block)
         self.scanner = scanner
-        self.raw, self.started = b"", False
+        self.raw: bytes | memoryview = b""  # the unread bytes so far: ``buf[:filled]``
+        self.started = False
+        self.buf, self.filled = bytearray(), 0  # one buffer, read into again and again (no new pages per block)
+        self.shared = shared.encode()
+        self.seen: set[bytes] = set()  # the digests of the shared elements parsed so far
 
     def _more(self, want: int = 0) -> bool:
-        """Append at least ``want`` (and a block's worth of) further bytes; False at the end of the file."""
+        """Append at least ``want`` (and a block's worth of) further bytes; False at the end of the file. The
+        unconsumed bytes move to the front of the buffer and the file is read into the rest (a larger buffer only
+        when they and the block do not fit)."""
         if self.eof:
             return False
+        size, keep = max(self.block, want), self.filled - self.pos
+        if keep + size > len(self.buf):
+            buf = bytearray(max(keep + size, 2 * self.block))
+            buf[:keep] = memoryview(self.buf)[self.pos:self.filled]
+            self.buf = buf
+        elif self.pos:
+            view = memoryview(self.buf)
+            view[:keep] = bytes(view[self.pos:self.filled])
+        self.filled, self.pos = keep, 0
         try:
-            raw = os.read(self.fd, max(self.block, want))
+            got = os.readv(self.fd, [memoryview(self.buf)[keep:keep + size]])
         except OSError as exc:
             _os_error(self.p, exc, self.suite)
-        self.digest.update(raw)
-        self.size += len(raw)
-        if not raw:
+        chunk = memoryview(self.buf)[keep:keep + got]
+        self.digest.update(chunk)
+        self.size += got
+        self.filled += got
+        self.raw = memoryview(self.buf)[:self.filled]
+        if not got:
             self.eof = True
             return False
-        self.raw, self.pos = self.raw[self.pos:] + raw, 0
-        if not self.started and (len(self.raw) >= len(_BOM) or not _BOM.startswith(self.raw)):
+        head = bytes(self.raw[:len(_BOM)])
+        if not self.started and (len(head) >= len(_BOM) or not _BOM.startswith(head)):
             self.started = True
-            if self.raw.startswith(_BOM):
+            if head.startswith(_BOM):
                 self.pos = len(_BOM)
         return True
 
@@ -213,9 +252,11 @@ class _ByteStream(_ArrayStream):
 
     def _element(self) -> Any:
         while (end := self.scanner.value_end(self.raw, self.pos, self.eof)) < 0:
-            self._more(len(self.raw))
+            self._more(len(self.raw) - self.pos)  # at least as much again as the element holds so far
         try:
-            value = orjson.loads(memoryview(self.raw)[self.pos:end])
+            value = self._shared(end) if self.shared and self.raw[self.pos] == 0x7B else None
+            if value is None:
+                value = orjson.loads(memoryview(self.raw)[self.pos:end])
         except MemoryError:
             raise BenchError(out_of_memory(Source(self.p, "", os.fstat(self.fd).st_size))) from None
         except orjson.JSONDecodeError as exc:
@@ -224,4 +265,35 @@ class _ByteStream(_ArrayStream):
                 why = f"not UTF-8: {why}"
             raise self._malformed(why) from None
         self.pos = end
+        return value
+
+    def _shared(self, end: int) -> dict | None:
+        """The object at the cursor with its ``shared`` array as ``Shared`` elements (module docstring); None where
+        the whole object is to be parsed instead."""
+        got = self.scanner.member_elements(self.raw, self.pos, end, self.shared)
+        if got is None:
+            return None
+        start, stop, packed = got
+        view = memoryview(self.raw)
+        try:
+            value = orjson.loads(b"".join((view[self.pos:start], b"[]", view[stop:end])))
+            spans = memoryview(packed).cast("n")
+            elements = []
+            first: dict[bytes, Any] = {}
+            for j in range(0, len(spans), 2):
+                part = view[spans[j]:spans[j + 1]]
+                digest = hashlib.sha256(part).digest()
+                if digest in self.seen:
+                    elements.append(Shared(digest))
+                elif digest in first:  # twice in this record, first seen here
+                    elements.append(Shared(digest))
+                else:
+                    first[digest] = orjson.loads(part)
+                    elements.append(Shared(digest, first[digest]))
+        except orjson.JSONDecodeError:
+            return None  # the whole object's parse says what is wrong, as without ``shared``
+        if type(value) is not dict:
+            return None
+        self.seen.update(first)
+        value[self.shared.decode()] = elements
         return value

@@ -39,7 +39,7 @@ from memini_bench.loaders._json import (
     text_of,
     value_of,
 )
-from memini_bench.loaders._stream import json_array
+from memini_bench.loaders._stream import UNPARSED, Shared, json_array
 from memini_bench.loaders.dates import parse_layout
 from memini_bench.loaders.longmemeval_turns import GRANULARITIES, SESSIONS_FROM_TURNS, turn_items
 
@@ -99,8 +99,19 @@ def doc_of(pairs: list[tuple[str, str]], date: str, mode: str) -> str:
         user = "".join(f"{content}\n" for role, content in pairs if role == "user")
         return user or full
     if mode == "dated" and date.strip():
-        return f"[{date}]\n{full}"
+        return doc_of_dated(full, date)
     return full
+
+
+def _session_text(turns: object, date: str, mode: str, at: At) -> str:
+    """``session_doc``, with plain turns (``plain_pairs``) made into text without a JSON place per turn."""
+    pairs = plain_pairs(turns)
+    return doc_of(pairs, date, mode) if pairs is not None else session_doc(turns, date, mode, at)
+
+
+def doc_of_dated(full: str, date: str) -> str:
+    """``doc_of`` in ``dated`` mode from the ``full`` text (``date`` not blank)."""
+    return f"[{date}]\n{full}"
 
 
 def _string_at(values: list, index: int, at: At) -> str:
@@ -157,8 +168,12 @@ def load_longmemeval(path: str, *, session_doc_mode: str = "full", abstention: s
     turns = granularity == "turn"
     # A large file is streamed record by record and each distinct session text kept once (LongMemEval-M is 2.7 GB
     # of JSON whose filler sessions recur across records): memory grows with the distinct text, not the file.
-    rows, source = json_array(path, "longmemeval")
+    # Where the stream parses each distinct session's bytes once (``_stream.Shared``), each one's text is made once
+    # too: ``by_digest`` maps the bytes' digest to the text (for -session-doc dated, the text before its date).
+    rows, source = json_array(path, "longmemeval", shared="" if turns else "haystack_sessions")
     texts: dict[str, str] = {}
+    by_digest: dict[bytes, str] = {}
+    dated = session_doc_mode == "dated"
     records = 0
     items: list[Item] = []
     questions: list[Question] = []
@@ -212,10 +227,19 @@ def load_longmemeval(path: str, *, session_doc_mode: str = "full", abstention: s
                     elif shared_haystack:
                         tally.conflicts += items[seen_sessions[item.id]].content != item.content
                 continue
-            pairs = plain_pairs(session)
-            content = doc_of(pairs, date, session_doc_mode) if pairs is not None else \
-                session_doc(session, date, session_doc_mode, at / "haystack_sessions" / s)
-            content = texts.setdefault(content, content)
+            if type(session) is Shared:
+                content = by_digest.get(session.digest)
+                if content is None:
+                    assert session.value is not UNPARSED, "a shared session's first sight carries its value"
+                    content = _session_text(session.value, "" if dated else date, session_doc_mode,
+                                            at / "haystack_sessions" / s)
+                    content = by_digest[session.digest] = texts.setdefault(content, content)
+                if dated and date.strip():
+                    content = doc_of_dated(content, date)
+                    content = texts.setdefault(content, content)
+            else:
+                content = _session_text(session, date, session_doc_mode, at / "haystack_sessions" / s)
+                content = texts.setdefault(content, content)
             item_id = prefix + sid
             if item_id in own:
                 tally.repeated.append(f"{qid}/{sid}")

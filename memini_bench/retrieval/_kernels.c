@@ -383,11 +383,17 @@ done:
 
 #include "../_vec.h"
 
-/* The batch's distinct ASCII tokens: open addressing on FNV-1a, each slot a local id (-1 empty); the token's
- * characters are those of its str in ``distinct``. */
+/* The batch's distinct ASCII tokens: open addressing on FNV-1a, each slot a local id (-1 empty) with the hash, length
+ * and characters (those of its str in ``distinct``, which keeps them alive) side by side, so a probe reads one
+ * slot. */
 typedef struct {
-    int32_t *slot;
-    uint64_t *hash;
+    uint64_t hash;
+    const char *data;
+    int32_t id, len;
+} Slot;
+
+typedef struct {
+    Slot *slot;
     size_t cap, used;
 } Table;
 
@@ -399,22 +405,38 @@ static uint64_t fnv1a(const char *s, Py_ssize_t n) {
 
 static int table_grow(Table *t, PyObject *distinct) {
     size_t cap = t->cap ? 2 * t->cap : 4096;
-    int32_t *slot = malloc(cap * sizeof(int32_t));
-    uint64_t *hash = malloc(cap * sizeof(uint64_t));
-    if (slot == NULL || hash == NULL) {
-        free(slot), free(hash);
-        return -1;
-    }
-    memset(slot, 0xff, cap * sizeof(int32_t));
+    Slot *slot = malloc(cap * sizeof(Slot));
+    if (slot == NULL) return -1;
+    for (size_t i = 0; i < cap; i++) slot[i].id = -1;
     for (size_t i = 0; i < t->cap; i++) {
-        if (t->slot[i] < 0) continue;
-        size_t j = t->hash[i] & (cap - 1);
-        while (slot[j] >= 0) j = (j + 1) & (cap - 1);
-        slot[j] = t->slot[i], hash[j] = t->hash[i];
+        if (t->slot[i].id < 0) continue;
+        size_t j = t->slot[i].hash & (cap - 1);
+        while (slot[j].id >= 0) j = (j + 1) & (cap - 1);
+        slot[j] = t->slot[i];
     }
-    free(t->slot), free(t->hash);
-    t->slot = slot, t->hash = hash, t->cap = cap;
+    free(t->slot);
+    t->slot = slot, t->cap = cap;
     (void)distinct;
+    return 0;
+}
+
+/* a[0:n) == b[0:n): a loop for the short tokens of text (no call), memcmp past 16 bytes. */
+static inline int same_bytes(const char *a, const char *b, Py_ssize_t n) {
+    if (n > 16) return memcmp(a, b, (size_t)n) == 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (a[i] != b[i]) return 0;
+    return 1;
+}
+
+/* Push one int32 onto ``v`` (a Vec of int32): vec_push without the call and the copy of a variable size. */
+static inline int push_int32(Vec *v, int32_t x) {
+    if (v->n == v->cap) {
+        size_t cap = v->cap ? 2 * v->cap : 1024;
+        char *data = realloc(v->data, cap * sizeof(int32_t));
+        if (data == NULL) return -1;
+        v->data = data, v->cap = cap;
+    }
+    ((int32_t *)v->data)[v->n++] = x;
     return 0;
 }
 
@@ -426,13 +448,14 @@ static int32_t ascii_id_hashed(Table *t, PyObject *distinct, const char *s, Py_s
         return -1;
     }
     size_t j = h & (t->cap - 1);
-    while (t->slot[j] >= 0) {
-        if (t->hash[j] == h) {
-            PyObject *known = PyList_GET_ITEM(distinct, t->slot[j]);
-            if (PyUnicode_GET_LENGTH(known) == n && memcmp(PyUnicode_DATA(known), s, (size_t)n) == 0)
-                return t->slot[j];
-        }
+    while (t->slot[j].id >= 0) {
+        const Slot *at = &t->slot[j];
+        if (at->hash == h && at->len == n && same_bytes(at->data, s, n)) return at->id;
         j = (j + 1) & (t->cap - 1);
+    }
+    if (n >= INT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "count_terms: a token too long");
+        return -1;
     }
     PyObject *token = PyUnicode_FromStringAndSize(s, n);
     if (token == NULL) return -1;
@@ -443,7 +466,8 @@ static int32_t ascii_id_hashed(Table *t, PyObject *distinct, const char *s, Py_s
         return -1;
     }
     Py_DECREF(token);
-    t->slot[j] = (int32_t)id, t->hash[j] = h, t->used++;
+    t->slot[j] = (Slot){h, (const char *)PyUnicode_DATA(token), (int32_t)id, (int32_t)n};
+    t->used++;
     return (int32_t)id;
 }
 
@@ -455,8 +479,9 @@ static int32_t ascii_id(Table *t, PyObject *distinct, const char *s, Py_ssize_t 
 
 /* The ASCII tokens of text[lo:hi) (no character there above 127) onto ``occ``; the count, -1 on error. Each token
  * is lowercased into ``room`` (``scratch`` past TOKEN_ROOM characters) and hashed on the way. */
-static Py_ssize_t ascii_tokens(int kind, const void *data, Py_ssize_t lo, Py_ssize_t hi, Table *t, PyObject *distinct,
-                               Vec *occ, Vec *scratch) {
+static inline __attribute__((always_inline)) Py_ssize_t ascii_tokens_of_kind(
+        int kind, const void *data, Py_ssize_t lo, Py_ssize_t hi, Table *t, PyObject *distinct, Vec *occ,
+        Vec *scratch) {
     Py_ssize_t count = 0;
     char room[TOKEN_ROOM];
     const Py_UCS1 *one = kind == PyUnicode_1BYTE_KIND ? data : NULL;
@@ -489,13 +514,38 @@ static Py_ssize_t ascii_tokens(int kind, const void *data, Py_ssize_t lo, Py_ssi
         if (n > TOKEN_ROOM) token = scratch->data;
         int32_t id = ascii_id_hashed(t, distinct, token, n, h);
         if (id < 0) return -1;
-        if (vec_push(occ, &id) < 0) goto nomem;
+        if (push_int32(occ, id) < 0) goto nomem;
         count++;
     }
     return count;
 nomem:
     PyErr_NoMemory();
     return -1;
+}
+
+/* ascii_tokens_of_kind with the kind a constant in each copy (no switch per character). */
+static Py_ssize_t ascii_tokens(int kind, const void *data, Py_ssize_t lo, Py_ssize_t hi, Table *t, PyObject *distinct,
+                               Vec *occ, Vec *scratch) {
+    switch (kind) {
+    case PyUnicode_1BYTE_KIND: return ascii_tokens_of_kind(PyUnicode_1BYTE_KIND, data, lo, hi, t, distinct, occ, scratch);
+    case PyUnicode_2BYTE_KIND: return ascii_tokens_of_kind(PyUnicode_2BYTE_KIND, data, lo, hi, t, distinct, occ, scratch);
+    default: return ascii_tokens_of_kind(PyUnicode_4BYTE_KIND, data, lo, hi, t, distinct, occ, scratch);
+    }
+}
+
+/* The first position at or after i of a character above 127 (len when none), for the kind a constant. */
+static inline __attribute__((always_inline)) Py_ssize_t next_high_of_kind(int kind, const void *data, Py_ssize_t i,
+                                                                           Py_ssize_t len) {
+    while (i < len && PyUnicode_READ(kind, data, i) < 128) i++;
+    return i;
+}
+
+static Py_ssize_t next_high(int kind, const void *data, Py_ssize_t i, Py_ssize_t len) {
+    switch (kind) {
+    case PyUnicode_1BYTE_KIND: return next_high_of_kind(PyUnicode_1BYTE_KIND, data, i, len);
+    case PyUnicode_2BYTE_KIND: return next_high_of_kind(PyUnicode_2BYTE_KIND, data, i, len);
+    default: return next_high_of_kind(PyUnicode_4BYTE_KIND, data, i, len);
+    }
 }
 
 /* The tokens ``fold(stretch)`` returns (folded tokens of a non-ASCII stretch) onto ``occ``; the count, -1 on error. */
@@ -559,10 +609,8 @@ static Py_ssize_t tokens_of(PyObject *text, PyObject *fold, Table *t, PyObject *
     if (PyUnicode_IS_ASCII(text)) return ascii_tokens(kind, data, 0, len, t, distinct, occ, scratch);
     spans->n = 0;
     for (Py_ssize_t i = 0; i < len;) {
-        if (PyUnicode_READ(kind, data, i) < 128) {
-            i++;
-            continue;
-        }
+        i = next_high(kind, data, i, len);
+        if (i >= len) break;
         Py_ssize_t span[2] = {i, i};
         while (i < len && PyUnicode_READ(kind, data, i) >= 128) i++;
         while (i < len && ALNUM(PyUnicode_READ(kind, data, i))) i++;
@@ -599,13 +647,49 @@ static int int32_ascending(const void *x, const void *y) {
     return (a > b) - (a < b);
 }
 
+/* a[0:n) ascending: quicksort (median of three, the smaller side first) over insertion sort for short runs, and
+ * qsort past a depth limit; the same order as qsort with int32_ascending, without a call per comparison. */
+static void sort_int32(int32_t *a, size_t n, int depth) {
+    while (n > 16) {
+        if (depth-- == 0) {
+            qsort(a, n, sizeof(int32_t), int32_ascending);
+            return;
+        }
+        int32_t x = a[0], y = a[n / 2], z = a[n - 1];
+        const int32_t pivot = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+        size_t i = 0, j = n - 1;
+        for (;;) {
+            while (a[i] < pivot) i++;
+            while (a[j] > pivot) j--;
+            if (i >= j) break;
+            const int32_t t = a[i];
+            a[i] = a[j], a[j] = t;
+            i++, j--;
+        }
+        const size_t left = j + 1;
+        if (left < n - left) {
+            sort_int32(a, left, depth);
+            a += left, n -= left;
+        } else {
+            sort_int32(a + left, n - left, depth);
+            n = left;
+        }
+    }
+    for (size_t i = 1; i < n; i++) {
+        const int32_t v = a[i];
+        size_t j = i;
+        for (; j > 0 && a[j - 1] > v; j--) a[j] = a[j - 1];
+        a[j] = v;
+    }
+}
+
 static PyObject *count_terms(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *texts, *term_of, *folded;  /* folded: the stretch tokenizer */
     if (!PyArg_ParseTuple(args, "O!OO", &PyList_Type, &texts, &term_of, &folded)) return NULL;
     const Py_ssize_t n_texts = PyList_GET_SIZE(texts);
     PyObject *distinct = PyList_New(0), *other = PyDict_New(), *result = NULL;
-    Table table = {NULL, NULL, 0, 0};
+    Table table = {NULL, 0, 0};
     Vec occ = {NULL, 0, 0, sizeof(int32_t)}, scratch = {NULL, 0, 0, 1}, spans = {NULL, 0, 0, 2 * sizeof(Py_ssize_t)};
     int64_t *sizes = malloc((n_texts ? (size_t)n_texts : 1) * sizeof(int64_t));
     int64_t *pairs = malloc((n_texts ? (size_t)n_texts : 1) * sizeof(int64_t));
@@ -651,7 +735,7 @@ static PyObject *count_terms(PyObject *self, PyObject *args) {
             const int32_t term = term_of_local[local[at]];
             if (count[term]++ == 0) touched[nt++] = term;
         }
-        qsort(touched, nt, sizeof(int32_t), int32_ascending);
+        sort_int32(touched, nt, 64);
         for (size_t j = 0; j < nt; j++, out++) {
             out_terms[out] = touched[j];
             out_counts[out] = count[touched[j]];
@@ -669,7 +753,7 @@ nomem:
 done:
     Py_XDECREF(distinct);
     Py_XDECREF(other);
-    free(table.slot), free(table.hash), free(occ.data), free(scratch.data), free(spans.data);
+    free(table.slot), free(occ.data), free(scratch.data), free(spans.data);
     free(sizes), free(pairs), free(term_of_local), free(count), free(touched), free(out_terms), free(out_counts);
     return result;
 }

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from memini_bench.text import go_strings
 from memini_bench.text.go_strings import go_normalize
 
 TIER_WEIGHT = {"procedural": 0.95, "semantic": 0.90, "episodic": 0.55, "working": 0.30}
@@ -112,8 +113,49 @@ def normalize_content(text: str) -> str:
 
 
 def dedup_key_ids(contents: Sequence[str]) -> np.ndarray:
-    """Per text, a number standing for its dedup key: equal numbers exactly when ``normalize_content`` is equal
-    (each distinct text is normalized once)."""
+    """Per text, a number standing for its dedup key: equal numbers exactly when ``normalize_content`` is equal,
+    numbered in order of first occurrence (each distinct text is looked at once).
+
+    Where the compiled ``_words`` was built, the keys are not made: each distinct text's key is hashed in one C
+    pass (``normalized_hashes``), texts with a hash not seen before get the next number, and only texts whose hash
+    was seen before have their keys made and compared (a text differing from an earlier one in case or spacing
+    alone, or a hash collision), so the numbers are ``reference_key_ids``' and memory holds no copy of the corpus."""
+    by_text: dict[str, int] = {}
+    for text in contents:
+        by_text.setdefault(text, len(by_text))
+    text_ids = np.fromiter((by_text[text] for text in contents), dtype=np.int64, count=len(contents)) \
+        if len(by_text) < len(contents) else np.arange(len(contents), dtype=np.int64)
+    distinct = list(by_text)
+    del by_text
+    words = go_strings.WORDS
+    if words is None:
+        return reference_key_ids(distinct)[text_ids]
+    hashes = np.frombuffer(words.normalized_hashes(distinct), dtype=np.uint64).tolist()
+    first_of: dict[int, int] = {}  # hash -> its first text
+    keys_of: dict[int, list[tuple[str, int]]] = {}  # hash -> (key, number) of each distinct key, once it recurs
+    key_ids = np.empty(len(distinct), dtype=np.int64)
+    count = 0
+    for t, h in enumerate(hashes):
+        first = first_of.setdefault(h, t)
+        if first == t:  # a hash not seen before: a new key
+            key_ids[t] = count
+            count += 1
+            continue
+        known = keys_of.get(h)
+        if known is None:
+            known = keys_of[h] = [(normalize_content(distinct[first]), int(key_ids[first]))]
+        key = normalize_content(distinct[t])
+        number = next((n for k, n in known if k == key), None)
+        if number is None:
+            number = count
+            count += 1
+            known.append((key, number))
+        key_ids[t] = number
+    return key_ids[text_ids]
+
+
+def reference_key_ids(contents: Sequence[str]) -> np.ndarray:
+    """``dedup_key_ids`` by making every key (the plain path, and the compiled one's reference)."""
     by_text: dict[str, int] = {}
     by_key: dict[str, int] = {}
     out = np.empty(len(contents), dtype=np.int64)

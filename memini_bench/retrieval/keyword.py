@@ -37,6 +37,7 @@ TOKEN_BATCH = 1 << 19  # tokens per np.unique when the index is built
 CHAR_BATCH = 1 << 23  # characters per call of the compiled count_terms
 WEIGHT_CHUNK = 1 << 22  # postings per chunk when the weights are computed
 SHARE_ABOVE = 2  # the "texts" layout when the groups' postings would be over twice the distinct texts'
+GROUPS_MAX_POSTINGS = 1 << 26  # nor past this many postings in all (16 bytes each: about 1 GB), however shared
 LAYOUTS = ("auto", "groups", "texts")
 SPAN_TABLE_LIMIT = 1_000_000  # up to this many (group, term) pairs, terms are looked up in per-group dicts
 SENTINEL = np.iinfo(np.int32).max  # above every term id
@@ -142,7 +143,9 @@ class NumpyBM25:
     terms, IDF-folded weights) and a group as its members' text numbers, a query then summing, per member, the
     weight of each query term its text holds, in query order (the same floats: ``search_texts``). ``auto`` takes
     ``texts`` when the groups' tables would hold over ``SHARE_ABOVE`` times the distinct texts' postings (haystacks
-    sharing their sessions, as LongMemEval's do), else ``groups``."""
+    sharing their sessions, as LongMemEval's do) or over ``GROUPS_MAX_POSTINGS`` postings in all (so the index's
+    memory follows the distinct texts on a corpus the size of LongMemEval-M, however little its haystacks share),
+    else ``groups``."""
 
     def __init__(self, contents: Sequence[str], groups: Sequence[str], *, layout: str = "auto") -> None:
         if layout not in LAYOUTS:
@@ -161,7 +164,8 @@ class NumpyBM25:
         self.idf = bm25_idf(self.n_docs, self.doc_freq)
         weights = _text_weights(texts, sizes, self.idf, avgdl)
         slots = int(np.dot(sizes, copies.astype(np.int64))) if len(sizes) else 0
-        self.layout = layout if layout != "auto" else "texts" if slots > SHARE_ABOVE * len(texts.terms) else "groups"
+        shared = slots > SHARE_ABOVE * len(texts.terms) or slots > GROUPS_MAX_POSTINGS
+        self.layout = layout if layout != "auto" else "texts" if shared else "groups"
         self._texts: _SharedTexts | None = None
         self._groups: dict[str, GroupPostings | GroupTexts] = {}
         if self.layout == "texts":

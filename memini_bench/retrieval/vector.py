@@ -47,6 +47,15 @@ class _Group:
     positions: np.ndarray  # 0 .. n-1 (int64): the candidates of a whole-group search
 
 
+def _rows(vectors: np.ndarray, ix: list[int]) -> np.ndarray:
+    """``vectors[ix]``: a view of the rows when ``ix`` is one ascending run (a group's items stored together, as
+    LongMemEval's haystacks are), so the matrix is not held twice; else a copy. Either is C-contiguous float32
+    holding the same values."""
+    if ix and ix[-1] - ix[0] == len(ix) - 1:  # ``ix`` ascends without repeats: one run
+        return vectors[ix[0]:ix[-1] + 1]
+    return vectors[ix]
+
+
 class VectorIndex:
     def __init__(self, vectors: np.ndarray, groups: Sequence[str]) -> None:
         self.vectors = np.ascontiguousarray(vectors, dtype=np.float32)
@@ -56,7 +65,7 @@ class VectorIndex:
             members.setdefault(g, []).append(i)
         self._groups: dict[str, _Group] = {}
         for g, ix in members.items():
-            mat = self.vectors[ix]
+            mat = _rows(self.vectors, ix)
             sq = np.einsum("ij,ij->i", mat, mat, dtype=np.float64)
             max_norm = float(np.sqrt(sq.max())) if len(sq) else 0.0
             self._groups[g] = _Group(np.asarray(ix, dtype=np.int64), mat, (sq / 2).astype(np.float32),

@@ -10,6 +10,16 @@
  * fields_joined(text) -> str
  *   Go's strings.Join(strings.Fields(text), " "): the runs of non-spaces (unicode.IsSpace, as above) joined by one
  *   space, nothing before the first or after the last (the dedup key before lowercasing).
+ *
+ * utf8_length(text) -> int
+ *   The length of text.encode("utf-8") without encoding it; -1 when the text holds a lone surrogate (which that
+ *   encoding refuses: the caller then encodes, and gets its error).
+ *
+ * normalized_hashes(texts) -> bytes
+ *   Per text (a list of str), a 64-bit FNV-1a hash (uint64) of the code points of its dedup key
+ *   (``composite.normalize_content``: fields_joined, then each character's simple lowercase mapping, which is Go's
+ *   strings.ToLower and ``go_strings.go_lower``), computed in one pass without making the key. Equal keys give
+ *   equal hashes; the caller compares the keys themselves wherever two texts' hashes are equal.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -125,9 +135,90 @@ static PyObject *fields_joined(PyObject *self, PyObject *text) {
     return result;
 }
 
+/* FNV-1a over a dedup key's code points, fed one character of the text at a time (normalized_hashes). */
+typedef struct {
+    uint64_t h;
+    int gap, any;  /* a space run seen since the last character kept; any character kept yet */
+} KeyHash;
+
+static inline void key_hash_add(KeyHash *k, Py_UCS4 c) {
+    if (go_space(c)) {
+        k->gap = k->any;
+        return;
+    }
+    if (k->gap) k->h = (k->h ^ (uint64_t)' ') * 1099511628211ULL;
+    k->gap = 0, k->any = 1;
+    c = c < 128 ? (c >= 'A' && c <= 'Z' ? c + 32 : c) : Py_UNICODE_TOLOWER(c);
+    k->h = (k->h ^ (uint64_t)c) * 1099511628211ULL;
+}
+
+static PyObject *normalized_hashes(PyObject *self, PyObject *texts) {
+    (void)self;
+    if (!PyList_Check(texts)) {
+        PyErr_SetString(PyExc_TypeError, "normalized_hashes: texts must be a list of str");
+        return NULL;
+    }
+    const Py_ssize_t n_texts = PyList_GET_SIZE(texts);
+    PyObject *result = PyBytes_FromStringAndSize(NULL, n_texts * (Py_ssize_t)sizeof(uint64_t));
+    if (result == NULL) return NULL;
+    uint64_t *out = (uint64_t *)PyBytes_AS_STRING(result);
+    for (Py_ssize_t x = 0; x < n_texts; x++) {
+        PyObject *text = PyList_GET_ITEM(texts, x);
+        if (!PyUnicode_Check(text)) {
+            Py_DECREF(result);
+            PyErr_SetString(PyExc_TypeError, "normalized_hashes: texts must be a list of str");
+            return NULL;
+        }
+        const int kind = PyUnicode_KIND(text);
+        const void *data = PyUnicode_DATA(text);
+        const Py_ssize_t len = PyUnicode_GET_LENGTH(text);
+        KeyHash k = {1469598103934665603ULL, 0, 0};
+        if (kind == PyUnicode_1BYTE_KIND) {
+            for (Py_ssize_t i = 0; i < len; i++) key_hash_add(&k, ((const Py_UCS1 *)data)[i]);
+        } else {
+            for (Py_ssize_t i = 0; i < len; i++) key_hash_add(&k, PyUnicode_READ(kind, data, i));
+        }
+        out[x] = k.h;
+    }
+    return result;
+}
+
+static PyObject *utf8_length(PyObject *self, PyObject *text) {
+    (void)self;
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "utf8_length: text must be a str");
+        return NULL;
+    }
+    const int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    const Py_ssize_t len = PyUnicode_GET_LENGTH(text);
+    Py_ssize_t n = len;
+    if (kind == PyUnicode_1BYTE_KIND) {
+        const Py_UCS1 *one = data;
+        for (Py_ssize_t i = 0; i < len; i++) n += one[i] >= 0x80;
+    } else if (kind == PyUnicode_2BYTE_KIND) {
+        const Py_UCS2 *two = data;
+        for (Py_ssize_t i = 0; i < len; i++) {
+            const Py_UCS2 c = two[i];
+            if (c >= 0xD800 && c <= 0xDFFF) return PyLong_FromLong(-1);
+            n += (c >= 0x80) + (c >= 0x800);
+        }
+    } else {
+        const Py_UCS4 *four = data;
+        for (Py_ssize_t i = 0; i < len; i++) {
+            const Py_UCS4 c = four[i];
+            if (c >= 0xD800 && c <= 0xDFFF) return PyLong_FromLong(-1);
+            n += (c >= 0x80) + (c >= 0x800) + (c >= 0x10000);
+        }
+    }
+    return PyLong_FromSsize_t(n);
+}
+
 static PyMethodDef methods[] = {
     {"hash_buckets", hash_buckets, METH_VARARGS, "The hash embedder's word buckets of texts (see the source)."},
     {"fields_joined", fields_joined, METH_O, "Go's strings.Join(strings.Fields(text), \" \") (see the source)."},
+    {"normalized_hashes", normalized_hashes, METH_O, "Per text, a hash of its dedup key (see the source)."},
+    {"utf8_length", utf8_length, METH_O, "The length of text.encode('utf-8'), -1 on a lone surrogate."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -18,6 +18,7 @@ MALFORMED = "data/contradiction-quads.json"  # a JSON object where the LoCoMo lo
      f"{MALFORMED}: expected an array"),
     ("cmd/scale.py", ["--data", "/nonexistent", "--dir", "{tmp}/scale", "--scales", "1/4"],
      "/nonexistent/locomo/locomo10.json: no such file"),
+    ("cmd/scale.py", ["--scales", "S,M-rare"], "-scales S,M-rare: unknown M-rare"),
     ("cmd/gpu_embed.py", ["--device", "cpu", "--suite", "locomo", "--data", MALFORMED], f"{MALFORMED}: expected"),
     ("cmd/gpu_embed.py", ["--device", "cpu", "--suite", "nosuch", "--data", MALFORMED], "-suite 'nosuch': unknown"),
     ("cmd/ray_estimate.py", ["--long", "0"], "--gpu-texts-per-s, --long and --short must be positive"),

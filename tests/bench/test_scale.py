@@ -111,3 +111,80 @@ def test_longmemeval_streamed_equals_whole_file_and_interns_texts(tmp_path, monk
     for it in streamed.items:
         assert by_text.setdefault(it.content, it.content) is it.content  # equal texts are one object
     assert len(by_text) < len(streamed.items) == 6 * 12
+
+
+def _session(*turns: tuple[str, object]) -> list[dict[str, object]]:
+    return [{"role": role, "content": content} for role, content in turns]
+
+
+def _records_with_shared_sessions() -> list[dict[str, object]]:
+    """Records whose sessions recur (across records, inside one, under other ids), with turns that are not plain
+    (a missing role, an extra key, a null content) and dates that are blank or missing."""
+    a = _session(("user", "Hello  World é"), ("assistant", "Hi 😀 \u2028 there"))
+    b = _session(("user", "B text"), ("assistant", "more"))
+    odd = [{"content": "no role"}, {"role": "assistant", "content": None, "extra": [1, {"x": "]"}]}]
+    rows = []
+    for i in range(6):
+        sessions = [a, b, odd, _session(("user", f"own {i}"))] + ([a] if i % 2 else [])
+        ids = ["sa", "sb", "so", f"own{i}"] + (["sa2"] if i % 2 else [])
+        rows.append({"question_id": f"q{i}" + ("_abs" if i == 5 else ""), "question_type": "t", "question": f"q {i}?",
+                     "answer": "x", "question_date": "2023/05/30 (Tue) 23:40", "answer_session_ids": [f"own{i}"],
+                     "haystack_session_ids": ids,
+                     "haystack_dates": [f"2023/05/2{j} (Mon) 10:00" for j in range(len(ids) - 1)] + [""],
+                     "haystack_sessions": sessions})
+    return rows
+
+
+@pytest.mark.parametrize("mode", ["full", "user-only", "dated"])
+@pytest.mark.parametrize("pooled", [False, True])
+def test_shared_sessions_are_parsed_once_and_load_as_the_whole_file(tmp_path, monkeypatch, mode, pooled):
+    """The byte stream's ``shared`` path (each distinct session's bytes parsed once, its text made once) loads the
+    same data set as the whole-file parse, record shapes it leaves to the whole parse included (an escaped key,
+    the key twice, odd spacing); and it did skip the repeats."""
+    from memini_bench.loaders.longmemeval import load_longmemeval
+
+    if _stream._jsonscan is None:
+        pytest.skip("the C scanner is not built here")
+    rows = _records_with_shared_sessions()
+    parts = [json.dumps(r, ensure_ascii=False) for r in rows]
+    parts[1] = parts[1].replace('"haystack_sessions"', '"haystack\\u005fsessions"')  # an escape: parsed whole
+    parts[2] = parts[2][:-1] + ', "haystack_sessions": ' + json.dumps(rows[2]["haystack_sessions"]) + "}"  # twice
+    parts[3] = json.dumps(rows[3], indent=2)
+    path = tmp_path / "lme.json"
+    path.write_text("[" + ",\n".join(parts) + "]", encoding="utf-8")
+    options = {"session_doc_mode": mode, "shared_haystack": pooled}
+    whole = load_longmemeval(str(path), **options)
+    monkeypatch.setattr(_stream, "STREAM_ABOVE", -1)
+    for block in (64, 1 << 20):
+        monkeypatch.setattr(_stream, "BLOCK_BYTES", block)
+        assert load_longmemeval(str(path), **options) == whole
+    stream, _ = _stream.json_array(path, "longmemeval", shared="haystack_sessions")
+    kinds = [{type(s) for s in r["haystack_sessions"]} for r in stream]
+    assert kinds == [{_stream.Shared}, {list}, {list}, {_stream.Shared}, {_stream.Shared}, {_stream.Shared}]
+    stream, _ = _stream.json_array(path, "longmemeval", shared="haystack_sessions")
+    unparsed = [sum(s.value is _stream.UNPARSED for s in r["haystack_sessions"] if type(s) is not list)
+                for r in stream]
+    assert unparsed == [0, 0, 0, 1, 3, 4]  # record 3 is indented: other bytes, but its second "a" recurs
+
+
+@pytest.mark.parametrize(("session", "message"), [
+    ('[{"role": "user", "content": NaN}]', "not valid JSON"), ('[{"role": "user", "content": 5}]', "content"),
+    ('[{"role": "user", "content": "\\ud800 x"}]', "not valid JSON|UTF-8|surrogate"),
+])
+def test_shared_sessions_keep_the_whole_parse_errors(tmp_path, monkeypatch, session, message):
+    """A bad session met by the ``shared`` path is the same one-line error as the whole file's parse gives."""
+    from memini_bench.loaders.longmemeval import load_longmemeval
+
+    if _stream._jsonscan is None:
+        pytest.skip("the C scanner is not built here")
+    good = json.dumps(_records_with_shared_sessions()[0])
+    bad = good.replace('"haystack_sessions": [', '"haystack_sessions": [' + session + ", ").replace('"q0"', '"q9"')
+    path = tmp_path / "lme.json"
+    path.write_text(f"[{good}, {bad}]", encoding="utf-8")
+    errors = []
+    for above in (1 << 40, -1):
+        monkeypatch.setattr(_stream, "STREAM_ABOVE", above)
+        with pytest.raises(BenchError, match=message) as caught:
+            load_longmemeval(str(path))
+        errors.append(str(caught.value))
+    assert errors[0].split(":")[0] == errors[1].split(":")[0]

@@ -66,6 +66,23 @@ def test_percentile_is_memini_floor_index():
     assert percentile([], 50) == 0.0
 
 
+def test_token_estimate_counts_utf8_bytes_without_encoding(monkeypatch):
+    """The compiled byte count (and the ASCII shortcut) gives ``len(text.encode())`` on every code point's width;
+    a lone surrogate is still refused as the encoding refuses it."""
+    import sys
+
+    from memini_bench.core import runs
+
+    every = "".join(chr(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c <= 0xDFFF)
+    texts = ["", "abcd", "é", "\u07ff\u0800", "\uffff\U00010000", "x😀", every, every[:200], every[-5000:]]
+    for compiled in (runs._UTF8_LENGTH, None):
+        monkeypatch.setattr(runs, "_UTF8_LENGTH", compiled)
+        assert [estimate_tokens(t) for t in texts] == [(len(t.encode("utf-8")) + 3) // 4 for t in texts]
+        for bad in ("a\ud800", "\udfff😀"):
+            with pytest.raises(UnicodeEncodeError):
+                estimate_tokens(bad)
+
+
 def test_tokens_and_score_row():
     assert estimate_tokens("") == 0 and estimate_tokens("abcd") == 1 and estimate_tokens("abcde") == 2
     assert estimate_tokens("é") == 1  # 2 bytes

@@ -40,14 +40,15 @@ def test_vector_shortlist_is_exact_with_ties_and_uneven_norms(kernel_path):
     base[100:140] = base[0]  # exact ties
     base[140:160] = base[1] + np.float32(1e-7)  # near ties, below the float32 resolution of some distances
     base[160] = 0.0
-    groups = ["a"] * 250 + ["b"] * 50
-    fast, ref = VectorIndex(base, groups), reference.ReferenceVectorIndex(base, groups)
     queries = [base[0], base[1], base[160], np.zeros(48, np.float32)] + list(rng.standard_normal((40, 48)))
-    for q in queries:
-        q = np.asarray(q, dtype=np.float32)
-        for k in (1, 3, 10, 50, 124, 125, 249, 300):
-            for group in ("a", "b", "missing"):
-                _same(fast.search(group, q, k), ref.search(group, q, k))
+    # groups stored together (each group's matrix a view of the rows) and interleaved (a copy of its rows)
+    for groups in (["a"] * 250 + ["b"] * 50, ["a", "a", "b", "a", "a", "a"] * 50):
+        fast, ref = VectorIndex(base, groups), reference.ReferenceVectorIndex(base, groups)
+        for q in queries:
+            q = np.asarray(q, dtype=np.float32)
+            for k in (1, 3, 10, 50, 124, 125, 249, 300):
+                for group in ("a", "b", "missing"):
+                    _same(fast.search(group, q, k), ref.search(group, q, k))
 
 
 def test_vector_shortlist_handles_non_finite_vectors(kernel_path):
@@ -121,6 +122,52 @@ def test_dedup_key_numbers_equal_the_string_keys():
         for k in (1, 5, 40, 0):
             want = comp.dedup([comp.normalize_content(texts[i]) for i in pick], k)
             assert comp.dedup_ids(keys[pick], k).tolist() == want
+
+
+def _fnv64(text: str) -> int:
+    h = 1469598103934665603
+    for c in text:
+        h = ((h ^ ord(c)) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def test_normalized_hashes_hash_the_dedup_key_itself():
+    """The compiled hash of a text's dedup key is FNV-1a of ``normalize_content``'s code points, over every code
+    point (Go's spaces and lowercase, İ and Σ included): equal keys give equal hashes."""
+    from memini_bench.text import go_strings
+
+    if go_strings.WORDS is None:
+        pytest.skip("the compiled _words is not built here (or MEMINI_BENCH_KERNELS=0)")
+    every = [chr(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c <= 0xDFFF]
+    texts = ["".join(every[i:i + 4096]) for i in range(0, len(every), 4096)]
+    texts += ["", "   ", " a\u3000B\x1cC\n", "İΣ ΣΑΣ", "\x85x\xa0", "ǅ ß"]
+    got = np.frombuffer(go_strings.WORDS.normalized_hashes(texts), dtype=np.uint64).tolist()
+    assert got == [_fnv64(comp.normalize_content(t)) for t in texts]
+
+
+def test_dedup_key_ids_equal_the_reference_numbers(monkeypatch):
+    """The hashed path numbers keys exactly as the path making every key, on texts that differ in case and
+    spacing alone (their hashes collide on purpose) and on forced hash collisions between different keys."""
+    from memini_bench.text import go_strings
+
+    rng = random.Random(5)
+    base = ["".join(rng.choice("abAB .\tΣσİi\u3000\x1c") for _ in range(rng.randint(0, 9))) for _ in range(400)]
+    texts = [rng.choice(base) for _ in range(3000)] + [t.upper() for t in base[:50]] + \
+        [" " + t.replace(" ", "  ") + "\n" for t in base[50:100]]
+    want = comp.reference_key_ids(texts)
+    assert comp.dedup_key_ids(texts).tolist() == want.tolist()
+    if go_strings.WORDS is not None:  # every text in one of three hashes: the keys themselves decide
+        class Colliding:
+            fields_joined = staticmethod(go_strings.WORDS.fields_joined)
+
+            @staticmethod
+            def normalized_hashes(distinct):
+                return np.array([len(comp.normalize_content(t)) % 3 for t in distinct], dtype=np.uint64).tobytes()
+
+        monkeypatch.setattr(go_strings, "WORDS", Colliding)
+        assert comp.dedup_key_ids(texts).tolist() == want.tolist()
+    monkeypatch.setattr(go_strings, "WORDS", None)
+    assert comp.dedup_key_ids(texts).tolist() == want.tolist()
 
 
 def _texts(lme_dir, locomo_path) -> list[str]:

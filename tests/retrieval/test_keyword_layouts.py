@@ -85,3 +85,38 @@ def test_auto_layout_shares_texts_only_when_groups_repeat_them():
     assert NumpyBM25(repeated, [f"g{i // 40}" for i in range(200)]).layout == "texts"
     with pytest.raises(ValueError, match="layout"):
         NumpyBM25(distinct, ["g"] * 40, layout="rows")
+
+
+def test_auto_layout_shares_texts_past_the_postings_limit(monkeypatch):
+    """Past ``GROUPS_MAX_POSTINGS`` the texts layout is taken however little the groups share (memory that follows
+    the distinct texts), with the same rankings as the groups layout."""
+    from memini_bench.retrieval import keyword
+
+    distinct = [f"text number {i} about topic {i % 7}" for i in range(40)]
+    contents, groups = distinct + distinct[:10], ["g"] * 40 + ["h"] * 10
+    assert NumpyBM25(contents, groups).layout == "groups"
+    monkeypatch.setattr(keyword, "GROUPS_MAX_POSTINGS", 100)
+    index = NumpyBM25(contents, groups)
+    assert index.layout == "texts"
+    plain = NumpyBM25(contents, groups, layout="groups")
+    for q in ("topic 3", "text number 12", "about"):
+        for g in ("g", "h"):
+            assert _bits(index.search(g, q, 7)) == _bits(plain.search(g, q, 7))
+
+
+def test_compiled_counting_sorts_long_texts_like_the_numpy_path(monkeypatch):
+    """Texts of hundreds to thousands of distinct terms (the compiled count sorts each text's terms itself): the
+    same term ids, counts and sizes as the numpy path, text after text."""
+    if kernels.KERNELS is None:
+        pytest.skip("the C kernels are not built here (or MEMINI_BENCH_KERNELS=0)")
+    rng = np.random.default_rng(11)
+    words = ["".join(rng.choice(list("abcdefghijklmnopqrstuvwxyz0123456789"), int(rng.integers(2, 9))))
+             for _ in range(3000)]
+    contents = [" ".join(rng.choice(words, int(rng.integers(0, 4000)))) for _ in range(40)]
+    contents += [" ".join(sorted(set(words))), " ".join(sorted(set(words), reverse=True)), "a1 " * 500]
+    compiled = NumpyBM25(contents, ["g"] * len(contents))._distinct_texts(contents)
+    monkeypatch.setattr(kernels, "KERNELS", None)
+    pure = NumpyBM25(contents, ["g"] * len(contents))._distinct_texts(contents)
+    for name in ("terms", "tf", "start", "length"):
+        assert getattr(compiled[0], name).tolist() == getattr(pure[0], name).tolist(), name
+    assert compiled[1].tolist() == pure[1].tolist()
