@@ -20,6 +20,9 @@ from hypothesis import strategies as st
 from memini_bench.errors import BenchError
 from memini_bench.report import corrections, site
 from memini_bench.report.collect import collect
+from tests.conftest import needs_report
+
+needs_report()
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "results"
