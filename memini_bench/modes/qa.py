@@ -228,12 +228,11 @@ def _arms(x: QAOptions, names: list[str]) -> list[summary.Arm]:
 
 @dataclass
 class QAState(PlanState):
-    """-qa's plan state: its options, the reader and judge clients (and any extra judges), the prompt set, the
-    human labels (None without -qa-labels) and prices (None without -prices), then what the plan built: the
-    systems, the graded categories, the arms, the identity settings, the results path, the checkpoint's identity
-    and path, the hypotheses' tasks, and the full-context arm's cut (filled by ``run``)."""
+    """-qa's plan state: its own options (``x``), the reader and judge clients (and any extra judges), the prompt
+    set, the human labels (None without -qa-labels) and prices (None without -prices), then what the plan built:
+    the systems, the graded categories, the arms, the identity settings, the results path, the checkpoint's
+    identity and path, the hypotheses' tasks, and the full-context arm's cut (filled by ``run``)."""
 
-    opts: RunOptions | None = None
     x: QAOptions | None = None
     reader: Client | None = None
     judge: Client | None = None
@@ -279,7 +278,7 @@ def _checked_inputs(opts: RunOptions) -> QAState:
         prices.require([reader.model, judge.model, *(j.model for j in extra)])
     if x.qa_judged_k > max(x.qa_k):
         raise BenchError(f"-qa-judged-k {x.qa_judged_k}: above the recall depth {max(x.qa_k)} (-qa-k); lower it")
-    return QAState(opts=opts, x=x, reader=reader, judge=judge, extra=extra, pset=pset, labels=labels, prices=prices)
+    return QAState(x=x, reader=reader, judge=judge, extra=extra, pset=pset, labels=labels, prices=prices)
 
 
 def _prepared(opts: RunOptions, pset) -> tuple[Dataset, dict]:
@@ -419,7 +418,7 @@ class QAMode(Mode):
         doc["losses"] = attribute_losses(opts.suite, ds, st.arms, [g for g in graded if g.run == 1], recalled)
         if st.cut is not None:
             doc["full_context"] = st.cut
-        return Outcome(plan, 0, _tables(st, doc, graded), QARun(doc, graded))
+        return Outcome(plan, 0, _tables(opts, st, doc, graded), QARun(doc, graded))
 
     def write(self, outcome: Outcome) -> None:
         opts, st = outcome.plan.opts, outcome.plan.state
@@ -432,12 +431,12 @@ class QAMode(Mode):
         log(f"wrote {archive}")
 
 
-def _tables(st: QAState, doc: dict, graded: list[Graded]) -> str:
+def _tables(opts: RunOptions, st: QAState, doc: dict, graded: list[Graded]) -> str:
     """What -qa prints: memini's one line per arm, the categories graded, the tables."""
     ds, arms = st.ds, st.arms
     run1 = [g for g in graded if g.run == 1]
     lines = "".join(summary.memini_lines(s, len(ds.questions)) for s in (summary.score_arm(a, run1) for a in arms))
-    caption = table_caption(st.opts, ds)
+    caption = table_caption(opts, ds)
     text = (lines + "\n" + f"{categories.heading(st.cats, ds.category_labels)}\n\n"
             + (f"{caption}.\n\n" if caption else "")
             + summary.render_markdown(doc) + "\n" + scores.render(doc) + "\n" + losses.render(doc["losses"]))
