@@ -6,10 +6,11 @@ LongMemEval-S shape (125, 250, 500 records x 48 sessions) and the -M shape (500 
 Embedding uses the ``hash`` embedder: what this measures is loading, indexing and recall.
 
 Phase times are wall clock (on a busy machine they stretch; ``phases_cpu_s`` holds the run's own CPU time per phase,
-which does not; the CPU column is the child's own CPU time plus that of its own finished children: the forked
-embedding child of ``embed.background``, which embeds on the second core while the keyword index is built; its peak
-RSS, mostly pages shared with the run by fork, is ``children_peak_gb``, and ``peak_gb_with_children`` adds it to
-the run's own peak: a bound on the whole run's memory that counts the shared pages twice). The parent also samples,
+which does not; the CPU column is the child's own CPU time, all its threads (``embed.background``'s embeds on the
+second core while the keyword index is built), plus that of any process it started and waited for; the largest
+such process's peak RSS is ``children_peak_gb`` (0 when it starts none, as a memini run does), and
+``peak_gb_with_children`` adds it to the run's own peak: a bound on the whole run's memory, counting pages
+shared by fork twice). The parent also samples,
 every half second, the proportional set size (PSS, shared pages split between the processes sharing them) of the
 run and its children together: ``tree_pss_peak_gb``, the largest sample (a sampled figure may miss a short peak).
 Each run records the 1-minute load average before and after it (``load_average``): the machine may be shared.
@@ -95,7 +96,7 @@ def worker(path: str, embedder: str) -> dict[str, object]:
 
 
 def _children_cpu_s() -> float:
-    """CPU time of this process's finished children (the forked embedding child, ``embed.background``)."""
+    """CPU time of this process's finished children (processes it started and waited for)."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
 

@@ -30,7 +30,8 @@ What a plugin does to the process is guarded too, while its hook runs and right 
 ``HookTimeout`` inside the call as soon as the interpreter runs Python code again (a blocking ``time.sleep`` or
 socket read is interrupted; a long C loop that never returns to Python is not). The bound holds only on the main
 thread of a POSIX process; elsewhere the call runs unbounded. ``HookLoop`` is ``call_bounded`` for a loop of calls
-(the run's recalls): the same checks after each call, with what holds for the whole loop set up once.
+(the run's recalls): the same checks after each call, with what holds for the whole loop set up once, and the
+alarm armed only when a call's deadline needs it (``_AlarmClock``: most calls make no system call for it).
 """
 
 from __future__ import annotations
@@ -335,7 +336,7 @@ def _past(system: str, hook: str, seconds: float) -> str:
 
 
 if hasattr(signal, "setitimer"):
-    _setitimer, _ITIMER_REAL = signal.setitimer, signal.ITIMER_REAL
+    _setitimer, _getitimer, _ITIMER_REAL = signal.setitimer, signal.getitimer, signal.ITIMER_REAL
 
 
 def call_bounded(system: str, hook: str, seconds: float, fn: Callable[..., R], *args: object,
@@ -343,6 +344,14 @@ def call_bounded(system: str, hook: str, seconds: float, fn: Callable[..., R], *
     """``call`` with the call's wall clock bounded by ``seconds`` (0 or inf = unbounded; see the module doc)."""
     bounded = (0 < seconds < math.inf and hasattr(signal, "setitimer")
                and threading.current_thread() is threading.main_thread())
+    if bounded and _signal.getsignal(signal.SIGALRM) is _CLOCK.handler:  # inside an open HookLoop: its alarm
+        deadline = _CLOCK.start(seconds, False)
+        try:
+            return call(system, hook, fn, *args, **kwargs)
+        except HookTimeout:
+            raise PluginError(_past(system, hook, seconds), traceback.format_exc()) from None
+        finally:
+            _CLOCK.stop(deadline)
     outer = signal.getitimer(signal.ITIMER_REAL)[0] if bounded else 0.0
     if not bounded or 0 < outer <= seconds:  # an outer alarm that fires first keeps its own meaning
         return call(system, hook, fn, *args, **kwargs)
@@ -376,14 +385,72 @@ def is_own(system: object) -> bool:
     return type(system) in _OWN
 
 
+class _AlarmClock:
+    """The process's one ``ITIMER_REAL`` alarm, shared by every ``HookLoop`` (several may be open at once, one per
+    system of a mode): the deadline of the bounded call now running (``monotonic`` time; ``inf`` between calls)
+    and when the alarm will fire (``fires_at``; ``inf`` when unarmed).
+
+    The bound without two system calls per call: a call's deadline is ``monotonic() + seconds``; the alarm
+    (one-shot) is armed only when it would fire after that deadline or not at all. When it fires, ``tick`` raises
+    ``HookTimeout`` if the call is past its deadline, re-arms it for the rest of a call still within its bound (so
+    the bound is exact), and leaves it unarmed between calls. A loop of calls quicker than ``seconds`` thus arms
+    it about once per ``seconds``; a call of a plugin (which could reset the timer itself) also reads it back
+    (``getitimer``) and re-arms it when it was disarmed."""
+
+    def __init__(self) -> None:
+        self.deadline = self.fires_at = math.inf
+
+    def tick(self, signum: int, frame: object) -> None:
+        """The alarm's handler: past the deadline, ``HookTimeout``; within a call, the alarm again at its
+        deadline; between calls, nothing."""
+        now = time.monotonic()
+        left = self.deadline - now
+        if left <= 0:
+            self.deadline = self.fires_at = math.inf
+            raise HookTimeout
+        self.fires_at = now + left  # inf between calls: left unarmed
+        if left < math.inf:
+            _setitimer(_ITIMER_REAL, left)
+
+    def start(self, seconds: float, trusted: bool) -> float:
+        """Before a call bounded by ``seconds``: its deadline set, the alarm armed where it would not fire by then.
+        Returns the deadline it replaced (a call inside another's keeps the earlier one), for ``stop``."""
+        if _signal.getsignal(signal.SIGALRM) is not self.handler:  # a call's hook replaced it
+            _signal.signal(signal.SIGALRM, self.handler)
+            self.fires_at = math.inf
+        elif not trusted and self.fires_at < math.inf and _getitimer(_ITIMER_REAL)[0] == 0:
+            self.fires_at = math.inf  # a plugin's call disarmed it
+        outer = self.deadline
+        self.deadline = deadline = min(outer, time.monotonic() + seconds)
+        if self.fires_at > deadline:
+            self.fires_at = deadline
+            _setitimer(_ITIMER_REAL, max(deadline - time.monotonic(), 1e-6))
+        return outer
+
+    def stop(self, outer: float) -> None:
+        """After a call: the deadline ``start`` replaced put back (armed for, when it is a call's still running)."""
+        self.deadline = outer
+        if self.fires_at > outer:
+            self.fires_at = outer
+            _setitimer(_ITIMER_REAL, max(outer - time.monotonic(), 1e-6))
+
+    def disarm(self) -> None:
+        _setitimer(_ITIMER_REAL, 0)
+        self.fires_at = math.inf
+
+
+_CLOCK = _AlarmClock()
+_CLOCK.handler = _CLOCK.tick  # type: ignore[attr-defined]  # one bound method: its identity is what calls compare
+
+
 class HookLoop:
     """``call_bounded`` for one system's calls of one hook in a loop (the run's recalls), under the same contract,
     with what holds for the whole loop done once, on entering: ``os._exit`` guarded, the alarm's handler
     installed, the working folder read, the threads counted. Each call then does only what can change with it:
-    the alarm armed and disarmed (its handler put back first if the previous call replaced it), the threads
-    counted (and looked at when there are more), the standard streams and the working folder checked against the
-    loop's; for one of memini-bench's own systems (``own``, see ``own_system``) the last three are left out. Off
-    the main thread, or under an outer alarm already running, each call is ``call_bounded`` itself."""
+    its deadline set on the shared alarm (``_AlarmClock``: no system call for most calls), the threads counted
+    (and looked at when there are more), the standard streams and the working folder checked against the loop's;
+    for one of memini-bench's own systems (``own``, see ``own_system``) the last three are left out. Off the main
+    thread, or under an outer alarm already running (one not of a loop), each call is ``call_bounded`` itself."""
 
     def __init__(self, system: str, seconds: float, *, own: bool = False) -> None:
         self.system, self.seconds, self.own = system, seconds, own
@@ -392,21 +459,23 @@ class HookLoop:
 
     def __enter__(self) -> HookLoop:
         self.fast = threading.current_thread() is threading.main_thread() and not (
-            self.bounded and signal.getitimer(signal.ITIMER_REAL)[0] > 0)
+            self.bounded and signal.getitimer(signal.ITIMER_REAL)[0] > 0
+            and _signal.getsignal(signal.SIGALRM) is not _CLOCK.handler)
         if self.fast:
             self.cwd, self.threads, self.started = _cwd(), threading.active_count(), _thread_count()
             if not _KNOWN_THREADS:
                 _KNOWN_THREADS.update(t.ident or 0 for t in threading.enumerate())
             self.outer = _enter_exit_guard()
             if self.bounded:
-                self.previous = _signal.signal(signal.SIGALRM, _alarm)
+                self.previous = _signal.signal(signal.SIGALRM, _CLOCK.handler)
         return self
 
     def __exit__(self, *exc: object) -> None:
         if self.fast:
             if self.bounded:
-                signal.setitimer(signal.ITIMER_REAL, 0)
                 _signal.signal(signal.SIGALRM, self.previous)
+                if self.previous is not _CLOCK.handler:  # the outermost loop: no call is bounded now
+                    _CLOCK.disarm()
             _leave_exit_guard(self.outer)
             self.fast = False
 
@@ -422,13 +491,11 @@ class HookLoop:
             return call_bounded(self.system, hook, self.seconds, fn, *args, **kwargs)
         try:
             if self.bounded:
-                if _signal.getsignal(signal.SIGALRM) is not _alarm:  # the previous call's hook replaced it
-                    _signal.signal(signal.SIGALRM, _alarm)
-                _setitimer(_ITIMER_REAL, self.seconds)
+                outer = _CLOCK.start(self.seconds, self.own)
                 try:
                     result = fn(*args, **kwargs)
                 finally:
-                    _setitimer(_ITIMER_REAL, 0)
+                    _CLOCK.stop(outer)
             else:
                 result = fn(*args, **kwargs)
         except HookTimeout:

@@ -117,15 +117,15 @@ class TextEncoder:
 
     def start_documents(self, texts: Sequence[str]) -> None:
         """Start embedding ``texts`` (as documents) on another core, for an embedder that allows it
-        (``embed.background``: a large batch, a forking pure-CPU embedder, no cache, no executor); the next
-        ``encode`` collects the vectors. Otherwise nothing starts, and ``documents`` embeds in process."""
+        (``embed.background``: a large batch, an embedder that works without the GIL, no cache, no executor); the
+        next ``encode`` collects the vectors. Otherwise nothing starts, and ``documents`` embeds in process."""
         from memini_bench.embed import background
 
         if self._background is not None or self.cache is not None or self.chunk_map is not None:
             return
         final = [self._cut(self.doc_prefix + t) for t in texts]
         missing = list(dict.fromkeys(t for t in final if t not in self._memo))
-        if missing and background.can_fork(self.embedder, missing):
+        if missing and background.can_run_beside(self.embedder, missing):
             self._background = background.BackgroundJob(self.embedder, missing, CHUNK)
 
     def _collect_background(self) -> None:

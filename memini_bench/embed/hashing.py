@@ -77,7 +77,6 @@ class HashEmbedder:
     ``_encode_one``, the per-text transcription of the Go code."""
 
     max_chars = None
-    forks = True  # pure CPU, no threads or handles: a large batch may be embedded in a forked child (background)
 
     def __init__(self, dims: int = 256) -> None:
         if dims <= 0:
@@ -85,6 +84,12 @@ class HashEmbedder:
         self.dims = dims
         self.identity = f"hash-fnv1a32-{dims}"
         self._buckets = _Buckets(dims)
+
+    @property
+    def gil_free(self) -> bool:
+        """Whether ``encode`` runs mostly without the GIL: where the compiled word scan was built (it releases the
+        GIL), a large batch may be embedded by a thread beside the caller's (``embed.background``)."""
+        return go_strings.WORDS is not None
 
     def _encode_one(self, text: str) -> np.ndarray:
         """The per-text reference, line by line ``Fake.vector``: float32 bucket counts; ``norm`` summed in float64;
@@ -137,7 +142,6 @@ class VetoHashEmbedder:
     max_chars = None
     identity = "vetobench-fnv1a32-64"
     allows_zero_vectors = True  # a text without a token is the zero vector by definition (module docstring)
-    forks = True  # pure CPU, like HashEmbedder: a large batch may be embedded in a forked child (background)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dims), dtype=np.float64)

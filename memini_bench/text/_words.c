@@ -5,7 +5,8 @@
  *   The hash embedder's words (Go's strings.Fields(strings.ToLower(text)): runs of characters that are not Go's
  *   unicode.IsSpace) and each word's bucket, text after text: an ASCII word's is FNV-1a-32 of its lowercased bytes
  *   mod dims; any other word's is bucket_of(word), the Python path's (lowercasing and hashing it). buckets int64
- *   per word, sizes int64 words per text.
+ *   per word, sizes int64 words per text. The scan runs without the GIL (the bulk of a hash embedding: another
+ *   thread runs meanwhile); the words left to bucket_of are called back after it, with the GIL.
  *
  * fields_joined(text) -> str
  *   Go's strings.Join(strings.Fields(text), " "): the runs of non-spaces (unicode.IsSpace, as above) joined by one
@@ -36,28 +37,19 @@ static inline int go_space(Py_UCS4 c) {
            c == 0x202F || c == 0x205F || c == 0x3000;
 }
 
-static PyObject *hash_buckets(PyObject *self, PyObject *args) {
-    (void)self;
-    PyObject *texts, *bucket_of, *result = NULL;
-    Py_ssize_t dims;
-    if (!PyArg_ParseTuple(args, "O!nO", &PyList_Type, &texts, &dims, &bucket_of)) return NULL;
-    if (dims <= 0) {
-        PyErr_SetString(PyExc_ValueError, "hash_buckets: dims must be positive");
-        return NULL;
-    }
-    const Py_ssize_t n_texts = PyList_GET_SIZE(texts);
-    Vec buckets = {NULL, 0, 0, sizeof(int64_t)};
-    int64_t *sizes = malloc((n_texts ? (size_t)n_texts : 1) * sizeof(int64_t));
-    if (sizes == NULL) {
-        PyErr_NoMemory();
-        goto done;
-    }
+/* A word hash_buckets leaves to bucket_of (not ASCII): which text, where, and its slot in the buckets. */
+typedef struct {
+    Py_ssize_t text, start, end;
+    size_t slot;
+} Pending;
+
+/* The scan of hash_buckets over the texts' characters, run without the GIL (the strings are immutable and held by
+ * the caller's references): each ASCII word's bucket, each other word a Pending and a placeholder bucket. Returns
+ * -1 when out of memory. */
+static int scan_words(PyObject **texts, Py_ssize_t n_texts, Py_ssize_t dims, Vec *buckets, Vec *pending,
+                      int64_t *sizes) {
     for (Py_ssize_t x = 0; x < n_texts; x++) {
-        PyObject *text = PyList_GET_ITEM(texts, x);
-        if (!PyUnicode_Check(text)) {
-            PyErr_SetString(PyExc_TypeError, "hash_buckets: texts must be a list of str");
-            goto done;
-        }
+        PyObject *text = texts[x];
         const int kind = PyUnicode_KIND(text);
         const void *data = PyUnicode_DATA(text);
         const Py_ssize_t len = PyUnicode_GET_LENGTH(text);
@@ -74,35 +66,82 @@ static PyObject *hash_buckets(PyObject *self, PyObject *args) {
                 if (c >= 128) ascii = 0;
                 if (ascii) h = (h ^ (uint32_t)(c >= 'A' && c <= 'Z' ? c + 32 : c)) * 0x01000193u;
             }
-            int64_t bucket;
+            int64_t bucket = -1;
             if (ascii) {
                 bucket = (int64_t)(h % (uint32_t)dims);
             } else {
-                PyObject *word = PyUnicode_Substring(text, start, i);
-                if (word == NULL) goto done;
-                PyObject *got = PyObject_CallOneArg(bucket_of, word);
-                Py_DECREF(word);
-                if (got == NULL) goto done;
-                bucket = PyLong_AsLongLong(got);
-                Py_DECREF(got);
-                if (bucket == -1 && PyErr_Occurred()) goto done;
-                if (bucket < 0 || bucket >= dims) {
-                    PyErr_SetString(PyExc_ValueError, "hash_buckets: bucket_of gave a bucket outside [0, dims)");
-                    goto done;
-                }
+                Pending p = {x, start, i, buckets->n};
+                if (vec_push(pending, &p) < 0) return -1;
             }
-            if (vec_push(&buckets, &bucket) < 0) {
-                PyErr_NoMemory();
-                goto done;
-            }
+            if (vec_push(buckets, &bucket) < 0) return -1;
             words++;
         }
         sizes[x] = words;
     }
+    return 0;
+}
+
+static PyObject *hash_buckets(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *texts, *bucket_of, *result = NULL;
+    Py_ssize_t dims;
+    if (!PyArg_ParseTuple(args, "O!nO", &PyList_Type, &texts, &dims, &bucket_of)) return NULL;
+    if (dims <= 0) {
+        PyErr_SetString(PyExc_ValueError, "hash_buckets: dims must be positive");
+        return NULL;
+    }
+    const Py_ssize_t n_texts = PyList_GET_SIZE(texts);
+    Vec buckets = {NULL, 0, 0, sizeof(int64_t)}, pending = {NULL, 0, 0, sizeof(Pending)};
+    int64_t *sizes = malloc((n_texts ? (size_t)n_texts : 1) * sizeof(int64_t));
+    PyObject **held = calloc(n_texts ? (size_t)n_texts : 1, sizeof(PyObject *));  /* a reference to each text */
+    if (sizes == NULL || held == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t x = 0; x < n_texts; x++) {
+        PyObject *text = PyList_GET_ITEM(texts, x);
+        if (!PyUnicode_Check(text)) {
+            PyErr_SetString(PyExc_TypeError, "hash_buckets: texts must be a list of str");
+            goto done;
+        }
+#if PY_VERSION_HEX < 0x030C0000
+        if (PyUnicode_READY(text) < 0) goto done;
+#endif
+        Py_INCREF(text);
+        held[x] = text;
+    }
+    int failed;
+    Py_BEGIN_ALLOW_THREADS  /* the bulk of an embedding: another thread (embed.background's) may run meanwhile */
+    failed = scan_words(held, n_texts, dims, &buckets, &pending, sizes);
+    Py_END_ALLOW_THREADS
+    if (failed) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (size_t j = 0; j < pending.n; j++) {
+        const Pending *p = (const Pending *)(pending.data + j * sizeof(Pending));
+        PyObject *word = PyUnicode_Substring(held[p->text], p->start, p->end);
+        if (word == NULL) goto done;
+        PyObject *got = PyObject_CallOneArg(bucket_of, word);
+        Py_DECREF(word);
+        if (got == NULL) goto done;
+        const int64_t bucket = PyLong_AsLongLong(got);
+        Py_DECREF(got);
+        if (bucket == -1 && PyErr_Occurred()) goto done;
+        if (bucket < 0 || bucket >= dims) {
+            PyErr_SetString(PyExc_ValueError, "hash_buckets: bucket_of gave a bucket outside [0, dims)");
+            goto done;
+        }
+        ((int64_t *)buckets.data)[p->slot] = bucket;
+    }
     result = Py_BuildValue("(y#y#)", buckets.data ? buckets.data : "", (Py_ssize_t)(buckets.n * sizeof(int64_t)),
                            (const char *)sizes, (Py_ssize_t)(n_texts * sizeof(int64_t)));
 done:
+    if (held != NULL)
+        for (Py_ssize_t x = 0; x < n_texts; x++) Py_XDECREF(held[x]);
+    free(held);
     free(buckets.data);
+    free(pending.data);
     free(sizes);
     return result;
 }
