@@ -402,7 +402,7 @@ class _PluginTimed(_OwnTimed):
     plugin checks (the threads, the standard streams and the working folder after each call)."""
 
 
-def overhead(path: str, embedder: str, cache_dir: str, rounds: int = 3) -> dict[str, float]:
+def overhead(path: str, embedder: str, cache_dir: str, rounds: int = 9) -> dict[str, float]:
     """The harness's per-recall cost against memini-hybrid's own: ``run_system`` (hooks, the recall bound's timer,
     ``check_hits``, token counts, the records) over the ingested and prepared hybrid, LoCoMo turn level, k 10, under
     ``run_guard`` as a run is. Per round, the thread CPU time of the whole run, less that inside the system's

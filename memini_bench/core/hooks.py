@@ -420,8 +420,10 @@ class _AlarmClock:
             self.fires_at = math.inf
         elif not trusted and self.fires_at < math.inf and _getitimer(_ITIMER_REAL)[0] == 0:
             self.fires_at = math.inf  # a plugin's call disarmed it
-        outer = self.deadline
-        self.deadline = deadline = min(outer, time.monotonic() + seconds)
+        outer, deadline = self.deadline, time.monotonic() + seconds
+        if deadline > outer:  # a call inside another's keeps the earlier deadline
+            deadline = outer
+        self.deadline = deadline
         if self.fires_at > deadline:
             self.fires_at = deadline
             _setitimer(_ITIMER_REAL, max(deadline - time.monotonic(), 1e-6))

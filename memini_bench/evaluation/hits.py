@@ -75,7 +75,10 @@ _ALL_KEPT = tuple(tuple(range(n)) for n in range(129))
 
 
 def _short(value: object, limit: int = 80) -> str:
-    text = one_line(repr(value))
+    try:
+        text = one_line(repr(value))
+    except Exception:  # noqa: BLE001 - a plugin's object whose repr fails
+        text = f"<{type(value).__name__} object>"
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -94,15 +97,21 @@ def check_hits(system: str, asked: str, group: str, hits: object, depth: int, gr
     if type(hits) is list and len(hits) <= depth:
         compiled = kernels.KERNELS
         if compiled is not None and type(group_of) is dict and type(group) is str:
-            fields = compiled.plain_hits(hits, Hit, group, group_of)
-            if fields is not None:
-                n = len(hits)
-                return Checked(*fields, 0, _ALL_KEPT[n] if n < len(_ALL_KEPT) else tuple(range(n)))
+            checked = compiled.plain_hits(hits, Hit, group, group_of, Checked, _ALL_KEPT)
+            if checked is not None:
+                return checked
         else:
             plain = _plain_hits(hits, group, group_of)
             if plain is not None:
                 return plain
-    return _check_hits(system, asked, group, hits, depth, group_of, leaks, depth_rule, id_less, unwritten or {})
+    try:
+        return _check_hits(system, asked, group, hits, depth, group_of, leaks, depth_rule, id_less, unwritten or {})
+    except PluginError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a hostile value (a str subclass whose hash raises, ...): the plugin's
+        raise PluginError(f"system {system}: recall for {asked} returned hits that could not be checked "
+                          f"({type(exc).__name__}: {_short(exc)}); return a list of plain Hit(ids, score, content)"
+                          ) from None
 
 
 _IDS, _SCORE, _CONTENT, _FIRST = attrgetter("ids"), attrgetter("score"), attrgetter("content"), itemgetter(0)
@@ -153,7 +162,12 @@ def _check_hits(system: str, asked: str, group: str, hits: object, depth: int, g
     for n, hit in enumerate(hits):
         if not isinstance(hit, Hit):
             raise fail(f"hit {n} is {type(hit).__name__} {_short(hit)}, not a Hit")
-        ids = hit.ids
+        try:  # a Hit never initialised, or a subclass whose field raises
+            ids, score, content = hit.ids, hit.score, hit.content
+            value = float(score) if isinstance(score, numbers.Real) and not isinstance(score, bool) else None
+        except Exception as exc:  # noqa: BLE001 - any failure reading the hit is the plugin's
+            raise fail(f"hit {n} could not be read ({type(exc).__name__}: {_short(exc)}); build it as "
+                       "Hit(ids, score, content)") from None
         if not isinstance(ids, tuple | list) or not (ids or id_less):
             raise fail(f"hit {n} has ids {_short(ids)}: give a non-empty tuple of item id strings")
         for i in ids:
@@ -161,12 +175,10 @@ def _check_hits(system: str, asked: str, group: str, hits: object, depth: int, g
                 raise fail(f"hit {n} has id {_short(i)} of type {type(i).__name__}, not a string")
         if len(set(ids)) != len(ids):
             raise fail(f"hit {n} repeats an id: {_short(ids)}")
-        score = hit.score
-        if isinstance(score, bool) or not isinstance(score, numbers.Real) or not math.isfinite(float(score)):
+        if value is None or not math.isfinite(value):
             raise fail(f"hit {n} has score {_short(score)}: give a finite number")
-        if not isinstance(hit.content, str):
-            raise fail(f"hit {n} has content {_short(hit.content)} of type {type(hit.content).__name__}, not a "
-                       "string")
+        if not isinstance(content, str):
+            raise fail(f"hit {n} has content {_short(content)} of type {type(content).__name__}, not a string")
         other: tuple[str, str | None] | None = None
         for i in ids:
             g = group_of.get(i)
@@ -187,12 +199,12 @@ def _check_hits(system: str, asked: str, group: str, hits: object, depth: int, g
                            f"{group!r} (a leak; -leaks count scores without it)")
             leaked += 1
             continue
-        key = (tuple(ids), hit.content)
+        key = (tuple(ids), content)
         if key in seen:
             raise fail(f"hit {n} repeats an earlier hit: ids {_short(tuple(ids))}")
         seen.add(key)
         ids_out.append(tuple(ids))
-        scores.append(float(score))
-        contents.append(hit.content)
+        scores.append(value)
+        contents.append(content)
         kept.append(n)
     return Checked(tuple(ids_out), tuple(scores), tuple(contents), leaked, tuple(kept))

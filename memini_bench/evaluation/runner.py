@@ -63,10 +63,11 @@ def run_system(system: System, ds: Dataset, depth: int, guard: RunGuardOptions |
             recalled.append((q, check_hits(name, asked, q.group, hits, depth, group_of, guard.leaks), latency))
     # the token counts after the loop, in one pass (a recall in between would push the memo out of the caches)
     tokens_of = TokenMemo()
-    runs = tuple(QuestionRun(q, checked.ids, checked.scores, tuple(map(tokens_of.__getitem__, checked.contents)),
-                             latency) for q, checked, latency in recalled)
-    corpus_tokens = sum(tokens_of[item.content] for item in ds.items)
-    leaked = sum(checked.leaked for _, checked, _ in recalled)
+    count = tokens_of.__getitem__
+    runs = tuple([QuestionRun(q, ids, scores, tuple(map(count, contents)), latency)
+                  for q, (ids, scores, contents, _, _), latency in recalled])
+    corpus_tokens = sum(map(count, [item.content for item in ds.items]))
+    leaked = sum([checked.leaked for _, checked, _ in recalled])
     return RunResult(name, ds.name, depth, ingest_ms, corpus_tokens, runs, leaked, load_ms, embed_ms)
 
 

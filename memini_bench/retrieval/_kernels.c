@@ -45,13 +45,18 @@
  *   in the order a per-token lookup would give them). Per text: its distinct term ids ascending (int32 terms) with
  *   their counts (int32), its number of distinct terms (int64 pairs) and of tokens (int64 sizes).
  *
- * plain_hits(hits, hit_type, group, group_of) -> (ids, scores, contents) tuples, or None
+ * plain_hits(hits, hit_type, group, group_of, checked_type, all_kept) -> checked_type(ids, scores, contents, 0,
+ *                                                                             all_kept[len(hits)]), or None
  *   evaluation/hits.py's one-pass check of a recall's list in C: every element exactly of hit_type, its ids a tuple
  *   of one str that group_of (a dict) maps to group, its score a finite float, its content a str, no (ids, content)
- *   twice. None when any of that fails (the rule-by-rule check then decides and words it).
+ *   twice. None when any of that fails (the rule-by-rule check then decides and words it). checked_type is a tuple
+ *   subclass of five fields (the named tuple Checked), all_kept a tuple whose item n is (0, ..., n - 1) for the
+ *   usual lengths (a longer list gets range(n) as a tuple). A hit's three fields are read straight from their
+ *   slots when hit_type declares them as __slots__ (its member descriptors give the offsets), else by getattr.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -760,11 +765,80 @@ done:
 
 #define PLAIN_PAIRWISE 64  /* up to this many hits, distinct ids are checked pairwise (no set) */
 
+/* checked_type(ids, scores, contents, 0, kept) with kept = all_kept[n] (or range(n) past it), stealing the three
+ * tuples' references; NULL on error. */
+static PyObject *checked(PyObject *checked_type, PyObject *all_kept, PyObject *ids, PyObject *scores,
+                         PyObject *contents) {
+    const Py_ssize_t n = PyTuple_GET_SIZE(ids);
+    PyObject *kept;
+    if (n < PyTuple_GET_SIZE(all_kept)) {
+        kept = PyTuple_GET_ITEM(all_kept, n);
+        Py_INCREF(kept);
+    } else {
+        kept = PyTuple_New(n);
+        for (Py_ssize_t i = 0; kept != NULL && i < n; i++) {
+            PyObject *at = PyLong_FromSsize_t(i);
+            if (at == NULL) Py_CLEAR(kept);
+            else PyTuple_SET_ITEM(kept, i, at);
+        }
+    }
+    PyObject *zero = PyLong_FromLong(0);
+    PyTypeObject *type = (PyTypeObject *)checked_type;
+    PyObject *out = kept != NULL && zero != NULL ? type->tp_alloc(type, 5) : NULL;
+    if (out == NULL) {
+        Py_XDECREF(kept), Py_XDECREF(zero), Py_DECREF(ids), Py_DECREF(scores), Py_DECREF(contents);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(out, 0, ids);
+    PyTuple_SET_ITEM(out, 1, scores);
+    PyTuple_SET_ITEM(out, 2, contents);
+    PyTuple_SET_ITEM(out, 3, zero);
+    PyTuple_SET_ITEM(out, 4, kept);
+    return out;
+}
+
+/* The offsets of hit_type's slots ids, score and content (member descriptors of object fields), found once per
+ * type; 0 where the type does not declare them so (plain_hits then reads them by getattr). */
+static PyObject *slot_type = NULL;
+static Py_ssize_t slot_at[3] = {0, 0, 0};
+
+static void find_slots(PyObject *hit_type) {
+    static const char *names[3] = {"ids", "score", "content"};
+    if (slot_type == hit_type) return;
+    Py_ssize_t at[3] = {0, 0, 0};
+    for (int f = 0; f < 3 && PyType_Check(hit_type); f++) {
+        PyObject *d = PyDict_GetItemString(((PyTypeObject *)hit_type)->tp_dict, names[f]);  /* borrowed */
+        if (d == NULL || !Py_IS_TYPE(d, &PyMemberDescr_Type)) break;
+        PyMemberDef *m = ((PyMemberDescrObject *)d)->d_member;
+        if (m->type != T_OBJECT_EX || m->offset <= 0) break;
+        at[f] = m->offset;
+    }
+    Py_XINCREF(hit_type);
+    Py_XSETREF(slot_type, hit_type);
+    for (int f = 0; f < 3; f++) slot_at[f] = at[0] && at[1] && at[2] ? at[f] : 0;
+}
+
+/* A hit's field f (a new reference), from its slot where find_slots found one, else by getattr; NULL with no
+ * error set for an empty slot. */
+static inline PyObject *hit_field(PyObject *hit, int f, PyObject *name) {
+    if (slot_at[f]) {
+        PyObject *v = *(PyObject **)((char *)hit + slot_at[f]);
+        Py_XINCREF(v);
+        return v;
+    }
+    return PyObject_GetAttr(hit, name);
+}
+
 static PyObject *plain_hits(PyObject *self, PyObject *args) {
     (void)self;
-    PyObject *hits, *hit_type, *group, *group_of;
-    if (!PyArg_ParseTuple(args, "O!OUO!", &PyList_Type, &hits, &hit_type, &group, &PyDict_Type, &group_of))
+    PyObject *hits, *hit_type, *group, *group_of, *checked_type, *all_kept;
+    if (!PyArg_ParseTuple(args, "O!OUO!O!O!", &PyList_Type, &hits, &hit_type, &group, &PyDict_Type, &group_of,
+                          &PyType_Type, &checked_type, &PyTuple_Type, &all_kept))
         return NULL;
+    if (!PyType_IsSubtype((PyTypeObject *)checked_type, &PyTuple_Type)) {
+        PyErr_SetString(PyExc_TypeError, "plain_hits: checked_type must be a tuple subclass");
+        return NULL;
+    }
     static PyObject *name_ids = NULL, *name_score = NULL, *name_content = NULL;
     if (name_ids == NULL) {
         name_ids = PyUnicode_InternFromString("ids");
@@ -772,20 +846,21 @@ static PyObject *plain_hits(PyObject *self, PyObject *args) {
         name_content = PyUnicode_InternFromString("content");
         if (name_ids == NULL || name_score == NULL || name_content == NULL) return NULL;
     }
+    find_slots(hit_type);
     const Py_ssize_t n = PyList_GET_SIZE(hits);
     PyObject *ids = PyTuple_New(n), *scores = PyTuple_New(n), *contents = PyTuple_New(n), *seen = NULL;
     if (ids == NULL || scores == NULL || contents == NULL) goto error;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *hit = PyList_GET_ITEM(hits, i);
         if ((PyObject *)Py_TYPE(hit) != hit_type) goto plain_not;
-        PyObject *id_tuple = PyObject_GetAttr(hit, name_ids);
-        if (id_tuple == NULL) goto error;
+        PyObject *id_tuple = hit_field(hit, 0, name_ids);
+        if (id_tuple == NULL) goto field_missing;
         PyTuple_SET_ITEM(ids, i, id_tuple);
-        PyObject *score = PyObject_GetAttr(hit, name_score);
-        if (score == NULL) goto error;
+        PyObject *score = hit_field(hit, 1, name_score);
+        if (score == NULL) goto field_missing;
         PyTuple_SET_ITEM(scores, i, score);
-        PyObject *content = PyObject_GetAttr(hit, name_content);
-        if (content == NULL) goto error;
+        PyObject *content = hit_field(hit, 2, name_content);
+        if (content == NULL) goto field_missing;
         PyTuple_SET_ITEM(contents, i, content);
         if (!PyTuple_CheckExact(id_tuple) || PyTuple_GET_SIZE(id_tuple) != 1 || !PyFloat_CheckExact(score) ||
             !isfinite(PyFloat_AS_DOUBLE(score)) || !PyUnicode_CheckExact(content))
@@ -822,7 +897,7 @@ static PyObject *plain_hits(PyObject *self, PyObject *args) {
                 shared = same == 0;
             }
         }
-        if (!shared) return Py_BuildValue("(NNN)", ids, scores, contents);
+        if (!shared) return checked(checked_type, all_kept, ids, scores, contents);
     }
     seen = PySet_New(NULL);
     if (seen == NULL) goto error;
@@ -836,7 +911,9 @@ static PyObject *plain_hits(PyObject *self, PyObject *args) {
         if (had) goto plain_not;
     }
     Py_DECREF(seen);
-    return Py_BuildValue("(NNN)", ids, scores, contents);
+    return checked(checked_type, all_kept, ids, scores, contents);
+field_missing:
+    if (PyErr_Occurred()) goto error;
 plain_not:
     Py_XDECREF(ids), Py_XDECREF(scores), Py_XDECREF(contents), Py_XDECREF(seen);
     Py_RETURN_NONE;

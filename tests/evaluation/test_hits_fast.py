@@ -68,7 +68,7 @@ def test_fast_path_equals_the_rules(leaks, compiled, monkeypatch):
         want = _outcome(_check_hits, "s", "question 'q'", "a", value, depth, GROUP_OF, leaks, "the largest K", False,
                            {})
         got = _outcome(check_hits, "s", "question 'q'", "a", value, depth, GROUP_OF, leaks)
-        assert got == want, (case, value)
+        assert got == want and type(got) is type(want), (case, value)
         fast_taken += hits_module._plain_hits(hits, "a", GROUP_OF) is not None if container is list else 0
     assert fast_taken > 1000  # the one-pass path decided most plain lists
 
@@ -77,3 +77,41 @@ def test_non_lists_go_to_the_rules():
     for value in (None, {"a": 1}, iter([]), "a/1"):
         with pytest.raises(PluginError):
             check_hits("s", "question 'q'", "a", value, 10, GROUP_OF)
+
+
+def test_long_lists_and_hits_with_an_empty_slot_give_what_the_rules_give():
+    """Past the cached ``kept`` tuples (128 hits) the compiled path makes its own; a ``Hit`` whose slot was never
+    set (made with ``object.__new__``) is left to the rules, which refuse it in one line."""
+    group_of = {f"a/{i}": "a" for i in range(300)}
+    hits = [Hit((f"a/{i}",), float(-i), f"text {i}") for i in range(200)]
+    want = _check_hits("s", "question 'q'", "a", hits, 200, group_of, "error", "the largest K", False, {})
+    got = check_hits("s", "question 'q'", "a", hits, 200, group_of)
+    assert got == want and type(got) is type(want) and got.kept == tuple(range(200))
+    hollow = object.__new__(Hit)
+    with pytest.raises(PluginError):
+        check_hits("s", "question 'q'", "a", [hits[0], hollow], 10, group_of)
+
+
+class _BadHash(str):
+    def __hash__(self):
+        raise RuntimeError("no hash")
+
+
+class _BadRepr(float):
+    def __repr__(self):
+        raise RuntimeError("no repr")
+
+
+class _RaisingHit(Hit):
+    @property
+    def ids(self):
+        raise RuntimeError("no ids")
+
+
+@pytest.mark.parametrize("hit", [Hit((_BadHash("a/1"),), 1.0, "x"), Hit(("a/1",), 1.0, _BadHash("x")),
+                                 Hit(("a/1",), _BadRepr("nan"), "x"), object.__new__(_RaisingHit)],
+                         ids=["id-hash-raises", "content-hash-raises", "score-repr-raises", "field-raises"])
+def test_a_hostile_hit_is_one_line_never_a_traceback(hit):
+    with pytest.raises(PluginError, match=r"^system s: recall for question 'q' .*") as caught:
+        check_hits("s", "question 'q'", "a", [hit], 10, GROUP_OF)
+    assert "\n" not in str(caught.value)
