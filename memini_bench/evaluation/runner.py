@@ -51,7 +51,7 @@ def run_system(system: System, ds: Dataset, depth: int, guard: RunGuardOptions |
     if isinstance(system, Preparable):  # e.g. embed every query in batches before the timed recalls
         hooks.call(name, "prepare", system.prepare, [q.query for q in ds.questions])
     group_of = {item.id: item.group for item in ds.items}
-    recalled = []
+    checked, latencies = [], []  # per question, in ds.questions' order (no tuple per recall for the collector)
     with hooks.HookLoop(name, guard.recall_timeout, own=hooks.is_own(system)) as recalls:
         for q in progress(ds.questions, len(ds.questions), f"{name} recall", unit="questions"):
             context = dict(q.context)
@@ -59,15 +59,16 @@ def run_system(system: System, ds: Dataset, depth: int, guard: RunGuardOptions |
             t = time.perf_counter()
             hits = recalls.call("recall for " + asked, system.recall, q.group, q.query, depth, now=q.now,
                                 context=context)
-            latency = (time.perf_counter() - t) * 1e3
-            recalled.append((q, check_hits(name, asked, q.group, hits, depth, group_of, guard.leaks), latency))
+            latencies.append((time.perf_counter() - t) * 1e3)
+            checked.append(check_hits(name, asked, q.group, hits, depth, group_of, guard.leaks))
     # the token counts after the loop, in one pass (a recall in between would push the memo out of the caches)
     tokens_of = TokenMemo()
     count = tokens_of.__getitem__
     runs = tuple([QuestionRun(q, ids, scores, tuple(map(count, contents)), latency)
-                  for q, (ids, scores, contents, _, _), latency in recalled])
+                  for q, (ids, scores, contents, _, _), latency in zip(ds.questions, checked, latencies,
+                                                                     strict=True)])
     corpus_tokens = sum(map(count, [item.content for item in ds.items]))
-    leaked = sum([checked.leaked for _, checked, _ in recalled])
+    leaked = sum([c.leaked for c in checked])
     return RunResult(name, ds.name, depth, ingest_ms, corpus_tokens, runs, leaked, load_ms, embed_ms)
 
 

@@ -115,3 +115,17 @@ def test_a_hostile_hit_is_one_line_never_a_traceback(hit):
     with pytest.raises(PluginError, match=r"^system s: recall for question 'q' .*") as caught:
         check_hits("s", "question 'q'", "a", [hit], 10, GROUP_OF)
     assert "\n" not in str(caught.value)
+
+
+@pytest.mark.skipif(kernels.KERNELS is None, reason="the C kernels are not built here")
+def test_a_plain_lists_checked_record_is_left_out_of_the_cyclic_collector():
+    """A run keeps one ``Checked`` per recall: the compiled path leaves it, its tuples and the hits' one-id tuples
+    untracked by the cyclic collector (none can be in a cycle), so the collector does not run through them again
+    and again as the run grows. The values are those of the rules."""
+    import gc
+
+    hits = [Hit((f"a/{i}",), float(i), f"text {i}") for i in range(1, 4)]
+    group_of = {f"a/{i}": "a" for i in range(1, 4)}
+    got = check_hits("s", "question 'q'", "a", hits, 10, group_of)
+    assert got == _check_hits("s", "question 'q'", "a", hits, 10, group_of, "error", "the largest K", False, {})
+    assert not any(gc.is_tracked(x) for x in (got, got.ids, got.scores, got.contents, *got.ids))
