@@ -80,7 +80,7 @@ speed: $(STAMP)
 
 # make speed's overhead part alone, written into results/bench/speed.json beside the other parts (its own config)
 speed-overhead: $(STAMP)
-	$(PY) cmd/speed.py --locomo $(LOCOMO) --skip keyword,embedding,recall,end-to-end,hybrid,peers --merge \
+	$(PY) cmd/speed.py --locomo $(LOCOMO) --skip keyword,cold-run,embedding,recall,end-to-end,hybrid,peers --merge \
 		--out results/bench/speed.json
 
 # Texts per CPU-second of minilm, e5-small and mpnet in one process, on LoCoMo turns (results/bench/embed-throughput.json)

@@ -345,13 +345,8 @@ def call_bounded(system: str, hook: str, seconds: float, fn: Callable[..., R], *
     bounded = (0 < seconds < math.inf and hasattr(signal, "setitimer")
                and threading.current_thread() is threading.main_thread())
     if bounded and _signal.getsignal(signal.SIGALRM) is _CLOCK.handler:  # inside an open HookLoop: its alarm
-        deadline = _CLOCK.start(seconds, False)
-        try:
-            return call(system, hook, fn, *args, **kwargs)
-        except HookTimeout:
-            raise PluginError(_past(system, hook, seconds), traceback.format_exc()) from None
-        finally:
-            _CLOCK.stop(deadline)
+        with HookLoop(system, seconds) as loop:
+            return loop.call(hook, fn, *args, **kwargs)
     outer = signal.getitimer(signal.ITIMER_REAL)[0] if bounded else 0.0
     if not bounded or 0 < outer <= seconds:  # an outer alarm that fires first keeps its own meaning
         return call(system, hook, fn, *args, **kwargs)
@@ -412,29 +407,19 @@ class _AlarmClock:
         if left < math.inf:
             _setitimer(_ITIMER_REAL, left)
 
-    def start(self, seconds: float, trusted: bool) -> float:
-        """Before a call bounded by ``seconds``: its deadline set, the alarm armed where it would not fire by then.
-        Returns the deadline it replaced (a call inside another's keeps the earlier one), for ``stop``."""
+    def claim(self, trusted: bool) -> None:
+        """Before a call: the handler put back if a call's hook replaced it, and ``fires_at`` forgotten when the
+        alarm is not what it says (replaced, or, under a plugin, found disarmed)."""
         if _signal.getsignal(signal.SIGALRM) is not self.handler:  # a call's hook replaced it
             _signal.signal(signal.SIGALRM, self.handler)
             self.fires_at = math.inf
         elif not trusted and self.fires_at < math.inf and _getitimer(_ITIMER_REAL)[0] == 0:
             self.fires_at = math.inf  # a plugin's call disarmed it
-        outer, deadline = self.deadline, time.monotonic() + seconds
-        if deadline > outer:  # a call inside another's keeps the earlier deadline
-            deadline = outer
-        self.deadline = deadline
-        if self.fires_at > deadline:
-            self.fires_at = deadline
-            _setitimer(_ITIMER_REAL, max(deadline - time.monotonic(), 1e-6))
-        return outer
 
-    def stop(self, outer: float) -> None:
-        """After a call: the deadline ``start`` replaced put back (armed for, when it is a call's still running)."""
-        self.deadline = outer
-        if self.fires_at > outer:
-            self.fires_at = outer
-            _setitimer(_ITIMER_REAL, max(outer - time.monotonic(), 1e-6))
+    def arm(self, at: float) -> None:
+        """The alarm to fire at monotonic time ``at`` (at once if that is past)."""
+        self.fires_at = at
+        _setitimer(_ITIMER_REAL, max(at - time.monotonic(), 1e-6))
 
     def disarm(self) -> None:
         _setitimer(_ITIMER_REAL, 0)
@@ -492,12 +477,21 @@ class HookLoop:
         if not self.fast:
             return call_bounded(self.system, hook, self.seconds, fn, *args, **kwargs)
         try:
-            if self.bounded:
-                outer = _CLOCK.start(self.seconds, self.own)
+            if self.bounded:  # the call's deadline on the shared alarm (_AlarmClock), armed only when needed
+                clock = _CLOCK
+                clock.claim(self.own)
+                outer, deadline = clock.deadline, time.monotonic() + self.seconds
+                if deadline > outer:  # a call inside another's keeps the earlier deadline
+                    deadline = outer
+                clock.deadline = deadline
+                if clock.fires_at > deadline:
+                    clock.arm(deadline)
                 try:
                     result = fn(*args, **kwargs)
                 finally:
-                    _CLOCK.stop(outer)
+                    clock.deadline = outer  # the outer call's deadline back (inf between calls)
+                    if clock.fires_at > outer:
+                        clock.arm(outer)
             else:
                 result = fn(*args, **kwargs)
         except HookTimeout:
