@@ -52,13 +52,13 @@ def run_system(system: System, ds: Dataset, depth: int, guard: RunGuardOptions |
         hooks.call(name, "prepare", system.prepare, [q.query for q in ds.questions])
     group_of = {item.id: item.group for item in ds.items}
     checked, latencies = [], []  # per question, in ds.questions' order (no tuple per recall for the collector)
+    recall = hooks.call(name, "recall", getattr, system, "recall")  # looked up once, guarded like a hook
     with hooks.HookLoop(name, guard.recall_timeout, own=hooks.is_own(system)) as recalls:
         for q in progress(ds.questions, len(ds.questions), f"{name} recall", unit="questions"):
             context = dict(q.context)
             asked = f"question {q.id!r}"
             t = time.perf_counter()
-            hits = recalls.call("recall for " + asked, system.recall, q.group, q.query, depth, now=q.now,
-                                context=context)
+            hits = recalls.call("recall for " + asked, recall, q.group, q.query, depth, now=q.now, context=context)
             latencies.append((time.perf_counter() - t) * 1e3)
             checked.append(check_hits(name, asked, q.group, hits, depth, group_of, guard.leaks))
     # the token counts after the loop, in one pass (a recall in between would push the memo out of the caches)
