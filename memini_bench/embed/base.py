@@ -16,7 +16,8 @@ class Embedder(Protocol):
     recorded in results); ``dims`` is the vector length; ``max_chars`` truncates each text before embedding
     (memini's Batched client cuts to 8000 characters; None = no cut). An embedder whose definition yields zero
     vectors (VetoBench's fnv64) sets ``allows_zero_vectors = True``; for every other one an all-zero vector is a
-    fault (``embed.checks``).
+    fault (``embed.checks``). One whose ``encode`` runs mostly without the GIL may set ``gil_free = True``: a large
+    batch is then embedded by a thread beside the caller's (``embed.background``).
     """
 
     identity: str
