@@ -61,7 +61,7 @@ def _overhead_block(tmp_path, **over) -> str:
 
 def test_the_harness_overhead_and_its_target(tmp_path):
     text = _overhead_block(tmp_path, harness_cpu_ms=0.03, hybrid_own_cpu_ms=0.12, harness_over_hybrid=0.25)
-    assert "0.030 ms CPU against memini-hybrid's own 0.120 ms: **25%**" in text
+    assert "0.030 ms CPU against memini-hybrid's own 0.120 ms: **25.0%**" in text
     assert "| harness CPU per recall / memini-hybrid's own | 0.1 | 0.25 | **not met** |" in text
     text = _overhead_block(tmp_path, harness_cpu_ms=0.012, hybrid_own_cpu_ms=0.12, harness_over_hybrid=0.09)
     assert "| harness CPU per recall / memini-hybrid's own | 0.1 | 0.09 | met |" in text
@@ -70,9 +70,21 @@ def test_the_harness_overhead_and_its_target(tmp_path):
 def test_the_same_hybrid_guarded_as_a_plugin_is_shown_beside(tmp_path):
     text = _overhead_block(tmp_path, harness_cpu_ms=0.016, hybrid_own_cpu_ms=0.1, harness_over_hybrid=0.16,
                            plugin_harness_cpu_ms=0.019, plugin_hybrid_own_cpu_ms=0.105, plugin_harness_over_hybrid=0.18)
-    assert "0.016 ms CPU against memini-hybrid's own 0.100 ms: **16%**; the same system guarded as a plugin" in text
-    assert "0.019 ms against 0.105 ms, 18%" in text
+    assert "0.016 ms CPU against memini-hybrid's own 0.100 ms: **16.0%**; the same system guarded as a plugin" in text
+    assert "0.019 ms against 0.105 ms, 18.0%" in text
     assert "| harness CPU per recall / memini-hybrid's own | 0.1 | 0.16 | **not met** |" in text
+
+
+def test_the_figure_from_outside_has_its_own_target(tmp_path):
+    text = _overhead_block(tmp_path, harness_cpu_ms=0.01, hybrid_own_cpu_ms=0.1, harness_over_hybrid=0.099,
+                           outside_bare_cpu_ms=0.095, outside_harness_over_hybrid=0.108)
+    outside = "| the same, from outside: run_system less a bare recall loop / that loop | 0.1 |"
+    assert "From outside (a bare loop of the hybrid's recall" in text
+    assert "**10.8%** of the bare loop's 0.095 ms" in text
+    assert "| harness CPU per recall / memini-hybrid's own | 0.1 | 0.10 | met |" in text
+    assert f"{outside} 0.11 | **not met** |" in text
+    text = _overhead_block(tmp_path, harness_cpu_ms=0.01, hybrid_own_cpu_ms=0.1, harness_over_hybrid=0.099)
+    assert "From outside" not in text and f"{outside} - | not measured |" in text
 
 
 def test_merge_replaces_the_parts_that_ran_and_keeps_the_others(tmp_path):
