@@ -88,7 +88,7 @@ def worker(path: str, embedder: str) -> dict[str, object]:
         "backend_s": timings,
         "recall_s": recall, "p50_ms": {r.system: statistics.median([q.latency_ms for q in r.questions])
                                        for r in results},
-        "recall_at_10": {s.system: s["recall_any@{k}"] for s in scores}, "total_s": time.perf_counter() - t_start,
+        "recall_any@10": {s.system: s["recall_any@{k}"] for s in scores}, "total_s": time.perf_counter() - t_start,
         "cpu_s": time.process_time() + _children_cpu_s(), "children_cpu_s": _children_cpu_s(),
         "children_peak_gb": _children_peak_gb(),
         "peak_gb_with_children": max(peaks.values()) + _children_peak_gb(),
