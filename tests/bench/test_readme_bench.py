@@ -59,11 +59,11 @@ def test_the_less_shared_m_run_is_held_to_the_shared_rate_and_the_samples_are_sh
     runs = [m, _run("M-less", "once", 80.0, 4.0, 0.3, distinct=150_000, tree=6.0)]
     _write(tmp_path, runs)
     text = scale_block(tmp_path)
-    assert "| M-less: run + child peak per distinct text past M's (KB) | 63.9 | 35.00 | met |" in text
+    assert "| M-less: run + child processes peak per distinct text past M's (KB) | 63.9 | 35.00 | met |" in text
     assert "M once 2.00 GB." in text and "M once 1.0 / 2.5." in text
     runs[1] = _run("M-less", "once", 80.0, 4.0, 0.3, distinct=150_000, tree=9.0)
     _write(tmp_path, runs)
-    assert "| M-less: run + child peak per distinct text past M's (KB) | 63.9 | 65.00 | **not met** |" in \
+    assert "| M-less: run + child processes peak per distinct text past M's (KB) | 63.9 | 65.00 | **not met** |" in \
         scale_block(tmp_path)
 
 

@@ -37,7 +37,7 @@ def test_the_word_scan_lets_another_thread_run():
     the other thread reads the scanning thread's CPU clock over and over, and no two of its readings are further
     apart than a small share of the whole scan (holding the GIL, the scan would be one jump: nothing runs
     meanwhile)."""
-    texts = ["word " * 20_000] * 400  # 40 MB of characters: a scan of some hundred milliseconds of CPU
+    texts = ["abcdefghijkl " * 8_000] * 800  # 83 MB of characters in 6.4 M words: a scan of some 200 ms of CPU
     embedder = HashEmbedder(16)
     started, done = threading.Event(), threading.Event()
 
