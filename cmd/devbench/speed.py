@@ -432,15 +432,24 @@ def overhead(path: str, embedder: str, cache_dir: str, rounds: int = 15) -> dict
     for prefix, got in rows.items():
         out |= {f"{prefix}hybrid_own_cpu_ms": statistics.median(g[0] for g in got) / n * 1e3,
                 f"{prefix}harness_cpu_ms": statistics.median(g[1] for g in got) / n * 1e3,
-                f"{prefix}harness_over_hybrid": statistics.median(g[1] / g[0] for g in got)}
+                f"{prefix}harness_over_hybrid": statistics.median(g[1] / g[0] for g in got),
+                f"{prefix}harness_over_hybrid_iqr": _quartiles([g[1] / g[0] for g in got])}
     out["per_run_cpu_ms"] = statistics.median(g[2] for g in rows[""]) * 1e3
     outside = []
     with run_guard():
         for _ in range(rounds):
             outside.append(_outside_round(HybridSystem(backend), ds, empty))
     out |= {"outside_bare_cpu_ms": statistics.median(b for b, _ in outside) / n * 1e3,
-            "outside_harness_over_hybrid": statistics.median(h / b for b, h in outside)}
+            "outside_harness_over_hybrid": statistics.median(h / b for b, h in outside),
+            "outside_harness_over_hybrid_iqr": _quartiles([h / b for b, h in outside])}
     return out
+
+
+def _quartiles(values: list[float]) -> list[float]:
+    """The first and third quartiles of the rounds' ratios (``statistics.quantiles``, exclusive method): how much
+    one round's figure moves on a shared machine."""
+    q = statistics.quantiles(values, n=4)
+    return [q[0], q[2]]
 
 
 def _run_cpu(system: object, ds: object, empty: object) -> tuple[float, float]:

@@ -170,7 +170,8 @@ def speed_block(results_dir: Path) -> str:
                   f"returned list, token counts), LoCoMo turn level, k 10, {o.get('embedder', 'minilm')} vectors, "
                   f"{o['queries']} questions, median of {o['rounds']} runs{own_run}: {o['harness_cpu_ms']:.3f} ms "
                   f"CPU against memini-hybrid's own {o['hybrid_own_cpu_ms']:.3f} ms: "
-                  f"**{fmt_pct(o['harness_over_hybrid'], 1)}**" + _plugin_overhead(o) + _outside_overhead(o)]
+                  f"**{fmt_pct(o['harness_over_hybrid'], 1)}**{_iqr(o, 'harness_over_hybrid_iqr')}"
+                  + _plugin_overhead(o) + _outside_overhead(o)]
     p = doc.get("peers")
     if p:
         base = p["p50_ms"]
@@ -197,8 +198,16 @@ def _outside_overhead(o: dict) -> str:
         return "."
     return (f". From outside (a bare loop of the hybrid's recall over the same questions against `run_system` over "
             f"them, its per-run work taken off; no timer inside the recall): "
-            f"**{fmt_pct(o['outside_harness_over_hybrid'], 1)}** of the bare loop's "
-            f"{o['outside_bare_cpu_ms']:.3f} ms.")
+            f"**{fmt_pct(o['outside_harness_over_hybrid'], 1)}**{_iqr(o, 'outside_harness_over_hybrid_iqr')} of "
+            f"the bare loop's {o['outside_bare_cpu_ms']:.3f} ms.")
+
+
+def _iqr(o: dict, key: str) -> str:
+    """`` (rounds' interquartile range a-b%)`` where the file has it, else nothing."""
+    if key not in o:
+        return ""
+    low, high = o[key]
+    return f" (rounds' interquartile range {fmt_pct(low, 1, sign='')}-{fmt_pct(high, 1)})"
 
 
 def _bf16_variant(rows: dict) -> str:
