@@ -344,13 +344,13 @@ def call_bounded(system: str, hook: str, seconds: float, fn: Callable[..., R], *
     """``call`` with the call's wall clock bounded by ``seconds`` (0 or inf = unbounded; see the module doc)."""
     bounded = (0 < seconds < math.inf and hasattr(signal, "setitimer")
                and threading.current_thread() is threading.main_thread())
-    if bounded and _signal.getsignal(signal.SIGALRM) is _CLOCK.handler:  # inside an open HookLoop: its alarm
-        with HookLoop(system, seconds) as loop:
-            return loop.call(hook, fn, *args, **kwargs)
     outer = signal.getitimer(signal.ITIMER_REAL)[0] if bounded else 0.0
-    if not bounded or 0 < outer <= seconds:  # an outer alarm that fires first keeps its own meaning
+    if bounded and (outer == 0 or _signal.getsignal(signal.SIGALRM) is _CLOCK.handler):
+        with HookLoop(system, seconds) as loop:  # no alarm running, or an open loop's: the shared alarm
+            return loop.call(hook, fn, *args, **kwargs)
+    if not bounded or outer <= seconds:  # another's alarm that fires first keeps its own meaning
         return call(system, hook, fn, *args, **kwargs)
-    previous = _signal.signal(signal.SIGALRM, _alarm)  # _signal: no enum round trip per call (a recall's cost)
+    previous = _signal.signal(signal.SIGALRM, _alarm)  # another's alarm, later than the bound: ours first
     start = time.monotonic()
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
@@ -360,8 +360,8 @@ def call_bounded(system: str, hook: str, seconds: float, fn: Callable[..., R], *
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         _signal.signal(signal.SIGALRM, previous)
-        if outer:  # the outer alarm resumes with what it had left
-            signal.setitimer(signal.ITIMER_REAL, max(outer - (time.monotonic() - start), 1e-6))
+        # the other alarm resumes with what it had left
+        signal.setitimer(signal.ITIMER_REAL, max(outer - (time.monotonic() - start), 1e-6))
 
 
 _OWN: set[type] = set()
@@ -394,18 +394,17 @@ class _AlarmClock:
 
     def __init__(self) -> None:
         self.deadline = self.fires_at = math.inf
+        self.handler = self.tick  # one bound method: its identity is what each call compares
 
     def tick(self, signum: int, frame: object) -> None:
         """The alarm's handler: past the deadline, ``HookTimeout``; within a call, the alarm again at its
-        deadline; between calls, nothing."""
-        now = time.monotonic()
-        left = self.deadline - now
-        if left <= 0:
+        deadline; between calls, nothing (left unarmed)."""
+        if self.deadline <= time.monotonic():
             self.deadline = self.fires_at = math.inf
             raise HookTimeout
-        self.fires_at = now + left  # inf between calls: left unarmed
-        if left < math.inf:
-            _setitimer(_ITIMER_REAL, left)
+        self.fires_at = math.inf
+        if self.deadline < math.inf:
+            self.arm(self.deadline)
 
     def claim(self, trusted: bool) -> None:
         """Before a call: the handler put back if a call's hook replaced it, and ``fires_at`` forgotten when the
@@ -427,7 +426,6 @@ class _AlarmClock:
 
 
 _CLOCK = _AlarmClock()
-_CLOCK.handler = _CLOCK.tick  # type: ignore[attr-defined]  # one bound method: its identity is what calls compare
 
 
 class HookLoop:
